@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# The whole project's build: GNU make only.
+#   make            build librpma (shared and static) and its pkg-config file
+#   make check      install missing Debian packages, build and run every test
+#   make coverage   unit tests with gcov; fails below the line-coverage floor
+#   make fuzz       build the libFuzzer harnesses; make fuzz-run SECONDS=N runs them
+#   make install / uninstall   honour PREFIX, LIBDIR, INCLUDEDIR, MANDIR, DESTDIR
+
+PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR ?= $(PREFIX)/share/man
+DESTDIR ?=
+
+VERSION_MAJOR := 1
+VERSION_MINOR := 3
+VERSION_PATCH := 0
+VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
+SONAME := librpma.so.$(VERSION_MAJOR)
+
+CC ?= gcc
+CLANG ?= clang
+BUILD := build
+WARN := -Wall -Wextra -Werror
+CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Ilibrpma/include
+CFLAGS ?= -O2
+PROVIDER_LIBS := -libverbs -lrdmacm
+
+RPMA_SRCS := $(sort $(wildcard librpma/src/*.c))
+RPMA_HDRS := $(wildcard librpma/src/*.h) librpma/include/librpma.h
+RPMA_OBJS := $(patsubst librpma/src/%.c,$(BUILD)/obj/%.o,$(RPMA_SRCS))
+
+LIB_SO := $(BUILD)/lib/librpma.so.$(VERSION)
+LIB_A := $(BUILD)/lib/librpma.a
+LIB_PC := $(BUILD)/lib/librpma.pc
+
+.PHONY: all librpma deps check check-unit check-unit-asan check-symbols check-man \
+	coverage fuzz fuzz-run check-fuzz install uninstall clean run
+.DEFAULT_GOAL := all
+.SECONDEXPANSION:
+
+all: librpma
+
+librpma: $(LIB_SO) $(LIB_A) $(LIB_PC)
+
+$(BUILD)/obj/%.o: librpma/src/%.c $(RPMA_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -fPIC -c $< -o $@
+
+$(LIB_SO): $(RPMA_OBJS) librpma/src/librpma.map
+	@mkdir -p $(@D)
+	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=librpma/src/librpma.map \
+		-Wl,--no-undefined -o $@ $(RPMA_OBJS) $(PROVIDER_LIBS) -pthread
+	ln -sf librpma.so.$(VERSION) $(BUILD)/lib/$(SONAME)
+	ln -sf $(SONAME) $(BUILD)/lib/librpma.so
+
+$(LIB_A): $(RPMA_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
+$(LIB_PC): librpma/librpma.pc.in Makefile
+	@mkdir -p $(@D)
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+
+# ---------------------------------------------------------------- install
+install: librpma
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
+	install -m 644 librpma/include/librpma.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf librpma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librpma.so
+	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
+	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	install -m 644 librpma/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 librpma/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/librpma.h $(DESTDIR)$(LIBDIR)/librpma.so.$(VERSION) \
+		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/librpma.so \
+		$(DESTDIR)$(LIBDIR)/librpma.a $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard librpma/man/man3/*.3)))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard librpma/man/man7/*.7)))
+
+# ---------------------------------------------------------------- dependencies
+deps:
+	@tools/install-deps.sh
+
+# ---------------------------------------------------------------- unit tests
+# Each directory of tests/unit/ but common/ is one test program, linked with the
+# mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
+UNIT_DIRS := $(filter-out common,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_COMMON := $(wildcard tests/unit/common/*.c)
+UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
+
+# the gcc build, instrumented for coverage
+UNIT_OBJ := $(BUILD)/unit/obj
+UNIT_BINS := $(addprefix $(BUILD)/unit/,$(UNIT_DIRS))
+UNIT_LIBOBJS := $(patsubst librpma/src/%.c,$(UNIT_OBJ)/%.o,$(RPMA_SRCS))
+
+$(UNIT_OBJ)/%.o: librpma/src/%.c $(RPMA_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) --coverage -c $< -o $@
+
+$(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/common/*.h $(UNIT_LIBOBJS)
+	@mkdir -p $(@D)
+	$(CC) $(UNIT_CFLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) $(UNIT_LIBOBJS) \
+		--coverage -lcmocka $(UNIT_WRAP) -pthread
+
+# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+ASAN_BINS := $(addprefix $(BUILD)/unit-asan/,$(UNIT_DIRS))
+
+$(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) \
+		$(RPMA_SRCS) -lcmocka $(UNIT_WRAP) -pthread
+
+check-unit: $(UNIT_BINS)
+	@tools/run-tests.sh unit $(UNIT_BINS)
+
+check-unit-asan: $(ASAN_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tools/run-tests.sh unit-asan $(ASAN_BINS)
+
+COVERAGE_MIN ?= 95
+coverage:
+	rm -f $(UNIT_OBJ)/*.gcda
+	$(MAKE) check-unit
+	@tools/coverage.sh $(UNIT_OBJ) $(COVERAGE_MIN) $(RPMA_SRCS)
+
+# ---------------------------------------------------------------- symbols and man pages
+check-symbols: $(LIB_SO)
+	@tools/check-symbols.sh $(LIB_SO) librpma/include/librpma.h
+
+check-man:
+	@librpma/man/check-man.sh
+
+# ---------------------------------------------------------------- fuzzing
+FUZZ_NAMES := $(notdir $(basename $(wildcard fuzz/fuzz_*.c)))
+FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
+SECONDS ?= 60
+FUZZ_CHECK_SECONDS ?= 20
+
+$(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 -Ilibrpma/src $(FUZZ_FLAGS) -o $@ $< $(RPMA_SRCS) \
+		$(PROVIDER_LIBS) -pthread
+
+fuzz: $(FUZZ_BINS)
+
+fuzz-run: $(FUZZ_BINS)
+	@tools/fuzz-run.sh $(SECONDS) $(FUZZ_BINS)
+
+check-fuzz: $(FUZZ_BINS)
+	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
+
+# ---------------------------------------------------------------- everything
+-include softrdma/softrdma.mk
+
+CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz
+
+check: deps
+	$(MAKE) librpma
+	@failed=0; for t in $(CHECK_TARGETS); do \
+		echo "=== make $$t"; \
+		$(MAKE) --no-print-directory $$t || { echo "=== FAILED: $$t"; failed=1; }; \
+	done; exit $$failed
+
+clean:
+	rm -rf $(BUILD)

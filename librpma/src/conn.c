@@ -1,0 +1,586 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * conn.c -- an established (or establishing) connection: its events, its
+ * queues, and the operations posted on it. The operations are the data path:
+ * they read only fields fixed at creation, allocate nothing and take no lock.
+ */
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "conn.h"
+#include "cq.h"
+#include "flush.h"
+#include "log.h"
+#include "mr.h"
+#include "peer.h"
+#include "private_data.h"
+
+struct rpma_conn {
+	struct rpma_conn_resources res;
+	struct rdma_event_channel *evch;
+	struct rpma_flush *flush;
+	struct ibv_qp_ex *qpx; /* for the device's atomic write, NULL when emulated */
+	bool direct_write_to_pmem; /* of the remote peer; accessed atomically */
+};
+
+/* see conn.h */
+int
+rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res,
+	       struct rpma_conn **conn_ptr)
+{
+	struct rdma_event_channel *evch;
+	struct rpma_flush *flush;
+	struct rpma_conn *conn;
+	int ret;
+
+	evch = rdma_create_event_channel();
+	if (evch == NULL) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_create_event_channel()");
+		return RPMA_E_PROVIDER;
+	}
+
+	if (rdma_migrate_id(res->id, evch)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_migrate_id()");
+		ret = RPMA_E_PROVIDER;
+		goto err_destroy_evch;
+	}
+
+	ret = rpma__flush_new(peer, &flush);
+	if (ret)
+		goto err_migrate_back;
+
+	conn = malloc(sizeof(*conn));
+	if (conn == NULL) {
+		RPMA_LOG_ERROR("cannot allocate a connection");
+		ret = RPMA_E_NOMEM;
+		goto err_flush_delete;
+	}
+
+	conn->qpx = NULL;
+	if (rpma__peer_native_atomic_write(peer)) {
+		conn->qpx = ibv_qp_to_qp_ex(res->id->qp);
+		if (conn->qpx && conn->qpx->wr_atomic_write == NULL)
+			conn->qpx = NULL;
+	}
+	conn->res = *res;
+	memset(res, 0, sizeof(*res));
+	conn->evch = evch;
+	conn->flush = flush;
+	conn->direct_write_to_pmem = false;
+	*conn_ptr = conn;
+	return 0;
+
+err_flush_delete:
+	(void)rpma__flush_delete(&flush);
+err_migrate_back:
+	/* hand the id back to no channel, so that the caller can still destroy it */
+	(void)rdma_migrate_id(res->id, NULL);
+err_destroy_evch:
+	rdma_destroy_event_channel(evch);
+	return ret;
+}
+
+/* see conn.h */
+struct rdma_cm_id *
+rpma__conn_get_id(const struct rpma_conn *conn)
+{
+	return conn->res.id;
+}
+
+/* see conn.h */
+int
+rpma__conn_resources_release(struct rpma_conn_resources *res)
+{
+	int ret = 0, ret2;
+
+	if (res->id && res->id->qp)
+		rdma_destroy_qp(res->id);
+
+	if (res->rcq_owned) {
+		ret2 = rpma__cq_delete(&res->rcq);
+		ret = ret ? ret : ret2;
+	}
+	res->rcq = NULL;
+
+	ret2 = rpma__cq_delete(&res->cq);
+	ret = ret ? ret : ret2;
+
+	if (res->id && rdma_destroy_id(res->id)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_destroy_id()");
+		ret = ret ? ret : RPMA_E_PROVIDER;
+	}
+	res->id = NULL;
+
+	if (res->channel && ibv_destroy_comp_channel(res->channel)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_destroy_comp_channel()");
+		ret = ret ? ret : RPMA_E_PROVIDER;
+	}
+	res->channel = NULL;
+
+	rpma__private_data_delete(&res->pdata);
+	return ret;
+}
+
+/* see librpma.h */
+int
+rpma_conn_delete(struct rpma_conn **conn_ptr)
+{
+	if (conn_ptr == NULL) {
+		RPMA_LOG_ERROR("conn_ptr is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	struct rpma_conn *conn = *conn_ptr;
+
+	if (conn == NULL)
+		return 0;
+
+	int ret = rpma__conn_resources_release(&conn->res);
+	int ret2 = rpma__flush_delete(&conn->flush);
+
+	ret = ret ? ret : ret2;
+	rdma_destroy_event_channel(conn->evch);
+	free(conn);
+	*conn_ptr = NULL;
+	return ret;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_event_fd(const struct rpma_conn *conn, int *fd)
+{
+	if (conn == NULL || fd == NULL) {
+		RPMA_LOG_ERROR("conn or fd is NULL");
+		return RPMA_E_INVAL;
+	}
+	*fd = conn->evch->fd;
+	return 0;
+}
+
+/*
+ * cm_event_to_conn_event -- what a CM event means for the connection, or
+ * RPMA_CONN_UNDEFINED when librpma does not expect it.
+ */
+static enum rpma_conn_event
+cm_event_to_conn_event(enum rdma_cm_event_type type)
+{
+	switch (type) {
+	case RDMA_CM_EVENT_ESTABLISHED:
+		return RPMA_CONN_ESTABLISHED;
+	case RDMA_CM_EVENT_CONNECT_ERROR:
+	case RDMA_CM_EVENT_DEVICE_REMOVAL:
+		return RPMA_CONN_LOST;
+	case RDMA_CM_EVENT_DISCONNECTED:
+	case RDMA_CM_EVENT_TIMEWAIT_EXIT:
+		return RPMA_CONN_CLOSED;
+	case RDMA_CM_EVENT_REJECTED:
+		return RPMA_CONN_REJECTED;
+	case RDMA_CM_EVENT_ADDR_ERROR:
+	case RDMA_CM_EVENT_ROUTE_ERROR:
+	case RDMA_CM_EVENT_UNREACHABLE:
+		return RPMA_CONN_UNREACHABLE;
+	default:
+		return RPMA_CONN_UNDEFINED;
+	}
+}
+
+/* see librpma.h */
+int
+rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event)
+{
+	struct rdma_cm_event *edata;
+	int ret = 0;
+
+	if (conn == NULL || event == NULL) {
+		RPMA_LOG_ERROR("conn or event is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	if (rdma_get_cm_event(conn->evch, &edata)) {
+		if (errno == EAGAIN || errno == EWOULDBLOCK || errno == ENODATA)
+			return RPMA_E_NO_EVENT;
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_get_cm_event()");
+		return RPMA_E_PROVIDER;
+	}
+
+	enum rpma_conn_event ev = cm_event_to_conn_event(edata->event);
+
+	if (ev == RPMA_CONN_UNDEFINED) {
+		RPMA_LOG_ERROR("unexpected connection manager event: %s (%d)",
+			       rdma_event_str(edata->event), (int)edata->event);
+		ret = RPMA_E_UNKNOWN;
+	} else if (ev == RPMA_CONN_ESTABLISHED && conn->res.pdata.ptr == NULL) {
+		/* a client learns the server's private data here */
+		ret = rpma__private_data_store(edata, &conn->res.pdata);
+	}
+
+	if (rdma_ack_cm_event(edata)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_ack_cm_event()");
+		if (ret == 0)
+			ret = RPMA_E_PROVIDER;
+	}
+	if (ret)
+		return ret;
+
+	*event = ev;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_private_data(const struct rpma_conn *conn, struct rpma_conn_private_data *pdata)
+{
+	if (conn == NULL || pdata == NULL) {
+		RPMA_LOG_ERROR("conn or pdata is NULL");
+		return RPMA_E_INVAL;
+	}
+	*pdata = conn->res.pdata;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_peer_cfg *pcfg)
+{
+	bool supported;
+
+	if (conn == NULL || pcfg == NULL) {
+		RPMA_LOG_ERROR("conn or pcfg is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	int ret = rpma_peer_cfg_get_direct_write_to_pmem(pcfg, &supported);
+
+	if (ret)
+		return ret;
+	__atomic_store_n(&conn->direct_write_to_pmem, supported, __ATOMIC_RELEASE);
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num)
+{
+	if (conn == NULL || qp_num == NULL) {
+		RPMA_LOG_ERROR("conn or qp_num is NULL");
+		return RPMA_E_INVAL;
+	}
+	*qp_num = conn->res.id->qp->qp_num;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr)
+{
+	if (conn == NULL || cq_ptr == NULL) {
+		RPMA_LOG_ERROR("conn or cq_ptr is NULL");
+		return RPMA_E_INVAL;
+	}
+	*cq_ptr = conn->res.cq;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_rcq(const struct rpma_conn *conn, struct rpma_cq **rcq_ptr)
+{
+	if (conn == NULL || rcq_ptr == NULL) {
+		RPMA_LOG_ERROR("conn or rcq_ptr is NULL");
+		return RPMA_E_INVAL;
+	}
+	*rcq_ptr = conn->res.rcq;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_get_compl_fd(const struct rpma_conn *conn, int *fd)
+{
+	if (conn == NULL || fd == NULL) {
+		RPMA_LOG_ERROR("conn or fd is NULL");
+		return RPMA_E_INVAL;
+	}
+	if (conn->res.channel == NULL) {
+		RPMA_LOG_ERROR("the connection's CQs do not share a completion channel");
+		return RPMA_E_NOT_SHARED_CHNL;
+	}
+	*fd = conn->res.channel->fd;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_rcq)
+{
+	struct ibv_cq *ev_cq;
+	struct rpma_cq *found;
+	int ret;
+
+	if (conn == NULL || flags != 0) {
+		RPMA_LOG_ERROR("conn is NULL or flags (0x%x) are not 0", flags);
+		return RPMA_E_INVAL;
+	}
+	if (conn->res.channel == NULL) {
+		RPMA_LOG_ERROR("the connection's CQs do not share a completion channel");
+		return RPMA_E_NOT_SHARED_CHNL;
+	}
+
+	ret = rpma__comp_channel_get_event(conn->res.channel, &ev_cq);
+	if (ret)
+		return ret;
+
+	if (ev_cq == rpma__cq_get_ibv_cq(conn->res.cq)) {
+		found = conn->res.cq;
+	} else if (conn->res.rcq && ev_cq == rpma__cq_get_ibv_cq(conn->res.rcq)) {
+		found = conn->res.rcq;
+	} else {
+		RPMA_LOG_ERROR("completion event of a CQ of another connection");
+		ibv_ack_cq_events(ev_cq, 1);
+		return RPMA_E_UNKNOWN;
+	}
+
+	ret = rpma__cq_rearm(found);
+	if (ret)
+		return ret;
+	if (cq)
+		*cq = found;
+	if (is_rcq)
+		*is_rcq = found == conn->res.rcq;
+	return 0;
+}
+
+/* see librpma.h */
+int
+rpma_conn_disconnect(struct rpma_conn *conn)
+{
+	if (conn == NULL) {
+		RPMA_LOG_ERROR("conn is NULL");
+		return RPMA_E_INVAL;
+	}
+	if (rdma_disconnect(conn->res.id)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_disconnect()");
+		return RPMA_E_PROVIDER;
+	}
+	return 0;
+}
+
+/*
+ * conn_check -- the checks shared by every operation: a connection and
+ * valid completion flags.
+ */
+static inline int
+conn_check(const struct rpma_conn *conn, int flags, unsigned *send_flags)
+{
+	if (conn == NULL) {
+		RPMA_LOG_ERROR("conn is NULL");
+		return RPMA_E_INVAL;
+	}
+	return rpma__flags_to_send_flags(flags, send_flags);
+}
+
+/* see librpma.h */
+int
+rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
+	  const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
+	  const void *op_context)
+{
+	unsigned send_flags;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)))
+		return ret;
+	/* both regions NULL with zero offsets and length: an empty read */
+	bool empty = dst == NULL && src == NULL;
+
+	if ((ret = rpma__mr_check_local(dst, dst_offset, len, RPMA_MR_USAGE_READ_DST, empty)) ||
+	    (ret = rpma__mr_check_remote(src, src_offset, len, RPMA_MR_USAGE_READ_SRC, empty)))
+		return ret;
+
+	return rpma__mr_post_rdma(conn->res.id->qp, IBV_WR_RDMA_READ, dst, dst_offset, src,
+				  src_offset, len, send_flags, 0, op_context);
+}
+
+/*
+ * conn_write -- rpma_write() and rpma_write_with_imm() share everything but
+ * the opcode and the immediate data.
+ */
+static int
+conn_write(struct rpma_conn *conn, enum ibv_wr_opcode opcode, struct rpma_mr_remote *dst,
+	   size_t dst_offset, const struct rpma_mr_local *src, size_t src_offset, size_t len,
+	   int flags, uint32_t imm, const void *op_context)
+{
+	unsigned send_flags;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)))
+		return ret;
+	bool empty = dst == NULL && src == NULL;
+
+	if ((ret = rpma__mr_check_local(src, src_offset, len, RPMA_MR_USAGE_WRITE_SRC, empty)) ||
+	    (ret = rpma__mr_check_remote(dst, dst_offset, len, RPMA_MR_USAGE_WRITE_DST, empty)))
+		return ret;
+
+	return rpma__mr_post_rdma(conn->res.id->qp, opcode, src, src_offset, dst, dst_offset, len,
+				  send_flags, imm, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+	   const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+	   const void *op_context)
+{
+	return conn_write(conn, IBV_WR_RDMA_WRITE, dst, dst_offset, src, src_offset, len, flags,
+			  0, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		    const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
+		    uint32_t imm, const void *op_context)
+{
+	return conn_write(conn, IBV_WR_RDMA_WRITE_WITH_IMM, dst, dst_offset, src, src_offset, len,
+			  flags, imm, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		  const char src[8], int flags, const void *op_context)
+{
+	unsigned send_flags;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)))
+		return ret;
+	if (src == NULL) {
+		RPMA_LOG_ERROR("src is NULL");
+		return RPMA_E_INVAL;
+	}
+	if (dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT) {
+		RPMA_LOG_ERROR("dst_offset %zu is not aligned to %d", dst_offset,
+			       RPMA_ATOMIC_WRITE_ALIGNMENT);
+		return RPMA_E_INVAL;
+	}
+	if ((ret = rpma__mr_check_remote(dst, dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
+					 RPMA_MR_USAGE_WRITE_DST, false)))
+		return ret;
+
+	return rpma__mr_post_atomic_write(conn->res.id->qp, conn->qpx, dst, dst_offset, src,
+					  send_flags, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_write_atomic(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		  const struct rpma_mr_local *src, size_t src_offset, int flags,
+		  const void *op_context)
+{
+	int ret = rpma__mr_check_local(src, src_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
+				       RPMA_MR_USAGE_WRITE_SRC, false);
+
+	if (ret)
+		return ret;
+	return rpma_atomic_write(conn, dst, dst_offset, rpma__mr_local_ptr(src, src_offset), flags,
+				 op_context);
+}
+
+/* see librpma.h */
+int
+rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+	   enum rpma_flush_type type, int flags, const void *op_context)
+{
+	unsigned send_flags;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)))
+		return ret;
+	if ((ret = rpma__mr_check_remote(dst, dst_offset, len, 0, false)))
+		return ret;
+
+	int usage = rpma__mr_remote_usage(dst);
+
+	switch (type) {
+	case RPMA_FLUSH_TYPE_PERSISTENT:
+		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
+			RPMA_LOG_ERROR("the remote region does not support persistent flush");
+			return RPMA_E_NOSUPP;
+		}
+		if (!__atomic_load_n(&conn->direct_write_to_pmem, __ATOMIC_ACQUIRE)) {
+			RPMA_LOG_ERROR("the remote peer does not declare direct write to PMem");
+			return RPMA_E_NOSUPP;
+		}
+		break;
+	case RPMA_FLUSH_TYPE_VISIBILITY:
+		if (!(usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
+			       RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))) {
+			RPMA_LOG_ERROR("the remote region does not support visibility flush");
+			return RPMA_E_NOSUPP;
+		}
+		break;
+	default:
+		RPMA_LOG_ERROR("invalid flush type: %d", (int)type);
+		return RPMA_E_INVAL;
+	}
+
+	return rpma__flush_execute(conn->res.id->qp, conn->flush, dst, dst_offset, len, send_flags,
+				   op_context);
+}
+
+/*
+ * conn_send -- rpma_send() and rpma_send_with_imm() share everything but
+ * the opcode and the immediate data.
+ */
+static int
+conn_send(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+	  size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	unsigned send_flags;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)) ||
+	    (ret = rpma__mr_check_local(src, offset, len, RPMA_MR_USAGE_SEND, true)))
+		return ret;
+
+	return rpma__mr_post_send(conn->res.id->qp, opcode, src, offset, len, send_flags, imm,
+				  op_context);
+}
+
+/* see librpma.h */
+int
+rpma_send(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset, size_t len,
+	  int flags, const void *op_context)
+{
+	return conn_send(conn, IBV_WR_SEND, src, offset, len, flags, 0, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, size_t offset,
+		   size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	return conn_send(conn, IBV_WR_SEND_WITH_IMM, src, offset, len, flags, imm, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
+	  const void *op_context)
+{
+	if (conn == NULL) {
+		RPMA_LOG_ERROR("conn is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	int ret = rpma__mr_check_local(dst, offset, len, RPMA_MR_USAGE_RECV, true);
+
+	if (ret)
+		return ret;
+	return rpma__mr_post_recv(conn->res.id->qp, NULL, dst, offset, len, op_context);
+}

@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * conn.h -- creating a connection from a connection request.
+ */
+
+#ifndef RPMA_CONN_H
+#define RPMA_CONN_H
+
+#include <rdma/rdma_cma.h>
+
+#include "librpma.h"
+
+/* the resources a connection request hands over to its connection */
+struct rpma_conn_resources {
+	struct rdma_cm_id *id;		  /* with its QP created */
+	struct rpma_cq *cq;		  /* owned */
+	struct rpma_cq *rcq;		  /* owned when rcq_owned, NULL when none */
+	bool rcq_owned;			  /* false when rcq belongs to a shared receive queue */
+	struct ibv_comp_channel *channel; /* the shared completion channel (owned), or NULL */
+	struct rpma_conn_private_data pdata; /* private data received so far (owned) */
+};
+
+/*
+ * rpma__conn_new -- turn the resources of a request into a connection: give
+ * the id an event channel of its own and prepare flushing. On success the
+ * connection owns every resource and *res is emptied; on failure the caller
+ * still owns them.
+ *
+ * ASSUMPTIONS: peer, res and conn_ptr are not NULL.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ */
+int rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res,
+		   struct rpma_conn **conn_ptr);
+
+/* rpma__conn_get_id -- the CM id of the connection */
+struct rdma_cm_id *rpma__conn_get_id(const struct rpma_conn *conn);
+
+/*
+ * rpma__conn_resources_release -- destroy the QP, the CQs, the id and the
+ * shared channel and free the private data, in that order; used by a request
+ * that never became a connection and by rpma_conn_delete().
+ * ERRORS: RPMA_E_PROVIDER (the first failure; everything is released anyway).
+ */
+int rpma__conn_resources_release(struct rpma_conn_resources *res);
+
+#endif /* RPMA_CONN_H */

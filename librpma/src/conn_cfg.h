@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * conn_cfg.h -- internal access to a connection configuration.
+ */
+
+#ifndef RPMA_CONN_CFG_H
+#define RPMA_CONN_CFG_H
+
+#include "librpma.h"
+
+/* a consistent copy of every field, taken when a connection is created */
+struct rpma_conn_cfg_snapshot {
+	int timeout_ms;
+	uint32_t cq_size;
+	uint32_t rcq_size;
+	uint32_t sq_size;
+	uint32_t rq_size;
+	bool shared_comp_channel;
+	struct rpma_srq *srq;
+};
+
+/*
+ * rpma__conn_cfg_snapshot -- read every field of cfg (NULL means the
+ * defaults) into snap.
+ *
+ * ASSUMPTIONS: snap is not NULL.
+ * ERRORS: none.
+ */
+void rpma__conn_cfg_snapshot(const struct rpma_conn_cfg *cfg, struct rpma_conn_cfg_snapshot *snap);
+
+#endif /* RPMA_CONN_CFG_H */

@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * cq.h -- completion queues and their completion channels.
+ */
+
+#ifndef RPMA_CQ_H
+#define RPMA_CQ_H
+
+#include "librpma.h"
+
+/*
+ * rpma__cq_new -- create a CQ of cqe entries, armed for the next completion.
+ * It gets a completion channel of its own when shared_channel is NULL,
+ * otherwise it uses (and does not own) shared_channel.
+ *
+ * ASSUMPTIONS: ibv_ctx and cq_ptr are not NULL.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ */
+int rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel *shared_channel,
+		 struct rpma_cq **cq_ptr);
+
+/*
+ * rpma__cq_delete -- destroy the CQ and its own channel; *cq_ptr becomes NULL
+ * (NULL is fine). ERRORS: RPMA_E_PROVIDER (everything is released anyway).
+ */
+int rpma__cq_delete(struct rpma_cq **cq_ptr);
+
+/* rpma__cq_get_ibv_cq -- the verbs CQ inside */
+struct ibv_cq *rpma__cq_get_ibv_cq(const struct rpma_cq *cq);
+
+/*
+ * rpma__cq_rearm -- acknowledge one completion event of cq and arm it for
+ * the next completion. ERRORS: RPMA_E_PROVIDER.
+ */
+int rpma__cq_rearm(struct rpma_cq *cq);
+
+/*
+ * rpma__comp_channel_get_event -- take one event from a completion channel.
+ * ERRORS: RPMA_E_NO_COMPLETION (nothing on a non-blocking channel),
+ * RPMA_E_PROVIDER.
+ */
+int rpma__comp_channel_get_event(struct ibv_comp_channel *channel, struct ibv_cq **ev_cq);
+
+#endif /* RPMA_CQ_H */

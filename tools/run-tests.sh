@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run-tests.sh SUITE BIN... -- run each test program with a time limit, report
+# each one, and close with "N passed, M failed"; exits non-zero on any failure.
+set -u
+suite=$1
+shift
+limit=${TEST_TIMEOUT:-120}
+passed=0
+failed=0
+failures=()
+for bin in "$@"; do
+	log=$(mktemp)
+	if timeout -k 5 "$limit" "$bin" >"$log" 2>&1; then
+		passed=$((passed + 1))
+		echo "PASS $suite/$(basename "$bin")"
+	else
+		rc=$?
+		failed=$((failed + 1))
+		failures+=("$(basename "$bin")")
+		echo "FAIL $suite/$(basename "$bin") (exit $rc)"
+		tail -n 60 "$log" | sed 's/^/    /'
+	fi
+	rm -f "$log"
+done
+echo "$suite: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
