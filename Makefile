@@ -149,7 +149,7 @@ FUZZ_CHECK_SECONDS ?= 20
 $(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Ilibrpma/src $(FUZZ_FLAGS) -o $@ $< $(RPMA_SRCS) \
-		$(PROVIDER_LIBS) -pthread
+		$(PROVIDER_LIBS) -pthread -Wl,--wrap=malloc,--wrap=free
 
 fuzz: $(FUZZ_BINS)
 

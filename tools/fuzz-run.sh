@@ -15,8 +15,8 @@ for bin in "$@"; do
 	log=$(mktemp)
 	if "$bin" -max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$work/" \
 		"$work" >"$log" 2>&1; then
-		execs=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $2); print $2}' "$log")
-		rate=$(awk -F: '/stat::average_exec_per_sec/ {gsub(/ /, "", $2); print $2}' "$log")
+		execs=$(awk -F: '/stat::number_of_executed_units/ {gsub(/ /, "", $NF); print $NF}' "$log")
+		rate=$(awk -F: '/stat::average_exec_per_sec/ {gsub(/ /, "", $NF); print $NF}' "$log")
 		echo "PASS fuzz/$name: $execs executions, $rate exec/s in ${seconds}s"
 	else
 		status=1

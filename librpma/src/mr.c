@@ -115,6 +115,31 @@ rpma_mr_dereg(struct rpma_mr_local **mr_ptr)
 	return ret;
 }
 
+/*
+ * descriptor_write -- lay a region out in the wire format both peers share:
+ * u64 address, u64 length, u32 rkey, u8 usage, little-endian.
+ */
+static void
+descriptor_write(void *desc, uint64_t addr, uint64_t length, uint32_t rkey, int usage)
+{
+	uint8_t *out = desc;
+
+	addr = htole64(addr);
+	length = htole64(length);
+	rkey = htole32(rkey);
+	memcpy(out, &addr, sizeof(addr));
+	memcpy(out + 8, &length, sizeof(length));
+	memcpy(out + 16, &rkey, sizeof(rkey));
+	out[20] = (uint8_t)usage;
+}
+
+/* see mr.h */
+void
+rpma__mr_remote_to_descriptor(const struct rpma_mr_remote *mr, void *desc)
+{
+	descriptor_write(desc, mr->raddr, mr->size, mr->rkey, mr->usage);
+}
+
 /* see librpma.h */
 int
 rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc)
@@ -124,15 +149,8 @@ rpma_mr_get_descriptor(const struct rpma_mr_local *mr, void *desc)
 		return RPMA_E_INVAL;
 	}
 
-	uint8_t *out = desc;
-	uint64_t addr = htole64((uint64_t)(uintptr_t)mr->ibv_mr->addr);
-	uint64_t length = htole64((uint64_t)mr->ibv_mr->length);
-	uint32_t rkey = htole32(mr->ibv_mr->rkey);
-
-	memcpy(out, &addr, sizeof(addr));
-	memcpy(out + 8, &length, sizeof(length));
-	memcpy(out + 16, &rkey, sizeof(rkey));
-	out[20] = (uint8_t)mr->usage;
+	descriptor_write(desc, (uint64_t)(uintptr_t)mr->ibv_mr->addr, mr->ibv_mr->length,
+			 mr->ibv_mr->rkey, mr->usage);
 	return 0;
 }
 

@@ -77,6 +77,13 @@ int rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma
  */
 void *rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset);
 
+/*
+ * rpma__mr_remote_to_descriptor -- serialize a remote region back into the
+ * 21-byte wire format, e.g. to pass it on to another peer.
+ * ASSUMPTIONS: mr and desc are not NULL; desc holds RPMA_MR_DESCRIPTOR_SIZE bytes.
+ */
+void rpma__mr_remote_to_descriptor(const struct rpma_mr_remote *mr, void *desc);
+
 /* rpma__mr_remote_usage -- the usage bits of a remote region */
 int rpma__mr_remote_usage(const struct rpma_mr_remote *mr);
 
