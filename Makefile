@@ -39,6 +39,7 @@ LIB_PC := $(BUILD)/lib/librpma.pc
 	coverage fuzz fuzz-run check-fuzz install uninstall clean run
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
+.SECONDARY:
 
 all: librpma
 
