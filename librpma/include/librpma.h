@@ -109,7 +109,7 @@ enum rpma_log_level {
 
 enum rpma_log_threshold {
 	RPMA_LOG_THRESHOLD,	/* messages up to this level are logged */
-	RPMA_LOG_THRESHOLD_AUX, /* messages up to this level also go to stderr */
+	RPMA_LOG_THRESHOLD_AUX, /* the default function also sends these to syslog */
 	RPMA_LOG_THRESHOLD_MAX
 };
 

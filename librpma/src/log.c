@@ -59,8 +59,8 @@ rpma__strerror(int errnum)
 }
 
 /*
- * log_default_function -- write a message to RPMA_LOG_FILE or stderr, and to
- * syslog when it is within the auxiliary threshold.
+ * log_default_function -- write a message within the main threshold to
+ * RPMA_LOG_FILE or stderr, and one within the auxiliary threshold to syslog.
  */
 static void
 log_default_function(enum rpma_log_level level, const char *file_name, const int line_no,
@@ -79,8 +79,11 @@ log_default_function(enum rpma_log_level level, const char *file_name, const int
 	const char *name = Level_names[level];
 	FILE *out = Log_file ? Log_file : stderr;
 
-	fprintf(out, "%s %s:%d %s: %s\n", name, file_name, line_no, function_name, message);
-	fflush(out);
+	if (level <= __atomic_load_n(&Log_threshold[RPMA_LOG_THRESHOLD], __ATOMIC_RELAXED)) {
+		fprintf(out, "%s %s:%d %s: %s\n", name, file_name, line_no, function_name,
+			message);
+		fflush(out);
+	}
 
 	if (level <= __atomic_load_n(&Log_threshold[RPMA_LOG_THRESHOLD_AUX], __ATOMIC_RELAXED))
 		syslog(Syslog_priorities[level], "%s %s:%d %s: %s", name, file_name, line_no,
