@@ -109,7 +109,7 @@ $(UNIT_OBJ)/%.o: librpma/src/%.c $(RPMA_HDRS)
 $(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/common/*.h $(UNIT_LIBOBJS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) $(UNIT_LIBOBJS) \
-		--coverage -lcmocka $(UNIT_WRAP) -pthread
+		-lcmocka -lgcov $(UNIT_WRAP) -pthread
 
 # the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -96,8 +96,8 @@ rpma__cq_delete(struct rpma_cq **cq_ptr)
 		errno = err;
 		ret = RPMA_E_PROVIDER;
 	}
-	if (!cq->shared_channel && ibv_destroy_comp_channel(cq->channel)) {
-		err = errno;
+	/* like the other destroy calls, it returns the error code (errno is not set) */
+	if (!cq->shared_channel && (err = ibv_destroy_comp_channel(cq->channel))) {
 		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_comp_channel()");
 		if (ret == 0) {
 			errno = err;

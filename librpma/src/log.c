@@ -201,8 +201,10 @@ log_open_file(const char *name)
 	char path[4096];
 	size_t len = strlen(name);
 
-	if (len == 0 || len >= sizeof(path) - 16)
+	if (len == 0 || len >= sizeof(path) - 16) {
+		errno = len == 0 ? ENOENT : ENAMETOOLONG;
 		return NULL;
+	}
 	if (name[len - 1] == '-')
 		snprintf(path, sizeof(path), "%s%d", name, (int)getpid());
 	else

@@ -171,6 +171,20 @@ void mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id,
 struct rdma_cm_id *mock_cm_last_req_id(void);
 
 /*
+ * mock_cm_bind_no_device -- when on, rdma_bind_addr() and rdma_resolve_addr()
+ * leave the id without a device (id->verbs NULL), as binding to an address
+ * no RDMA device serves does. mock_reset() turns it off.
+ */
+void mock_cm_bind_no_device(bool on);
+
+/*
+ * mock_cm_last_event -- the event returned by the last successful
+ * rdma_get_cm_event (NULL after reset), e.g. to acknowledge an event whose
+ * rdma_ack_cm_event was made to fail (a failing ack keeps the event alive)
+ */
+struct rdma_cm_event *mock_cm_last_event(void);
+
+/*
  * mock_reg_mr_eopnotsupp_without_odp -- when true, ibv_reg_mr and
  * ibv_reg_mr_iova2 without IBV_ACCESS_ON_DEMAND fail with EOPNOTSUPP
  */
@@ -208,6 +222,13 @@ extern uint8_t mock_last_pdata_len;
 
 /* - access flags of the last ibv_reg_mr / ibv_reg_mr_iova2 call */
 extern int mock_last_reg_mr_access;
+
+/*
+ * - the MR returned by the last successful ibv_reg_mr / ibv_reg_mr_iova2
+ *   call (NULL after reset), e.g. to deregister a region whose
+ *   ibv_dereg_mr was made to fail (a failing dereg keeps the MR alive)
+ */
+extern struct ibv_mr *mock_last_reg_mr;
 
 /* - cqe of the last ibv_create_cq, attributes of the last ibv_create_srq,
  *   sum of the nevents given to ibv_ack_cq_events */

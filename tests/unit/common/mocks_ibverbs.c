@@ -27,6 +27,7 @@ struct ibv_sge mock_last_recv_sge;
 int mock_posted_send_wrs;
 int mock_posted_recv_wrs;
 int mock_last_reg_mr_access;
+struct ibv_mr *mock_last_reg_mr;
 int mock_last_cq_cqe;
 struct ibv_srq_init_attr mock_last_srq_init_attr;
 unsigned int mock_cq_events_acked;
@@ -419,6 +420,7 @@ mock_ibverbs_reset(void)
 	mock_posted_send_wrs = 0;
 	mock_posted_recv_wrs = 0;
 	mock_last_reg_mr_access = 0;
+	mock_last_reg_mr = NULL;
 	mock_last_cq_cqe = 0;
 	memset(&mock_last_srq_init_attr, 0, sizeof(mock_last_srq_init_attr));
 	mock_cq_events_acked = 0;
@@ -642,6 +644,7 @@ reg_mr(const char *func, struct ibv_pd *pd, void *addr, size_t length,
 	mr->handle = 1;
 	mr->lkey = MOCK_LKEY;
 	mr->rkey = MOCK_RKEY;
+	mock_last_reg_mr = mr;
 
 	return mr;
 }

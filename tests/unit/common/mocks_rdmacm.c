@@ -38,6 +38,7 @@ static struct mock_cm_event *Cm_queue[CM_EVENT_QUEUE_MAX];
 static int Cm_head;
 static int Cm_num;
 static struct rdma_cm_id *Last_req_id;
+static struct rdma_cm_event *Last_event;
 
 /* sockaddr_len -- size of a socket address of the family of addr */
 static size_t
@@ -103,10 +104,20 @@ mock_cm_last_req_id(void)
 	return Last_req_id;
 }
 
+/* mock_cm_last_event -- the event rdma_get_cm_event returned last */
+struct rdma_cm_event *
+mock_cm_last_event(void)
+{
+	return Last_event;
+}
+
+static bool Bind_no_device;
+
 /* mock_rdmacm_reset -- drop the queued events and the captures */
 void
 mock_rdmacm_reset(void)
 {
+	Bind_no_device = false;
 	while (Cm_num > 0) {
 		mock_obj_destroy(Cm_queue[Cm_head], "cm_event", "mock_reset");
 		Cm_head = (Cm_head + 1) % CM_EVENT_QUEUE_MAX;
@@ -114,6 +125,7 @@ mock_rdmacm_reset(void)
 	}
 	Cm_head = 0;
 	Last_req_id = NULL;
+	Last_event = NULL;
 
 	memset(&mock_last_conn_param, 0, sizeof(mock_last_conn_param));
 	memset(mock_last_pdata, 0, sizeof(mock_last_pdata));
@@ -279,6 +291,13 @@ rdma_destroy_id(struct rdma_cm_id *id)
 	return 0;
 }
 
+/* mock_cm_bind_no_device -- see mocks.h */
+void
+mock_cm_bind_no_device(bool on)
+{
+	Bind_no_device = on;
+}
+
 /* rdma_bind_addr -- record addr as the source address of id */
 int
 rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
@@ -291,6 +310,8 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 	}
 	if (addr != NULL)
 		memcpy(&id->route.addr.src_addr, addr, sockaddr_len(addr));
+	if (Bind_no_device)
+		id->verbs = NULL;
 
 	return 0;
 }
@@ -313,6 +334,8 @@ rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
 	if (dst_addr != NULL)
 		memcpy(&id->route.addr.dst_addr, dst_addr,
 			sockaddr_len(dst_addr));
+	if (Bind_no_device)
+		id->verbs = NULL;
 
 	return 0;
 }
@@ -369,6 +392,7 @@ rdma_get_cm_event(struct rdma_event_channel *channel,
 	Cm_head = (Cm_head + 1) % CM_EVENT_QUEUE_MAX;
 	Cm_num--;
 	*event = &e->ev;
+	Last_event = &e->ev;
 
 	return 0;
 }
