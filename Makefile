@@ -106,7 +106,7 @@ $(UNIT_OBJ)/%.o: librpma/src/%.c $(RPMA_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) --coverage -c $< -o $@
 
-$(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/common/*.h $(UNIT_LIBOBJS)
+$(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/common/*.h $(UNIT_LIBOBJS)
 	@mkdir -p $(@D)
 	$(CC) $(UNIT_CFLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) $(UNIT_LIBOBJS) \
 		-lcmocka -lgcov $(UNIT_WRAP) -pthread
@@ -115,7 +115,7 @@ $(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/commo
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_BINS := $(addprefix $(BUILD)/unit-asan/,$(UNIT_DIRS))
 
-$(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.c) $(UNIT_COMMON) tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
+$(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) \
 		$(RPMA_SRCS) -lcmocka $(UNIT_WRAP) -pthread

@@ -115,9 +115,16 @@ rpma__conn_resources_release(struct rpma_conn_resources *res)
 	}
 	res->id = NULL;
 
-	if (res->channel && ibv_destroy_comp_channel(res->channel)) {
-		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_destroy_comp_channel()");
-		ret = ret ? ret : RPMA_E_PROVIDER;
+	if (res->channel) {
+		int err = ibv_destroy_comp_channel(res->channel);
+
+		if (err) {
+			RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_comp_channel()");
+			if (ret == 0) {
+				errno = err;
+				ret = RPMA_E_PROVIDER;
+			}
+		}
 	}
 	res->channel = NULL;
 

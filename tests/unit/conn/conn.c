@@ -17,7 +17,7 @@
 
 #include "conn.h"
 #include "cq.h"
-#include "helpers.h"
+#include "conn_helpers.h"
 #include "ops.h"
 
 /*

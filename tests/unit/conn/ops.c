@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "helpers.h"
+#include "conn_helpers.h"
 #include "ops.h"
 
 #define BUF_SIZE 64

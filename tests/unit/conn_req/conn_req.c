@@ -17,7 +17,7 @@
 #include "conn.h"
 #include "conn_req.h"
 #include "cq.h"
-#include "helpers.h"
+#include "conn_helpers.h"
 #include "srq.h"
 
 /* an armed provider failure and where it is expected */

@@ -16,7 +16,7 @@
 #include <string.h>
 #include <arpa/inet.h>
 
-#include "helpers.h"
+#include "conn_helpers.h"
 
 /*
  * ep_layout -- the fields of struct rpma_ep (ep.c), to reach the listening
