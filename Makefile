@@ -163,7 +163,7 @@ check-fuzz: $(FUZZ_BINS)
 # ---------------------------------------------------------------- everything
 -include softrdma/softrdma.mk
 
-CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz
+CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 
 check: deps
 	$(MAKE) librpma

@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# softrdma: user-space replacements for libibverbs.so.1 and librdmacm.so.1.
+# Include from the top-level Makefile, or run standalone:
+#   make -f softrdma/softrdma.mk softrdma
+#   make -f softrdma/softrdma.mk check-softrdma
+#
+# Debian packages needed beyond build-essential (none extra at run time):
+SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils \
+	ibverbs-utils perftest iproute2 binutils
+
+SOFTRDMA_TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
+SOFTRDMA_ROOT := $(abspath $(SOFTRDMA_TOP)/..)
+SOFTRDMA_BUILD := $(SOFTRDMA_TOP)/build
+SOFTRDMA_SRC := $(SOFTRDMA_TOP)/src
+SOFTRDMA_SCRIPTS := $(SOFTRDMA_TOP)/scripts
+SOFTRDMA_TESTS := $(SOFTRDMA_ROOT)/tests/softrdma
+SOFTRDMA_REAL_LIBDIR ?= /usr/lib/x86_64-linux-gnu
+SOFTRDMA_CC ?= gcc
+SOFTRDMA_CFLAGS := -O2 -g -Wall -Wextra -Werror -fPIC -pthread
+SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined
+
+SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c progress.c compat.c
+SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
+SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRCS:.c=.o))
+SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
+SOFTRDMA_HDRS := $(wildcard $(SOFTRDMA_SRC)/*.h)
+
+SOFTRDMA_TEST_SRCS := $(wildcard $(SOFTRDMA_TESTS)/test_*.c)
+SOFTRDMA_TEST_BINS := $(patsubst $(SOFTRDMA_TESTS)/%.c,$(SOFTRDMA_BUILD)/tests/%,$(SOFTRDMA_TEST_SRCS))
+
+.PHONY: softrdma check-softrdma clean-softrdma softrdma-tests
+
+softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
+	  $(SOFTRDMA_BUILD)/.symbols-ok
+
+$(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
+		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
+	@mkdir -p $(SOFTRDMA_BUILD)/gen/verbs
+	$(SOFTRDMA_SCRIPTS)/gen-versions.sh $< $(SOFTRDMA_BUILD)/gen/libibverbs.map \
+		$(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h
+
+$(SOFTRDMA_BUILD)/gen/librdmacm.map $(SOFTRDMA_BUILD)/gen/cm/compat_symver.h: \
+		$(SOFTRDMA_REAL_LIBDIR)/librdmacm.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
+	@mkdir -p $(SOFTRDMA_BUILD)/gen/cm
+	$(SOFTRDMA_SCRIPTS)/gen-versions.sh $< $(SOFTRDMA_BUILD)/gen/librdmacm.map \
+		$(SOFTRDMA_BUILD)/gen/cm/compat_symver.h
+
+$(SOFTRDMA_BUILD)/verbs/%.o: $(SOFTRDMA_SRC)/%.c $(SOFTRDMA_HDRS) \
+		$(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h
+	@mkdir -p $(dir $@)
+	$(SOFTRDMA_CC) $(SOFTRDMA_CFLAGS) -I$(SOFTRDMA_BUILD)/gen/verbs -c $< -o $@
+
+$(SOFTRDMA_BUILD)/cm/%.o: $(SOFTRDMA_SRC)/%.c $(SOFTRDMA_HDRS) \
+		$(SOFTRDMA_BUILD)/gen/cm/compat_symver.h
+	@mkdir -p $(dir $@)
+	$(SOFTRDMA_CC) $(SOFTRDMA_CFLAGS) -I$(SOFTRDMA_BUILD)/gen/cm -c $< -o $@
+
+$(SOFTRDMA_BUILD)/libibverbs.so.1: $(SOFTRDMA_VERBS_OBJS) $(SOFTRDMA_BUILD)/gen/libibverbs.map
+	$(SOFTRDMA_CC) $(SOFTRDMA_LDFLAGS) -Wl,-soname,libibverbs.so.1 \
+		-Wl,--version-script=$(SOFTRDMA_BUILD)/gen/libibverbs.map \
+		-o $@ $(SOFTRDMA_VERBS_OBJS)
+
+$(SOFTRDMA_BUILD)/librdmacm.so.1: $(SOFTRDMA_CM_OBJS) $(SOFTRDMA_BUILD)/gen/librdmacm.map \
+		$(SOFTRDMA_BUILD)/libibverbs.so.1
+	$(SOFTRDMA_CC) $(SOFTRDMA_LDFLAGS) -Wl,-soname,librdmacm.so.1 \
+		-Wl,--version-script=$(SOFTRDMA_BUILD)/gen/librdmacm.map \
+		-o $@ $(SOFTRDMA_CM_OBJS) -L$(SOFTRDMA_BUILD) -l:libibverbs.so.1
+
+$(SOFTRDMA_BUILD)/.symbols-ok: $(SOFTRDMA_BUILD)/libibverbs.so.1 \
+		$(SOFTRDMA_BUILD)/librdmacm.so.1 $(SOFTRDMA_SCRIPTS)/check-symbols.sh
+	$(SOFTRDMA_SCRIPTS)/check-symbols.sh $(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 \
+		$(SOFTRDMA_BUILD)/libibverbs.so.1
+	$(SOFTRDMA_SCRIPTS)/check-symbols.sh $(SOFTRDMA_REAL_LIBDIR)/librdmacm.so.1 \
+		$(SOFTRDMA_BUILD)/librdmacm.so.1
+	@touch $@
+
+# Tests are compiled and linked against the real rdma-core.
+$(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h)
+	@mkdir -p $(dir $@)
+	$(SOFTRDMA_CC) -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
+
+softrdma-tests: $(SOFTRDMA_TEST_BINS)
+
+check-softrdma: softrdma softrdma-tests
+	SOFTRDMA_BUILD=$(SOFTRDMA_BUILD) SOFTRDMA_ROOT=$(SOFTRDMA_ROOT) \
+		bash $(SOFTRDMA_TESTS)/run-all.sh $(SOFTRDMA_TEST_BINS)
+
+clean-softrdma:
+	rm -rf $(SOFTRDMA_BUILD)

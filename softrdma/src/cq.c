@@ -1,0 +1,248 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Completion channels (pollable eventfds) and completion queues (rings of
+ * struct ibv_wc). Completions are produced by application threads and by the
+ * progress thread; an armed CQ signals its channel on the next completion.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cq.h"
+
+static pthread_mutex_t softrdma_cq_ev_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t softrdma_cq_ev_cond = PTHREAD_COND_INITIALIZER;
+
+/* Create a completion channel backed by an eventfd. */
+struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+{
+	struct softrdma_channel *c = calloc(1, sizeof(*c));
+	int err;
+
+	if (!c) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = softrdma__evq_init(&c->q);
+	if (err) {
+		free(c);
+		errno = err;
+		return NULL;
+	}
+	c->ch.context = context;
+	c->ch.fd = c->q.fd;
+	c->ch.refcnt = 0;
+	return &c->ch;
+}
+
+/* Destroy a channel no CQ uses any more. */
+int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+{
+	struct softrdma_channel *c = (struct softrdma_channel *)channel;
+
+	if (__atomic_load_n(&channel->refcnt, __ATOMIC_RELAXED))
+		return EBUSY;
+	softrdma__evq_fini(&c->q);
+	free(c);
+	return 0;
+}
+
+/* Create a CQ with room for at least @cqe completions. */
+struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+			     struct ibv_comp_channel *channel, int comp_vector)
+{
+	struct softrdma_cq *cq;
+	int err = EINVAL;
+
+	if (cqe < 1 || cqe > SOFTRDMA_MAX_CQE || comp_vector < 0 ||
+	    comp_vector >= context->num_comp_vectors)
+		goto fail;
+	err = ENOMEM;
+	cq = calloc(1, sizeof(*cq));
+	if (!cq)
+		goto fail;
+	cq->size = cqe;
+	cq->ring = calloc(cq->size, sizeof(*cq->ring));
+	if (!cq->ring)
+		goto free_cq;
+	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	cq->cq.context = context;
+	cq->cq.channel = channel;
+	cq->cq.cq_context = cq_context;
+	cq->cq.cqe = cqe;
+	pthread_mutex_init(&cq->cq.mutex, NULL);
+	pthread_cond_init(&cq->cq.cond, NULL);
+	cq->item.cq = &cq->cq;
+	if (channel)
+		__atomic_add_fetch(&channel->refcnt, 1, __ATOMIC_RELAXED);
+	return &cq->cq;
+
+free_cq:
+	free(cq);
+fail:
+	errno = err;
+	return NULL;
+}
+
+/* Destroy @cq after every event it produced was acknowledged. */
+int ibv_destroy_cq(struct ibv_cq *cq)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
+
+	pthread_mutex_lock(&softrdma_cq_ev_lock);
+	while (cq->comp_events_completed != c->events_delivered)
+		pthread_cond_wait(&softrdma_cq_ev_cond, &softrdma_cq_ev_lock);
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+	if (ch) {
+		/* drop a signal still queued for this CQ */
+		pthread_mutex_lock(&ch->q.lock);
+		if (c->item_queued) {
+			softrdma__list_del(&c->item.node);
+			c->item_queued = 0;
+		}
+		pthread_mutex_unlock(&ch->q.lock);
+		__atomic_sub_fetch(&cq->channel->refcnt, 1, __ATOMIC_RELAXED);
+	}
+	pthread_spin_destroy(&c->lock);
+	free(c->ring);
+	free(c);
+	return 0;
+}
+
+/* Resize @cq keeping its queued completions. */
+int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	struct ibv_wc *ring;
+	uint32_t i;
+
+	if (cqe < 1 || cqe > SOFTRDMA_MAX_CQE)
+		return EINVAL;
+	ring = calloc(cqe, sizeof(*ring));
+	if (!ring)
+		return ENOMEM;
+	pthread_spin_lock(&c->lock);
+	if ((uint32_t)cqe < c->count) {
+		pthread_spin_unlock(&c->lock);
+		free(ring);
+		return EINVAL;
+	}
+	for (i = 0; i < c->count; i++)
+		ring[i] = c->ring[(c->head + i) % c->size];
+	free(c->ring);
+	c->ring = ring;
+	c->head = 0;
+	c->size = cqe;
+	cq->cqe = cqe;
+	pthread_spin_unlock(&c->lock);
+	return 0;
+}
+
+/*
+ * Append a completion. Returns EOVERFLOW when the CQ is (or was) full; the
+ * caller moves its QP to error, the CQ raises IBV_EVENT_CQ_ERR once.
+ */
+int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
+	int signal = 0, first_overflow = 0;
+
+	pthread_spin_lock(&c->lock);
+	if (c->overflow || c->count == c->size) {
+		first_overflow = !c->overflow;
+		c->overflow = 1;
+		pthread_spin_unlock(&c->lock);
+		if (first_overflow)
+			softrdma__async_event(cq->context, IBV_EVENT_CQ_ERR, cq);
+		return EOVERFLOW;
+	}
+	c->ring[(c->head + c->count) % c->size] = *wc;
+	c->count++;
+	if (c->armed && ch) {
+		c->armed = 0;
+		signal = 1;
+	}
+	pthread_spin_unlock(&c->lock);
+	if (signal) {
+		pthread_mutex_lock(&ch->q.lock);
+		if (c->item_queued) {
+			pthread_mutex_unlock(&ch->q.lock);
+			return 0;
+		}
+		c->item_queued = 1;
+		pthread_mutex_unlock(&ch->q.lock);
+		softrdma__evq_push(&ch->q, &c->item.node);
+	}
+	return 0;
+}
+
+/* ops.poll_cq: dequeue up to @num_entries completions. */
+int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	int n = 0;
+
+	if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED))
+		return 0;
+	pthread_spin_lock(&c->lock);
+	while (n < num_entries && c->count) {
+		wc[n++] = c->ring[c->head];
+		c->head = (c->head + 1) % c->size;
+		c->count--;
+	}
+	pthread_spin_unlock(&c->lock);
+	return n;
+}
+
+/* ops.req_notify_cq: arm one event for the next new completion. */
+int softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+
+	(void)solicited_only;
+	if (!cq->channel)
+		return EINVAL;
+	pthread_spin_lock(&c->lock);
+	c->armed = 1;
+	pthread_spin_unlock(&c->lock);
+	return 0;
+}
+
+/* Wait for the next CQ event on @channel. */
+int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
+{
+	struct softrdma_channel *ch = (struct softrdma_channel *)channel;
+	struct softrdma_list *node;
+	struct softrdma_cq_item *it;
+	struct softrdma_cq *c;
+	int err;
+
+	err = softrdma__evq_pop(&ch->q, &node);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	it = SOFTRDMA_CONTAINER_OF(node, struct softrdma_cq_item, node);
+	c = (struct softrdma_cq *)it->cq;
+	pthread_mutex_lock(&ch->q.lock);
+	c->item_queued = 0;
+	pthread_mutex_unlock(&ch->q.lock);
+	pthread_mutex_lock(&softrdma_cq_ev_lock);
+	c->events_delivered++;
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+	*cq = it->cq;
+	*cq_context = it->cq->cq_context;
+	return 0;
+}
+
+/* Acknowledge @nevents events of @cq; ibv_destroy_cq waits for them. */
+void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+{
+	pthread_mutex_lock(&softrdma_cq_ev_lock);
+	cq->comp_events_completed += nevents;
+	pthread_cond_broadcast(&softrdma_cq_ev_cond);
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+}

@@ -1,0 +1,234 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Protection domains and memory regions. Keys are (slot << 8 | variant): the
+ * variant changes on every registration of a slot so stale keys fail.
+ * Registration checks that the range is mapped but pins nothing.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mr.h"
+
+#undef ibv_reg_mr
+#undef ibv_reg_mr_iova
+
+static pthread_rwlock_t softrdma_mr_lock = PTHREAD_RWLOCK_INITIALIZER;
+static struct softrdma_mr *softrdma_mr_tab[SOFTRDMA_MAX_MR];
+static uint8_t softrdma_mr_variant[SOFTRDMA_MAX_MR];
+static uint32_t softrdma_mr_next = 1;
+
+/* Take a reference on @pd for an object created in it. */
+void softrdma__pd_get(struct ibv_pd *pd)
+{
+	__atomic_add_fetch(&((struct softrdma_pd *)pd)->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* Drop a reference taken by softrdma__pd_get. */
+void softrdma__pd_put(struct ibv_pd *pd)
+{
+	__atomic_sub_fetch(&((struct softrdma_pd *)pd)->refs, 1, __ATOMIC_RELAXED);
+}
+
+/* Allocate a protection domain. */
+struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+{
+	struct softrdma_pd *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	p->pd.context = context;
+	p->pd.handle = (uint32_t)(uintptr_t)p;
+	return &p->pd;
+}
+
+/* Free a protection domain that no object uses any more. */
+int ibv_dealloc_pd(struct ibv_pd *pd)
+{
+	struct softrdma_pd *p = (struct softrdma_pd *)pd;
+
+	if (__atomic_load_n(&p->refs, __ATOMIC_RELAXED))
+		return EBUSY;
+	free(p);
+	return 0;
+}
+
+/* Look up @key and hold the table read lock until softrdma__mr_put. */
+struct softrdma_mr *softrdma__mr_get(uint32_t key)
+{
+	uint32_t slot = key >> 8;
+	struct softrdma_mr *mr;
+
+	pthread_rwlock_rdlock(&softrdma_mr_lock);
+	if (!slot || slot >= SOFTRDMA_MAX_MR)
+		return NULL;
+	mr = softrdma_mr_tab[slot];
+	if (!mr || mr->mr.lkey != key)
+		return NULL;
+	return mr;
+}
+
+/* Release the lock taken by softrdma__mr_get (always, even on NULL). */
+void softrdma__mr_put(void)
+{
+	pthread_rwlock_unlock(&softrdma_mr_lock);
+}
+
+/* Check that [addr, addr+len) lies in @mr, @pd matches and @access is granted. */
+int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
+		       uint64_t len, int access)
+{
+	if (!mr || mr->mr.pd != pd)
+		return EACCES;
+	if (addr < mr->iova || len > mr->mr.length || addr - mr->iova > mr->mr.length - len)
+		return ERANGE;
+	if ((mr->access & access) != access)
+		return EPERM;
+	return 0;
+}
+
+/* Translate the I/O virtual address @addr of @mr to a process pointer. */
+void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr)
+{
+	return (char *)mr->mr.addr + (addr - mr->iova);
+}
+
+/* Validate access flags the way the kernel does. */
+static int softrdma_access_ok(unsigned int access)
+{
+	unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
+			     IBV_ACCESS_MW_BIND | IBV_ACCESS_ZERO_BASED |
+			     IBV_ACCESS_RELAXED_ORDERING;
+
+	if (access & IBV_ACCESS_ON_DEMAND)
+		return EOPNOTSUPP;
+	if (access & ~known)
+		return EINVAL;
+	if ((access & (IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC)) &&
+	    !(access & IBV_ACCESS_LOCAL_WRITE))
+		return EINVAL;
+	return 0;
+}
+
+/* Register [addr, addr+length) with I/O virtual address @iova. */
+struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+				unsigned int access)
+{
+	struct softrdma_mr *mr;
+	uint32_t slot, i;
+	int err;
+
+	err = softrdma_access_ok(access);
+	if (err)
+		goto fail;
+	if (!softrdma__range_mapped(addr, length, !!(access & IBV_ACCESS_LOCAL_WRITE))) {
+		err = EFAULT;
+		goto fail;
+	}
+	mr = calloc(1, sizeof(*mr));
+	if (!mr) {
+		err = ENOMEM;
+		goto fail;
+	}
+	pthread_rwlock_wrlock(&softrdma_mr_lock);
+	for (i = 0, slot = 0; i < SOFTRDMA_MAX_MR - 1; i++) {
+		uint32_t s = (softrdma_mr_next + i) % (SOFTRDMA_MAX_MR - 1) + 1;
+
+		if (!softrdma_mr_tab[s]) {
+			slot = s;
+			break;
+		}
+	}
+	if (!slot) {
+		pthread_rwlock_unlock(&softrdma_mr_lock);
+		err = ENOMEM;
+		goto free_mr;
+	}
+	softrdma_mr_next = slot + 1;
+	softrdma_mr_variant[slot]++;
+	mr->mr.context = pd->context;
+	mr->mr.pd = pd;
+	mr->mr.addr = addr;
+	mr->mr.length = length;
+	mr->mr.handle = slot;
+	mr->mr.lkey = slot << 8 | softrdma_mr_variant[slot];
+	mr->mr.rkey = mr->mr.lkey;
+	mr->access = access;
+	mr->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : iova;
+	softrdma_mr_tab[slot] = mr;
+	pthread_rwlock_unlock(&softrdma_mr_lock);
+	softrdma__pd_get(pd);
+	return &mr->mr;
+
+free_mr:
+	free(mr);
+fail:
+	errno = err;
+	return NULL;
+}
+
+/* Classic registration: the I/O virtual address is the process address. */
+struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
+}
+
+/* Registration with a caller-chosen I/O virtual address. */
+struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
+			       int access)
+{
+	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
+}
+
+/* Unregister @mr; its keys become invalid at once. */
+int ibv_dereg_mr(struct ibv_mr *mr)
+{
+	struct softrdma_mr *m = (struct softrdma_mr *)mr;
+	struct ibv_pd *pd = mr->pd;
+
+	pthread_rwlock_wrlock(&softrdma_mr_lock);
+	if (mr->handle < SOFTRDMA_MAX_MR && softrdma_mr_tab[mr->handle] == m)
+		softrdma_mr_tab[mr->handle] = NULL;
+	pthread_rwlock_unlock(&softrdma_mr_lock);
+	softrdma__pd_put(pd);
+	free(m);
+	return 0;
+}
+
+/* Change PD, translation or access of @mr; keys get a new variant. */
+int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
+		 int access)
+{
+	struct softrdma_mr *m = (struct softrdma_mr *)mr;
+	void *naddr = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? addr : mr->addr;
+	size_t nlen = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? length : mr->length;
+	int nacc = (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : m->access;
+	struct ibv_pd *npd = (flags & IBV_REREG_MR_CHANGE_PD) ? pd : mr->pd;
+	uint32_t slot = mr->handle;
+
+	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
+		return IBV_REREG_MR_ERR_INPUT;
+	if (softrdma_access_ok(nacc))
+		return IBV_REREG_MR_ERR_INPUT;
+	if (!softrdma__range_mapped(naddr, nlen, !!(nacc & IBV_ACCESS_LOCAL_WRITE)))
+		return IBV_REREG_MR_ERR_INPUT;
+	pthread_rwlock_wrlock(&softrdma_mr_lock);
+	softrdma_mr_variant[slot]++;
+	if (npd != mr->pd) {
+		softrdma__pd_put(mr->pd);
+		softrdma__pd_get(npd);
+	}
+	mr->pd = npd;
+	mr->addr = naddr;
+	mr->length = nlen;
+	m->access = nacc;
+	m->iova = (uintptr_t)naddr;
+	mr->lkey = slot << 8 | softrdma_mr_variant[slot];
+	mr->rkey = mr->lkey;
+	pthread_rwlock_unlock(&softrdma_mr_lock);
+	return 0;
+}

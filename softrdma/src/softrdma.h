@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Internal objects of the softrdma verbs library. Every object embeds the
+ * public rdma-core structure it is handed out as.
+ */
+#ifndef SOFTRDMA_H
+#define SOFTRDMA_H
+
+#include <infiniband/verbs.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdint.h>
+
+#include "util.h"
+#include "wire.h"
+
+#define SOFTRDMA_DEV_NAME	"softrdma0"
+#define SOFTRDMA_MAX_GIDS	16
+#define SOFTRDMA_MAX_QP		255
+#define SOFTRDMA_MAX_WR		16384
+#define SOFTRDMA_MAX_SGE	32
+#define SOFTRDMA_MAX_INLINE	256
+#define SOFTRDMA_MAX_CQE	(1 << 20)
+#define SOFTRDMA_MAX_MR		65536
+#define SOFTRDMA_MAX_RD_ATOM	16
+
+struct softrdma_device {
+	struct ibv_device dev;
+	int ngids;
+	union ibv_gid gids[SOFTRDMA_MAX_GIDS];
+	uint32_t ifindex[SOFTRDMA_MAX_GIDS];
+	uint64_t guid;
+};
+
+struct softrdma_context {
+	struct softrdma_evq async_q;
+	struct verbs_context vctx;
+};
+
+struct softrdma_async_item {
+	struct softrdma_list node;
+	struct ibv_async_event ev;
+};
+
+struct softrdma_channel {
+	struct ibv_comp_channel ch;
+	struct softrdma_evq q;
+};
+
+struct softrdma_cq_item {
+	struct softrdma_list node;
+	struct ibv_cq *cq;
+};
+
+struct softrdma_cq {
+	struct ibv_cq cq;
+	pthread_spinlock_t lock;
+	struct ibv_wc *ring;
+	uint32_t size;
+	uint32_t head;
+	uint32_t count;
+	int armed;
+	int overflow;
+	uint32_t events_delivered;
+	/* notify item queued on the channel (one outstanding at a time) */
+	struct softrdma_cq_item item;
+	int item_queued;
+};
+
+struct softrdma_mr {
+	struct ibv_mr mr;
+	int access;
+	uint64_t iova;
+};
+
+struct softrdma_rwqe {
+	uint64_t wr_id;
+	uint32_t num_sge;
+	struct ibv_sge sge[];
+};
+
+struct softrdma_rq {
+	unsigned char *slots;
+	size_t slot_size;
+	uint32_t size;
+	uint32_t head;
+	uint32_t count;
+	uint32_t max_sge;
+};
+
+struct softrdma_srq {
+	struct ibv_srq srq;
+	pthread_mutex_t lock;
+	struct softrdma_rq rq;
+	uint32_t limit;
+};
+
+struct softrdma_swqe {
+	uint64_t wr_id;
+	uint32_t seq;
+	uint32_t byte_len;
+	enum ibv_wc_opcode opcode;
+	int signaled;
+	int is_read;
+	uint32_t num_sge;
+	struct ibv_sge sge[SOFTRDMA_MAX_SGE];
+};
+
+struct softrdma_txbuf {
+	struct softrdma_list node;
+	size_t len;
+	size_t off;
+	unsigned char data[];
+};
+
+enum softrdma_rx_state {
+	SOFTRDMA_RX_HDR,
+	SOFTRDMA_RX_WAIT_RWQE,
+	SOFTRDMA_RX_PAYLOAD,
+};
+
+struct softrdma_conn {
+	struct softrdma_list node;
+	int fd;
+	struct softrdma_qp *qp;
+	int is_out;
+	int connecting;
+	int dead;
+	uint32_t events;
+	/* receive side */
+	enum softrdma_rx_state rx;
+	unsigned char hbuf[sizeof(struct softrdma_wire_hdr)];
+	size_t hhave;
+	struct softrdma_wire_hdr hdr;
+	struct iovec iov[SOFTRDMA_MAX_SGE];
+	int iovcnt;
+	size_t remaining;
+	size_t total;
+	int discard;
+	int rx_status;
+	uint64_t rwqe_id;
+	uint64_t rnr_deadline;
+	/* transmit side */
+	struct softrdma_list txq;
+};
+
+struct softrdma_qp {
+	struct ibv_qp_ex qpx;
+	pthread_mutex_t lock;
+	int idx;
+	int destroyed;
+	/* attributes */
+	struct ibv_qp_cap cap;
+	int sq_sig_all;
+	int access;
+	uint8_t port;
+	uint8_t sgid_index;
+	uint8_t min_rnr_timer;
+	uint8_t rnr_retry;
+	uint8_t retry_cnt;
+	uint8_t timeout;
+	uint8_t max_rd_atomic;
+	uint8_t max_dest_rd_atomic;
+	uint32_t path_mtu;
+	uint32_t rq_psn;
+	uint32_t sq_psn;
+	uint32_t dest_qpn;
+	struct ibv_ah_attr ah;
+	struct sockaddr_storage peer;
+	/* send queue: posted and not yet completed, in order */
+	struct softrdma_swqe *sq;
+	uint32_t sq_size;
+	uint32_t sq_head;
+	uint32_t sq_count;
+	uint32_t next_seq;
+	/* receive queue */
+	struct softrdma_rq rq;
+	/* connections: requests go out on @out, requests arrive on @in */
+	struct softrdma_conn *out;
+	struct softrdma_conn *in;
+	struct softrdma_list pending_tx;
+	/* extended post interface */
+	struct ibv_send_wr *xwr;
+	struct ibv_sge *xsge;
+	uint32_t xcount;
+	int xerr;
+};
+
+/* device.c */
+struct softrdma_device *softrdma__device(void);
+void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem);
+
+/* mr.c */
+struct softrdma_mr *softrdma__mr_get(uint32_t key);
+void softrdma__mr_put(void);
+int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
+		       uint64_t len, int access);
+void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr);
+
+/* cq.c */
+int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc);
+
+/* qp.c */
+void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
+void softrdma__qp_conn_readable(struct softrdma_conn *c);
+void softrdma__qp_conn_writable(struct softrdma_conn *c);
+void softrdma__qp_conn_failed(struct softrdma_conn *c, int err);
+void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
+int softrdma__qp_flush_tx(struct softrdma_conn *c);
+void softrdma__rq_init_slot(void);
+
+/* progress.c */
+int softrdma__progress_start(void);
+uint16_t softrdma__progress_port(void);
+int softrdma__progress_add_qp(struct softrdma_qp *qp);
+void softrdma__progress_del_qp(struct softrdma_qp *qp);
+struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn);
+int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events);
+void softrdma__progress_kick(void);
+void softrdma__conn_close(struct softrdma_conn *c);
+
+#endif

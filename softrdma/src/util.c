@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Helpers shared by libibverbs and librdmacm replacements.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/eventfd.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util.h"
+
+/* Make @head an empty circular list. */
+void softrdma__list_init(struct softrdma_list *head)
+{
+	head->next = head;
+	head->prev = head;
+}
+
+/* Append @node at the end of @head. */
+void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node)
+{
+	node->prev = head->prev;
+	node->next = head;
+	head->prev->next = node;
+	head->prev = node;
+}
+
+/* Unlink @node; it becomes a list of its own so a second del is harmless. */
+void softrdma__list_del(struct softrdma_list *node)
+{
+	node->prev->next = node->next;
+	node->next->prev = node->prev;
+	node->next = node;
+	node->prev = node;
+}
+
+/* Return non-zero when @head holds no node. */
+int softrdma__list_empty(const struct softrdma_list *head)
+{
+	return head->next == head;
+}
+
+/* Create the eventfd and the list of an event queue. */
+int softrdma__evq_init(struct softrdma_evq *q)
+{
+	q->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
+	if (q->fd < 0)
+		return errno;
+	pthread_mutex_init(&q->lock, NULL);
+	softrdma__list_init(&q->items);
+	return 0;
+}
+
+/* Release an event queue; remaining items belong to the caller. */
+void softrdma__evq_fini(struct softrdma_evq *q)
+{
+	if (q->fd >= 0)
+		close(q->fd);
+	q->fd = -1;
+	pthread_mutex_destroy(&q->lock);
+}
+
+/* Queue @item and make the fd readable once more. */
+void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
+{
+	uint64_t one = 1;
+
+	pthread_mutex_lock(&q->lock);
+	softrdma__list_add_tail(&q->items, item);
+	pthread_mutex_unlock(&q->lock);
+	if (write(q->fd, &one, sizeof(one)) != sizeof(one)) {
+		/* The counter cannot overflow with realistic queue sizes. */
+	}
+}
+
+/*
+ * Wait for and dequeue one item. Honours O_NONBLOCK set by the user on the
+ * fd (returns EAGAIN) and is a cancellation point through read().
+ */
+int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
+{
+	uint64_t cnt;
+	ssize_t n;
+
+	for (;;) {
+		n = read(q->fd, &cnt, sizeof(cnt));
+		if (n == sizeof(cnt))
+			break;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return n < 0 ? errno : EIO;
+	}
+	pthread_mutex_lock(&q->lock);
+	if (softrdma__list_empty(&q->items)) {
+		/* the item was withdrawn (its owner went away): wait again */
+		pthread_mutex_unlock(&q->lock);
+		return softrdma__evq_pop(q, item);
+	}
+	*item = q->items.next;
+	softrdma__list_del(*item);
+	pthread_mutex_unlock(&q->lock);
+	return 0;
+}
+
+/*
+ * Copy from memory that may have been unmapped since registration; the
+ * kernel reports EFAULT instead of the process taking a SIGSEGV.
+ */
+int softrdma__safe_read(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { dst, len }, r = { (void *)src, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_readv(getpid(), &l, 1, &r, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? errno : EFAULT;
+}
+
+/* Copy into memory that may have been unmapped or write-protected. */
+int softrdma__safe_write(void *dst, const void *src, size_t len)
+{
+	struct iovec l = { (void *)src, len }, r = { dst, len };
+	ssize_t n;
+
+	if (!len)
+		return 0;
+	n = process_vm_writev(getpid(), &l, 1, &r, 1, 0);
+	if (n == (ssize_t)len)
+		return 0;
+	return n < 0 ? errno : EFAULT;
+}
+
+/*
+ * Check through /proc/self/maps that [addr, addr+len) is fully mapped and
+ * readable (and writable when @need_write); registration does not pin.
+ */
+int softrdma__range_mapped(const void *addr, size_t len, int need_write)
+{
+	uintptr_t cur = (uintptr_t)addr, end = (uintptr_t)addr + len;
+	unsigned long lo, hi;
+	char perm[8], line[512];
+	FILE *f;
+	int ok = 0;
+
+	if (!len)
+		return 1;
+	if (end < cur)
+		return 0;
+	f = fopen("/proc/self/maps", "re");
+	if (!f)
+		return 1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) != 3)
+			continue;
+		if (hi <= cur)
+			continue;
+		if (lo > cur)
+			break;
+		if (perm[0] != 'r' || (need_write && perm[1] != 'w'))
+			break;
+		cur = hi;
+		if (cur >= end) {
+			ok = 1;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* Monotonic time in nanoseconds. */
+uint64_t softrdma__now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Put @fd in non-blocking mode. */
+int softrdma__set_nonblock(int fd)
+{
+	int fl = fcntl(fd, F_GETFL);
+
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return errno;
+	return 0;
+}
+
+/* Block every signal in the calling (internal) thread. */
+void softrdma__block_signals(void)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * Small helpers shared by both libraries: intrusive lists, event queues
+ * backed by a pollable eventfd, memory copies that survive unmapped memory.
+ */
+#ifndef SOFTRDMA_UTIL_H
+#define SOFTRDMA_UTIL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define SOFTRDMA_CONTAINER_OF(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+struct softrdma_list {
+	struct softrdma_list *next;
+	struct softrdma_list *prev;
+};
+
+void softrdma__list_init(struct softrdma_list *head);
+void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node);
+void softrdma__list_del(struct softrdma_list *node);
+int softrdma__list_empty(const struct softrdma_list *head);
+
+/*
+ * A queue of opaque items signalled through an eventfd in semaphore mode:
+ * one readable count per queued item, so the fd can be polled and read()
+ * blocks (a cancellation point) until an item is available.
+ */
+struct softrdma_evq {
+	int fd;
+	pthread_mutex_t lock;
+	struct softrdma_list items;
+};
+
+int softrdma__evq_init(struct softrdma_evq *q);
+void softrdma__evq_fini(struct softrdma_evq *q);
+void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
+int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item);
+
+int softrdma__safe_read(void *dst, const void *src, size_t len);
+int softrdma__safe_write(void *dst, const void *src, size_t len);
+int softrdma__range_mapped(const void *addr, size_t len, int need_write);
+uint64_t softrdma__now_ns(void);
+int softrdma__set_nonblock(int fd);
+void softrdma__block_signals(void);
+
+#endif

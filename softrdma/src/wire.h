@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * softrdma's data wire format between a requester QP and a responder QP.
+ * Every field is little-endian on the wire; immediate data is carried as the
+ * big-endian value the application supplied.
+ */
+#ifndef SOFTRDMA_WIRE_H
+#define SOFTRDMA_WIRE_H
+
+#include <stdint.h>
+
+#define SOFTRDMA_WIRE_MAGIC	0x4d445253u	/* "SRDM" */
+#define SOFTRDMA_WIRE_VERSION	1
+#define SOFTRDMA_MAX_MSG	(1u << 30)
+
+enum softrdma_wire_op {
+	SOFTRDMA_OP_SEND = 1,
+	SOFTRDMA_OP_SEND_IMM,
+	SOFTRDMA_OP_WRITE,
+	SOFTRDMA_OP_WRITE_IMM,
+	SOFTRDMA_OP_READ_REQ,
+	SOFTRDMA_OP_ACK = 16,
+	SOFTRDMA_OP_NAK,
+	SOFTRDMA_OP_READ_RESP,
+};
+
+#define SOFTRDMA_WF_ACK_REQ	0x01
+
+struct softrdma_wire_hello {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t rsvd;
+	uint32_t src_qpn;
+	uint32_t dst_qpn;
+};
+
+struct softrdma_wire_hdr {
+	uint8_t op;
+	uint8_t flags;
+	uint8_t rnr_retry;
+	uint8_t status;
+	uint32_t len;
+	uint32_t seq;
+	uint32_t imm;
+	uint64_t raddr;
+	uint32_t rkey;
+	uint32_t rlen;
+};
+
+_Static_assert(sizeof(struct softrdma_wire_hdr) == 32, "wire header size");
+_Static_assert(sizeof(struct softrdma_wire_hello) == 16, "wire hello size");
+
+void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h);
+void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h);
+int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side);
+void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst);
+int softrdma__wire_hello_check(struct softrdma_wire_hello *h);
+
+#endif

@@ -1,0 +1,40 @@
+#!/bin/bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# run-all.sh TEST_BINARIES...: run softrdma's cmocka tests and the external
+# program tests, each bounded by timeout; print "N passed, M failed".
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+root=${SOFTRDMA_ROOT:-$(cd "$here/../.." && pwd)}
+export SOFTRDMA_RUN="$root/tools/softrdma-run"
+pass=0
+fail=0
+
+# Record the outcome of one test.
+result() {
+	if [ "$2" -eq 0 ]; then
+		pass=$((pass + 1))
+		echo "PASS: $1"
+	else
+		fail=$((fail + 1))
+		echo "FAIL: $1 (rc=$2)"
+	fi
+}
+
+for t in "$@"; do
+	timeout 120 "$SOFTRDMA_RUN" "$t" > "/tmp/softrdma-$(basename "$t").log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && tail -20 "/tmp/softrdma-$(basename "$t").log"
+	result "$(basename "$t")" $rc
+done
+
+for s in "$here"/ext_*.sh; do
+	[ -e "$s" ] || continue
+	timeout 180 bash "$s" > "/tmp/softrdma-$(basename "$s").log" 2>&1
+	rc=$?
+	[ $rc -ne 0 ] && tail -20 "/tmp/softrdma-$(basename "$s").log"
+	result "$(basename "$s" .sh)" $rc
+done
+
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]
