@@ -162,6 +162,7 @@ check-fuzz: $(FUZZ_BINS)
 
 # ---------------------------------------------------------------- everything
 -include softrdma/softrdma.mk
+-include examples/examples.mk
 
 CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 

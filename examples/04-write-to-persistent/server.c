@@ -1,0 +1,69 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * server.c -- expose a file mapped with libpmem2 for clients to write into;
+ * when a client has disconnected, make what it wrote persistent and print it.
+ *
+ * usage: server ADDR PORT [CLIENTS [PATH]]
+ *
+ * Without PATH a temporary file in /tmp is used and removed at exit.
+ */
+
+#include <stdio.h>
+#include <string.h>
+
+#include "common.h"
+
+#define MAP_SIZE 4096
+
+/*
+ * main -- map the file, register it for remote writes, then for each client
+ * accept it with the region's descriptor, wait until it disconnects and
+ * persist the string it left.
+ */
+int
+main(int argc, char *argv[])
+{
+	struct common_args args;
+	struct common_pmem pm;
+	struct rpma_mr_local *mr;
+	char desc[COMMON_MR_DESC_SIZE];
+
+	common_init("server", argc, argv, 2, "[CLIENTS [PATH]]", &args);
+	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+
+	common_pmem_map(&pm, common_str_arg(&args, 1, NULL), MAP_SIZE);
+	memset(pm.addr, 0, MAP_SIZE);
+	pm.persist(pm.addr, MAP_SIZE);
+
+	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+
+	COMMON_CHECK(rpma_mr_reg(peer, pm.addr, MAP_SIZE,
+				 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+				 &mr));
+	common_mr_descriptor(mr, desc);
+
+	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
+
+	for (unsigned long i = 0; i < clients; i++) {
+		struct rpma_conn_req *req = common_next_req(ep, NULL);
+		struct rpma_conn *conn = common_connect(&req, desc, sizeof(desc));
+
+		printf("server: client %lu connected\n", i + 1);
+		common_wait_closed(&conn);
+
+		/* the client's writes are in the mapping: make them persistent */
+		pm.persist(pm.addr, MAP_SIZE);
+		char *text = pm.addr;
+
+		printf("server: got '%.*s' and persisted it\n", (int)strnlen(text, MAP_SIZE), text);
+	}
+
+	COMMON_CHECK(rpma_ep_shutdown(&ep));
+	COMMON_CHECK(rpma_mr_dereg(&mr));
+	COMMON_CHECK(rpma_peer_delete(&peer));
+	common_pmem_unmap(&pm);
+	printf("server: done\n");
+	return 0;
+}
