@@ -163,6 +163,7 @@ check-fuzz: $(FUZZ_BINS)
 # ---------------------------------------------------------------- everything
 -include softrdma/softrdma.mk
 -include examples/examples.mk
+-include tools/demo/demo.mk
 
 CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 
