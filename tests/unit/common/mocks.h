@@ -66,6 +66,14 @@
 void mock_reset(void);
 
 /*
+ * mock_test_setup / mock_test_teardown -- the cmocka setup and teardown most
+ * unit tests share: start from a clean mock state, end with no allocation
+ * and no fake provider object left behind.
+ */
+int mock_test_setup(void **state);
+int mock_test_teardown(void **state);
+
+/*
  * mock_fail -- make the next call of the named function fail with err
  * (same as mock_fail_nth(func, 1, err))
  */

@@ -293,6 +293,25 @@ mock_objects_live(void)
 	return n;
 }
 
+/* mock_test_setup -- see mocks.h */
+int
+mock_test_setup(void **state)
+{
+	(void)state;
+	mock_reset();
+	return 0;
+}
+
+/* mock_test_teardown -- see mocks.h */
+int
+mock_test_teardown(void **state)
+{
+	(void)state;
+	assert_int_equal(mock_alloc_live(), 0);
+	assert_int_equal(mock_objects_live(), 0);
+	return 0;
+}
+
 /* mock_reset -- reset every counter, armed failure, queue and capture */
 void
 mock_reset(void)

@@ -21,25 +21,6 @@
 #define SRQ_A ((struct rpma_srq *)0x1000)
 #define SRQ_B ((struct rpma_srq *)0x2000)
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- every configuration was deleted */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* check_defaults -- cfg holds the documented defaults, read through the getters */
 static void
 check_defaults(const struct rpma_conn_cfg *cfg)
@@ -388,16 +369,16 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_defaults, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, setup, teardown),
-		cmocka_unit_test_setup_teardown(set_get_all, setup, teardown),
-		cmocka_unit_test_setup_teardown(timeout_negative, setup, teardown),
-		cmocka_unit_test_setup_teardown(setters_null_cfg, setup, teardown),
-		cmocka_unit_test_setup_teardown(getters_null, setup, teardown),
-		cmocka_unit_test_setup_teardown(snapshot_defaults, setup, teardown),
-		cmocka_unit_test_setup_teardown(snapshot_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(multithreaded, setup, teardown),
+		cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(set_get_all, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(timeout_negative, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(setters_null_cfg, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(getters_null, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(snapshot_defaults, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(snapshot_values, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

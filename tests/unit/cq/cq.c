@@ -23,25 +23,6 @@
 /* a pointer value no function may write over an output on failure */
 #define SENTINEL ((void *)(uintptr_t)0xbadc0ffe)
 
-/* setup -- every test starts from a clean mock state */
-static int
-setup(void **state)
-{
-	(void)state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- nothing may leak: allocations and fake objects */
-static int
-teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* new_cq -- a CQ of 16 entries with its own channel, asserted to succeed */
 static struct rpma_cq *
 new_cq(void)
@@ -592,7 +573,7 @@ completion_errors(void **state)
 	assert_int_equal(rpma__cq_delete(&cq), 0);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, setup, teardown)
+#define T(f) cmocka_unit_test_setup_teardown(f, mock_test_setup, mock_test_teardown)
 
 int
 main(void)

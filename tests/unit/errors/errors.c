@@ -31,25 +31,6 @@ static const int Codes[] = {
 };
 #define NCODES (sizeof(Codes) / sizeof(Codes[0]))
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- nothing is allocated by these functions */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* err_2str_distinct -- every code has its own non-empty text */
 static void
 err_2str_distinct(void **state)
@@ -145,13 +126,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(err_2str_distinct, setup, teardown),
-		cmocka_unit_test_setup_teardown(err_2str_texts, setup, teardown),
-		cmocka_unit_test_setup_teardown(err_2str_unknown, setup, teardown),
-		cmocka_unit_test_setup_teardown(version_equal, setup, teardown),
-		cmocka_unit_test_setup_teardown(version_older_minor, setup, teardown),
-		cmocka_unit_test_setup_teardown(version_newer_minor, setup, teardown),
-		cmocka_unit_test_setup_teardown(version_major_mismatch, setup, teardown),
+		cmocka_unit_test_setup_teardown(err_2str_distinct, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(err_2str_texts, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(err_2str_unknown, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(version_equal, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(version_older_minor, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(version_newer_minor, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(version_major_mismatch, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

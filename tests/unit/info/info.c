@@ -21,25 +21,6 @@
 
 #define BAD_INFO ((struct rdma_addrinfo *)0x5a5a)
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- no allocation and no provider object is left behind */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* check_sin -- addr is AF_INET ip:port */
 static void
 check_sin(const struct sockaddr *addr, const char *ip, uint16_t port)
@@ -175,12 +156,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(info_new_passive, setup, teardown),
-		cmocka_unit_test_setup_teardown(info_new_active, setup, teardown),
-		cmocka_unit_test_setup_teardown(info_new_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(info_delete_null, setup, teardown),
-		cmocka_unit_test_setup_teardown(info_bind, setup, teardown),
-		cmocka_unit_test_setup_teardown(info_resolve, setup, teardown),
+		cmocka_unit_test_setup_teardown(info_new_passive, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(info_new_active, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(info_new_fail, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(info_delete_null, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(info_bind, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(info_resolve, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,25 +28,6 @@ static void *(*volatile p_calloc)(size_t, size_t) = calloc;
 static void *(*volatile p_realloc)(void *, size_t) = realloc;
 static void (*volatile p_free)(void *) = free;
 
-/* setup -- every test starts from a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- nothing may leak: allocations and fake objects */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* new_id_with_qp -- a fake CM id with a fake QP and its CQ */
 static struct rdma_cm_id *
 new_id_with_qp(struct ibv_pd **pd, struct ibv_cq **cq)
@@ -807,35 +788,35 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(fail_next, setup, teardown),
-		cmocka_unit_test_setup_teardown(fail_nth, setup, teardown),
-		cmocka_unit_test_setup_teardown(fail_errno_returning, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(counters_and_reset, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(alloc_fail_and_live, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(alloc_before_reset, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(context_layout, setup, teardown),
-		cmocka_unit_test_setup_teardown(query_device_ex_inline, setup,
-			teardown),
+		cmocka_unit_test_setup_teardown(fail_next, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(fail_nth, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(fail_errno_returning, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(counters_and_reset, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(alloc_fail_and_live, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(alloc_before_reset, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(context_layout, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(query_device_ex_inline, mock_test_setup,
+			mock_test_teardown),
 		cmocka_unit_test_setup_teardown(query_port_and_advise_inline,
-			setup, teardown),
-		cmocka_unit_test_setup_teardown(post_inline, setup, teardown),
-		cmocka_unit_test_setup_teardown(poll_cq_queue, setup, teardown),
-		cmocka_unit_test_setup_teardown(comp_channel_events, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(cm_events, setup, teardown),
-		cmocka_unit_test_setup_teardown(conn_param_capture, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(getaddrinfo_passive_active, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(reg_mr_entry_points, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(qp_ex_callbacks, setup,
-			teardown),
-		cmocka_unit_test_setup_teardown(wc_status_str, setup, teardown),
+			mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(post_inline, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(poll_cq_queue, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(comp_channel_events, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(cm_events, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(conn_param_capture, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(getaddrinfo_passive_active, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(reg_mr_entry_points, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(qp_ex_callbacks, mock_test_setup,
+			mock_test_teardown),
+		cmocka_unit_test_setup_teardown(wc_status_str, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -28,25 +28,6 @@
 
 static char Buf[4096];
 
-/* setup -- every test starts from a clean mock state */
-static int
-setup(void **state)
-{
-	(void)state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- nothing may leak: allocations and fake objects */
-static int
-teardown(void **state)
-{
-	(void)state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* set_device -- make the fake device ODP capable or not, with or without atomic write */
 static void
 set_device(bool odp, bool atomic_write)
@@ -511,25 +492,25 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test_setup_teardown(new_ok, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_atomic_write, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_null, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_query_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_alloc_pd_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(new_malloc_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(delete_null, setup, teardown),
-	    cmocka_unit_test_setup_teardown(delete_dealloc_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_qp_plain, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_qp_rcq_srq, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_qp_atomic_write, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_qp_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_ok, setup, teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_fails, setup, teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_odp_fallback, setup, teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_no_odp, setup, teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_odp_other_error, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_srq_ok, setup, teardown),
-	    cmocka_unit_test_setup_teardown(create_srq_fails, setup, teardown),
+	    cmocka_unit_test_setup_teardown(new_ok, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_atomic_write, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_null, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_query_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_alloc_pd_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_malloc_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(delete_null, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(delete_dealloc_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_qp_plain, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_qp_rcq_srq, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_qp_atomic_write, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_qp_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_ok, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_odp_fallback, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_no_odp, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_odp_other_error, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_srq_ok, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_srq_fails, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -18,25 +18,6 @@
 
 #define BAD_CFG ((struct rpma_peer_cfg *)0x5a5a)
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- every configuration was deleted */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* new_delete -- a new configuration does not support direct write; delete NULLs it */
 static void
 new_delete(void **state)
@@ -258,18 +239,18 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_delete, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, setup, teardown),
-		cmocka_unit_test_setup_teardown(direct_write_set_get, setup, teardown),
-		cmocka_unit_test_setup_teardown(direct_write_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(descriptor_size, setup, teardown),
-		cmocka_unit_test_setup_teardown(descriptor_get, setup, teardown),
-		cmocka_unit_test_setup_teardown(descriptor_round_trip, setup, teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_values, setup, teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_bad_value, setup, teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_nomem, setup, teardown),
+		cmocka_unit_test_setup_teardown(new_delete, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(direct_write_set_get, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(direct_write_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(descriptor_size, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(descriptor_get, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(descriptor_round_trip, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(from_descriptor_values, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(from_descriptor_bad_value, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(from_descriptor_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(from_descriptor_nomem, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -19,25 +19,6 @@
 #define SENTINEL_PTR ((void *)0x5a5a)
 #define SENTINEL_LEN 0xa5
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- every stored copy was freed */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* event_with -- a CM event carrying data/len */
 static void
 event_with(struct rdma_cm_event *ev, const void *data, uint8_t len)
@@ -248,15 +229,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(store_copies, setup, teardown),
-		cmocka_unit_test_setup_teardown(store_none, setup, teardown),
-		cmocka_unit_test_setup_teardown(store_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(store_nomem, setup, teardown),
-		cmocka_unit_test_setup_teardown(validate_ok, setup, teardown),
-		cmocka_unit_test_setup_teardown(validate_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(validate_null_ptr, setup, teardown),
-		cmocka_unit_test_setup_teardown(move, setup, teardown),
-		cmocka_unit_test_setup_teardown(move_empty, setup, teardown),
+		cmocka_unit_test_setup_teardown(store_copies, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(store_none, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(store_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(store_nomem, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(validate_ok, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(validate_limits, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(validate_null_ptr, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(move, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(move_empty, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

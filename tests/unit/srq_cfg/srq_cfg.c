@@ -19,25 +19,6 @@
 
 #define BAD_CFG ((struct rpma_srq_cfg *)0x5a5a)
 
-/* setup -- a clean mock state */
-static int
-setup(void **state)
-{
-	(void) state;
-	mock_reset();
-	return 0;
-}
-
-/* teardown -- every configuration was deleted */
-static int
-teardown(void **state)
-{
-	(void) state;
-	assert_int_equal(mock_alloc_live(), 0);
-	assert_int_equal(mock_objects_live(), 0);
-	return 0;
-}
-
 /* new_defaults -- a new configuration has RQ 20 and receive CQ 20 */
 static void
 new_defaults(void **state)
@@ -221,13 +202,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_defaults, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, setup, teardown),
-		cmocka_unit_test_setup_teardown(set_get, setup, teardown),
-		cmocka_unit_test_setup_teardown(null_args, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_sizes, setup, teardown),
-		cmocka_unit_test_setup_teardown(multithreaded, setup, teardown),
+		cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(set_get, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(null_args, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(get_sizes, mock_test_setup, mock_test_teardown),
+		cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
