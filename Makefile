@@ -164,6 +164,8 @@ check-fuzz: $(FUZZ_BINS)
 -include softrdma/softrdma.mk
 -include examples/examples.mk
 -include tools/demo/demo.mk
+-include tests/integration/integration.mk
+-include tests/mt/mt.mk
 
 CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 
