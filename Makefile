@@ -166,6 +166,7 @@ check-fuzz: $(FUZZ_BINS)
 -include tools/demo/demo.mk
 -include tests/integration/integration.mk
 -include tests/mt/mt.mk
+-include tools/rpma-bench/bench.mk
 
 CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 
