@@ -396,7 +396,7 @@ rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
 	  const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
 	  const void *op_context)
 {
-	unsigned send_flags;
+	unsigned send_flags = 0;
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
@@ -416,12 +416,12 @@ rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
  * conn_write -- rpma_write() and rpma_write_with_imm() share everything but
  * the opcode and the immediate data.
  */
-static int
+static inline int
 conn_write(struct rpma_conn *conn, enum ibv_wr_opcode opcode, struct rpma_mr_remote *dst,
 	   size_t dst_offset, const struct rpma_mr_local *src, size_t src_offset, size_t len,
 	   int flags, uint32_t imm, const void *op_context)
 {
-	unsigned send_flags;
+	unsigned send_flags = 0;
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
@@ -461,7 +461,7 @@ int
 rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
 		  const char src[8], int flags, const void *op_context)
 {
-	unsigned send_flags;
+	unsigned send_flags = 0;
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
@@ -503,7 +503,7 @@ int
 rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 	   enum rpma_flush_type type, int flags, const void *op_context)
 {
-	unsigned send_flags;
+	unsigned send_flags = 0;
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
@@ -511,7 +511,7 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	if ((ret = rpma__mr_check_remote(dst, dst_offset, len, 0, false)))
 		return ret;
 
-	int usage = rpma__mr_remote_usage(dst);
+	int usage = dst->usage;
 
 	switch (type) {
 	case RPMA_FLUSH_TYPE_PERSISTENT:
@@ -544,11 +544,11 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
  * conn_send -- rpma_send() and rpma_send_with_imm() share everything but
  * the opcode and the immediate data.
  */
-static int
+static inline int
 conn_send(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
 	  size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	unsigned send_flags;
+	unsigned send_flags = 0;
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)) ||

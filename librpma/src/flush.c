@@ -15,14 +15,6 @@
 #include "log.h"
 #include "mr.h"
 
-/* how many bytes a flushing read fetches */
-#define RPMA_FLUSH_READ_SIZE 8
-
-struct rpma_flush {
-	struct rpma_mr_local *raw_mr;
-	uint64_t raw; /* where the flushing reads land; its value is never used */
-};
-
 /* see flush.h */
 int
 rpma__flush_new(struct rpma_peer *peer, struct rpma_flush **flush_ptr)
@@ -62,22 +54,4 @@ rpma__flush_delete(struct rpma_flush **flush_ptr)
 	free(flush);
 	*flush_ptr = NULL;
 	return ret;
-}
-
-/* see flush.h */
-int
-rpma__flush_execute(struct ibv_qp *qp, struct rpma_flush *flush, const struct rpma_mr_remote *dst,
-		    size_t offset, size_t len, unsigned send_flags, const void *op_context)
-{
-	uint64_t size = rpma__mr_remote_size(dst);
-	size_t read_len = size < RPMA_FLUSH_READ_SIZE ? (size_t)size : RPMA_FLUSH_READ_SIZE;
-	size_t read_offset = offset;
-
-	(void)len;
-	/* read inside the flushed range when it is long enough, else at the region's end */
-	if (read_offset > size - read_len)
-		read_offset = (size_t)(size - read_len);
-
-	return rpma__mr_post_rdma(qp, IBV_WR_RDMA_READ, flush->raw_mr, 0, dst, read_offset,
-				  read_len, send_flags, 0, op_context);
 }

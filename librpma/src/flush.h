@@ -10,7 +10,16 @@
 
 #include "librpma.h"
 
-struct rpma_flush;
+#include "mr.h"
+
+/* how many bytes a flushing read fetches */
+#define RPMA_FLUSH_READ_SIZE 8
+
+/* the flushing state of one connection; shared with the inline data path */
+struct rpma_flush {
+	struct rpma_mr_local *raw_mr;
+	uint64_t raw; /* where the flushing reads land; its value is never used */
+};
 
 /*
  * rpma__flush_new -- prepare the flushing of one connection: a small local
@@ -27,14 +36,27 @@ int rpma__flush_delete(struct rpma_flush **flush_ptr);
 
 /*
  * rpma__flush_execute -- post the flush of [offset, offset + len) of dst:
- * without a native flush in the device it is a small RDMA READ of the range,
- * which RC ordering completes only after every write posted before it.
+ * without a native flush in the device it is a small RDMA READ inside the
+ * range (or at the region's end when the range is too short), which RC
+ * ordering completes only after every write posted before it.
  *
  * ASSUMPTIONS: the range and the flush type were checked; send_flags are verbs flags.
  * ERRORS: RPMA_E_PROVIDER. Data path: no allocation, no lock.
  */
-int rpma__flush_execute(struct ibv_qp *qp, struct rpma_flush *flush,
-			const struct rpma_mr_remote *dst, size_t offset, size_t len,
-			unsigned send_flags, const void *op_context);
+static inline int
+rpma__flush_execute(struct ibv_qp *qp, struct rpma_flush *flush, const struct rpma_mr_remote *dst,
+		    size_t offset, size_t len, unsigned send_flags, const void *op_context)
+{
+	uint64_t size = dst->size;
+	size_t read_len = size < RPMA_FLUSH_READ_SIZE ? (size_t)size : RPMA_FLUSH_READ_SIZE;
+	size_t read_offset = offset;
+
+	(void)len;
+	if (read_offset > size - read_len)
+		read_offset = (size_t)(size - read_len);
+
+	return rpma__mr_post_rdma(qp, IBV_WR_RDMA_READ, flush->raw_mr, 0, dst, read_offset,
+				  read_len, send_flags, 0, op_context);
+}
 
 #endif /* RPMA_FLUSH_H */

@@ -16,18 +16,6 @@
 #include "mr.h"
 #include "peer.h"
 
-struct rpma_mr_local {
-	struct ibv_mr *ibv_mr;
-	int usage;
-};
-
-struct rpma_mr_remote {
-	uint64_t raddr;
-	uint64_t size;
-	uint32_t rkey;
-	int usage;
-};
-
 /*
  * usage_to_access -- the verbs access flags a region needs for its usage: a
  * flush is carried out as a read of the region, and anything written into
@@ -326,108 +314,53 @@ rpma_mr_remote_delete(struct rpma_mr_remote **mr_ptr)
 	return 0;
 }
 
-/*
- * range_ok -- whether [offset, offset + len) fits in size, without overflow.
- */
-static inline bool
-range_ok(uint64_t size, size_t offset, size_t len)
-{
-	return offset <= size && len <= size - offset;
-}
-
 /* see mr.h */
 int
-rpma__mr_check_local(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage,
-		     bool allow_null)
+rpma__mr_check_local_failed(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage)
 {
-	if (mr == NULL) {
-		if (allow_null && offset == 0 && len == 0)
-			return 0;
+	if (mr == NULL)
 		RPMA_LOG_ERROR("local region is NULL");
-		return RPMA_E_INVAL;
-	}
-	if ((mr->usage & usage) != usage) {
+	else if ((mr->usage & usage) != usage)
 		RPMA_LOG_ERROR("local region usage 0x%x lacks 0x%x", mr->usage, usage);
-		return RPMA_E_INVAL;
-	}
-	if (!range_ok(mr->ibv_mr->length, offset, len) || len > UINT32_MAX) {
+	else
 		RPMA_LOG_ERROR("range [%zu, +%zu) is outside the local region of %zu bytes", offset,
 			       len, mr->ibv_mr->length);
-		return RPMA_E_INVAL;
-	}
-	return 0;
+	return RPMA_E_INVAL;
 }
 
 /* see mr.h */
 int
-rpma__mr_check_remote(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage,
-		      bool allow_null)
+rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len,
+			     int usage)
 {
-	if (mr == NULL) {
-		if (allow_null && offset == 0 && len == 0)
-			return 0;
+	if (mr == NULL)
 		RPMA_LOG_ERROR("remote region is NULL");
-		return RPMA_E_INVAL;
-	}
-	if ((mr->usage & usage) != usage) {
+	else if ((mr->usage & usage) != usage)
 		RPMA_LOG_ERROR("remote region usage 0x%x lacks 0x%x", mr->usage, usage);
-		return RPMA_E_INVAL;
-	}
-	if (!range_ok(mr->size, offset, len) || len > UINT32_MAX) {
+	else
 		RPMA_LOG_ERROR("range [%zu, +%zu) is outside the remote region of %llu bytes",
 			       offset, len, (unsigned long long)mr->size);
-		return RPMA_E_INVAL;
-	}
-	return 0;
-}
-
-/*
- * post_send_wr -- hand one send work request to the device, logging why it
- * was refused.
- */
-static int
-post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
-{
-	struct ibv_send_wr *bad_wr;
-	int err = ibv_post_send(qp, wr, &bad_wr);
-
-	if (err) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_post_send(opcode %d)", (int)wr->opcode);
-		errno = err;
-		return RPMA_E_PROVIDER;
-	}
-	return 0;
+	return RPMA_E_INVAL;
 }
 
 /* see mr.h */
 int
-rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
-		   const struct rpma_mr_local *local, size_t local_offset,
-		   const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
-		   unsigned send_flags, uint32_t imm, const void *op_context)
+rpma__flags_invalid(int flags)
 {
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
+	RPMA_LOG_ERROR("invalid flags: 0x%x", flags);
+	return RPMA_E_INVAL;
+}
 
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	wr.opcode = opcode;
-	wr.send_flags = send_flags;
-	if (local) {
-		sge.addr = (uint64_t)(uintptr_t)local->ibv_mr->addr + local_offset;
-		sge.length = (uint32_t)len;
-		sge.lkey = local->ibv_mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-	}
-	if (remote) {
-		wr.wr.rdma.remote_addr = remote->raddr + remote_offset;
-		wr.wr.rdma.rkey = remote->rkey;
-	}
-	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = htonl(imm);
-
-	return post_send_wr(qp, &wr);
+/* see mr.h */
+int
+rpma__mr_post_failed(int err, const char *what, int opcode)
+{
+	if (opcode >= 0)
+		RPMA_LOG_ERROR_WITH_ERRNO(err, "%s(opcode %d)", what, opcode);
+	else
+		RPMA_LOG_ERROR_WITH_ERRNO(err, "%s()", what);
+	errno = err;
+	return RPMA_E_PROVIDER;
 }
 
 /* see mr.h */
@@ -466,99 +399,5 @@ rpma__mr_post_atomic_write(struct ibv_qp *qp, struct ibv_qp_ex *qpx,
 	wr.num_sge = 1;
 	wr.wr.rdma.remote_addr = remote->raddr + offset;
 	wr.wr.rdma.rkey = remote->rkey;
-	return post_send_wr(qp, &wr);
-}
-
-/* see mr.h */
-int
-rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
-		   size_t offset, size_t len, unsigned send_flags, uint32_t imm,
-		   const void *op_context)
-{
-	struct ibv_send_wr wr;
-	struct ibv_sge sge;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	wr.opcode = opcode;
-	wr.send_flags = send_flags;
-	if (src) {
-		sge.addr = (uint64_t)(uintptr_t)src->ibv_mr->addr + offset;
-		sge.length = (uint32_t)len;
-		sge.lkey = src->ibv_mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-	}
-	if (opcode == IBV_WR_SEND_WITH_IMM)
-		wr.imm_data = htonl(imm);
-
-	return post_send_wr(qp, &wr);
-}
-
-/* see mr.h */
-int
-rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
-		   size_t offset, size_t len, const void *op_context)
-{
-	struct ibv_recv_wr wr, *bad_wr;
-	struct ibv_sge sge;
-	int err;
-
-	memset(&wr, 0, sizeof(wr));
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	if (dst) {
-		sge.addr = (uint64_t)(uintptr_t)dst->ibv_mr->addr + offset;
-		sge.length = (uint32_t)len;
-		sge.lkey = dst->ibv_mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-	}
-
-	if (srq)
-		err = ibv_post_srq_recv(srq, &wr, &bad_wr);
-	else
-		err = ibv_post_recv(qp, &wr, &bad_wr);
-	if (err) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "%s()", srq ? "ibv_post_srq_recv" : "ibv_post_recv");
-		errno = err;
-		return RPMA_E_PROVIDER;
-	}
-	return 0;
-}
-
-/* see mr.h */
-void *
-rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset)
-{
-	return (char *)mr->ibv_mr->addr + offset;
-}
-
-/* see mr.h */
-int
-rpma__mr_remote_usage(const struct rpma_mr_remote *mr)
-{
-	return mr->usage;
-}
-
-/* see mr.h */
-uint64_t
-rpma__mr_remote_size(const struct rpma_mr_remote *mr)
-{
-	return mr->size;
-}
-
-/* see mr.h */
-int
-rpma__flags_to_send_flags(int flags, unsigned *send_flags)
-{
-	if (flags == RPMA_F_COMPLETION_ALWAYS) {
-		*send_flags = IBV_SEND_SIGNALED;
-		return 0;
-	}
-	if (flags == RPMA_F_COMPLETION_ON_ERROR) {
-		*send_flags = 0;
-		return 0;
-	}
-	RPMA_LOG_ERROR("invalid flags: 0x%x", flags);
-	return RPMA_E_INVAL;
+	return rpma__post_send_wr(qp, &wr);
 }

@@ -21,18 +21,109 @@
 	 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |                            \
 	 RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT | RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
 
+#include <arpa/inet.h>
+#include <string.h>
+
+/* the layout of both regions; shared with the data path, which inlines its checks */
+struct rpma_mr_local {
+	struct ibv_mr *ibv_mr;
+	int usage;
+};
+
+struct rpma_mr_remote {
+	uint64_t raddr;
+	uint64_t size;
+	uint32_t rkey;
+	int usage;
+};
+
+#define RPMA_LIKELY(x) __builtin_expect(!!(x), 1)
+
+/*
+ * The cold halves of the inline checks and posts below: they log why an
+ * argument was refused or a post failed, and return the error code. Kept out
+ * of line so that the data path stays small.
+ */
+int rpma__mr_check_local_failed(const struct rpma_mr_local *mr, size_t offset, size_t len,
+				int usage);
+int rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len,
+				 int usage);
+int rpma__flags_invalid(int flags);
+int rpma__mr_post_failed(int err, const char *what, int opcode);
+
+/*
+ * rpma__range_ok -- whether [offset, offset + len) fits in size without
+ * overflow, and len fits a scatter-gather entry.
+ */
+static inline bool
+rpma__range_ok(uint64_t size, size_t offset, size_t len)
+{
+	return offset <= size && len <= size - offset && len <= UINT32_MAX;
+}
+
 /*
  * rpma__mr_check_local -- check that [offset, offset + len) lies inside a
  * local region that has every bit of usage; mr NULL is accepted only as an
  * empty buffer (offset and len 0) when allow_null is set.
  * ERRORS: RPMA_E_INVAL.
  */
-int rpma__mr_check_local(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage,
-			 bool allow_null);
+static inline int
+rpma__mr_check_local(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage,
+		     bool allow_null)
+{
+	if (RPMA_LIKELY(mr != NULL && (mr->usage & usage) == usage &&
+			rpma__range_ok(mr->ibv_mr->length, offset, len)))
+		return 0;
+	if (mr == NULL && allow_null && offset == 0 && len == 0)
+		return 0;
+	return rpma__mr_check_local_failed(mr, offset, len, usage);
+}
 
 /* rpma__mr_check_remote -- the same for a remote region. ERRORS: RPMA_E_INVAL. */
-int rpma__mr_check_remote(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage,
-			  bool allow_null);
+static inline int
+rpma__mr_check_remote(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage,
+		      bool allow_null)
+{
+	if (RPMA_LIKELY(mr != NULL && (mr->usage & usage) == usage &&
+			rpma__range_ok(mr->size, offset, len)))
+		return 0;
+	if (mr == NULL && allow_null && offset == 0 && len == 0)
+		return 0;
+	return rpma__mr_check_remote_failed(mr, offset, len, usage);
+}
+
+/*
+ * rpma__flags_to_send_flags -- check RPMA_F_* flags and turn them into verbs
+ * send flags. ERRORS: RPMA_E_INVAL (flags neither ON_ERROR nor ALWAYS).
+ */
+static inline int
+rpma__flags_to_send_flags(int flags, unsigned *send_flags)
+{
+	if (RPMA_LIKELY(flags == RPMA_F_COMPLETION_ALWAYS)) {
+		*send_flags = IBV_SEND_SIGNALED;
+		return 0;
+	}
+	if (flags == RPMA_F_COMPLETION_ON_ERROR) {
+		*send_flags = 0;
+		return 0;
+	}
+	return rpma__flags_invalid(flags);
+}
+
+/*
+ * rpma__post_send_wr -- hand one send work request to the device.
+ * ERRORS: RPMA_E_PROVIDER (errno holds the provider's code).
+ */
+static inline int
+rpma__post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
+{
+	struct ibv_send_wr *bad_wr;
+	int err = ibv_post_send(qp, wr, &bad_wr);
+
+	if (RPMA_LIKELY(err == 0))
+		return 0;
+	return rpma__mr_post_failed(err, "ibv_post_send", (int)wr->opcode);
+}
 
 /*
  * rpma__mr_post_rdma -- post one RDMA READ, WRITE or WRITE_WITH_IMM between a
@@ -41,10 +132,35 @@ int rpma__mr_check_remote(const struct rpma_mr_remote *mr, size_t offset, size_t
  * ASSUMPTIONS: the ranges were checked; send_flags are verbs send flags.
  * ERRORS: RPMA_E_PROVIDER (ibv_post_send() failed; errno kept).
  */
-int rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
-		       const struct rpma_mr_local *local, size_t local_offset,
-		       const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
-		       unsigned send_flags, uint32_t imm, const void *op_context);
+static inline int
+rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
+		   const struct rpma_mr_local *local, size_t local_offset,
+		   const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
+		   unsigned send_flags, uint32_t imm, const void *op_context)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)(uintptr_t)op_context,
+		.opcode = opcode,
+		.send_flags = send_flags,
+	};
+
+	if (local) {
+		sge.addr = (uint64_t)(uintptr_t)local->ibv_mr->addr + local_offset;
+		sge.length = (uint32_t)len;
+		sge.lkey = local->ibv_mr->lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+	if (remote) {
+		wr.wr.rdma.remote_addr = remote->raddr + remote_offset;
+		wr.wr.rdma.rkey = remote->rkey;
+	}
+	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
+		wr.imm_data = htonl(imm);
+
+	return rpma__post_send_wr(qp, &wr);
+}
 
 /*
  * rpma__mr_post_atomic_write -- store 8 bytes at remote + offset: with the
@@ -60,22 +176,72 @@ int rpma__mr_post_atomic_write(struct ibv_qp *qp, struct ibv_qp_ex *qpx,
  * rpma__mr_post_send -- post a SEND or SEND_WITH_IMM of a local range (NULL:
  * an empty message). ERRORS: RPMA_E_PROVIDER.
  */
-int rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
-		       const struct rpma_mr_local *src, size_t offset, size_t len,
-		       unsigned send_flags, uint32_t imm, const void *op_context);
+static inline int
+rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
+		   size_t offset, size_t len, unsigned send_flags, uint32_t imm,
+		   const void *op_context)
+{
+	struct ibv_sge sge;
+	struct ibv_send_wr wr = {
+		.wr_id = (uint64_t)(uintptr_t)op_context,
+		.opcode = opcode,
+		.send_flags = send_flags,
+	};
+
+	if (src) {
+		sge.addr = (uint64_t)(uintptr_t)src->ibv_mr->addr + offset;
+		sge.length = (uint32_t)len;
+		sge.lkey = src->ibv_mr->lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+	if (opcode == IBV_WR_SEND_WITH_IMM)
+		wr.imm_data = htonl(imm);
+
+	return rpma__post_send_wr(qp, &wr);
+}
 
 /*
  * rpma__mr_post_recv -- post a receive buffer to a QP (srq NULL) or to a
  * shared receive queue. ERRORS: RPMA_E_PROVIDER.
  */
-int rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
-		       size_t offset, size_t len, const void *op_context);
+static inline int
+rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_local *dst,
+		   size_t offset, size_t len, const void *op_context)
+{
+	struct ibv_recv_wr *bad_wr;
+	struct ibv_sge sge;
+	struct ibv_recv_wr wr = {
+		.wr_id = (uint64_t)(uintptr_t)op_context,
+	};
+	int err;
+
+	if (dst) {
+		sge.addr = (uint64_t)(uintptr_t)dst->ibv_mr->addr + offset;
+		sge.length = (uint32_t)len;
+		sge.lkey = dst->ibv_mr->lkey;
+		wr.sg_list = &sge;
+		wr.num_sge = 1;
+	}
+
+	if (srq)
+		err = ibv_post_srq_recv(srq, &wr, &bad_wr);
+	else
+		err = ibv_post_recv(qp, &wr, &bad_wr);
+	if (RPMA_LIKELY(err == 0))
+		return 0;
+	return rpma__mr_post_failed(err, srq ? "ibv_post_srq_recv" : "ibv_post_recv", -1);
+}
 
 /*
  * rpma__mr_local_ptr -- the address of offset within a local region.
  * ASSUMPTIONS: mr is not NULL and the offset was checked.
  */
-void *rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset);
+static inline void *
+rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset)
+{
+	return (char *)mr->ibv_mr->addr + offset;
+}
 
 /*
  * rpma__mr_remote_to_descriptor -- serialize a remote region back into the
@@ -83,17 +249,5 @@ void *rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset);
  * ASSUMPTIONS: mr and desc are not NULL; desc holds RPMA_MR_DESCRIPTOR_SIZE bytes.
  */
 void rpma__mr_remote_to_descriptor(const struct rpma_mr_remote *mr, void *desc);
-
-/* rpma__mr_remote_usage -- the usage bits of a remote region */
-int rpma__mr_remote_usage(const struct rpma_mr_remote *mr);
-
-/* rpma__mr_remote_size -- the size of a remote region */
-uint64_t rpma__mr_remote_size(const struct rpma_mr_remote *mr);
-
-/*
- * rpma__flags_to_send_flags -- check RPMA_F_* flags and turn them into verbs
- * send flags. ERRORS: RPMA_E_INVAL (flags neither ON_ERROR nor ALWAYS).
- */
-int rpma__flags_to_send_flags(int flags, unsigned *send_flags);
 
 #endif /* RPMA_MR_H */

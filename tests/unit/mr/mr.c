@@ -299,8 +299,8 @@ descriptor_round_trip(void **state)
 	assert_non_null(rmr);
 	assert_int_equal(rpma_mr_remote_get_size(rmr, &size), 0);
 	assert_int_equal(size, 999);
-	assert_int_equal(rpma__mr_remote_size(rmr), 999);
-	assert_int_equal(rpma__mr_remote_usage(rmr), usage);
+	assert_int_equal(rmr->size, 999);
+	assert_int_equal(rmr->usage, usage);
 	assert_int_equal(rpma_mr_remote_get_flush_type(rmr, &flush_type), 0);
 	assert_int_equal(flush_type, RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 
@@ -326,7 +326,7 @@ from_descriptor_values(void **state)
 	desc_make(desc, 0x1122334455667788ULL, 0x0000000100000000ULL, 0xdeadbeef,
 		  RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
 	assert_int_equal(rpma_mr_remote_from_descriptor(desc, sizeof(desc), &rmr), 0);
-	assert_int_equal(rpma__mr_remote_size(rmr), 0x0000000100000000ULL);
+	assert_int_equal(rmr->size, 0x0000000100000000ULL);
 	rpma__mr_remote_to_descriptor(rmr, out);
 	assert_memory_equal(out, desc, RPMA_MR_DESCRIPTOR_SIZE);
 
