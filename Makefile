@@ -167,6 +167,8 @@ check-fuzz: $(FUZZ_BINS)
 -include tests/integration/integration.mk
 -include tests/mt/mt.mk
 -include tools/rpma-bench/bench.mk
+-include tests/interop/interop.mk
+-include tests/valgrind/valgrind.mk
 
 CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
 
