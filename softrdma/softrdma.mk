@@ -20,7 +20,7 @@ SOFTRDMA_CC ?= gcc
 SOFTRDMA_CFLAGS := -O2 -g -Wall -Wextra -Werror -fPIC -pthread
 SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined
 
-SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c progress.c compat.c
+SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c progress.c shm.c compat.c
 SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
 SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRCS:.c=.o))
 SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
@@ -32,7 +32,13 @@ SOFTRDMA_TEST_BINS := $(patsubst $(SOFTRDMA_TESTS)/%.c,$(SOFTRDMA_BUILD)/tests/%
 .PHONY: softrdma check-softrdma clean-softrdma softrdma-tests
 
 softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
-	  $(SOFTRDMA_BUILD)/.symbols-ok
+	  $(SOFTRDMA_BUILD)/.symbols-ok $(SOFTRDMA_BUILD)/softrdma-bench
+
+# The benchmark links against the real rdma-core; tools/softrdma-bench runs it
+# under softrdma-run.
+$(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
+	@mkdir -p $(dir $@)
+	$(SOFTRDMA_CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
 		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
@@ -82,9 +88,16 @@ $(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.
 
 softrdma-tests: $(SOFTRDMA_TEST_BINS)
 
+# The whole suite runs once per transport: same-host rings and TCP.
+SOFTRDMA_TRANSPORTS ?= shm tcp
+
 check-softrdma: softrdma softrdma-tests
-	SOFTRDMA_BUILD=$(SOFTRDMA_BUILD) SOFTRDMA_ROOT=$(SOFTRDMA_ROOT) \
-		bash $(SOFTRDMA_TESTS)/run-all.sh $(SOFTRDMA_TEST_BINS)
+	@rc=0; for t in $(SOFTRDMA_TRANSPORTS); do \
+		echo "== softrdma transport $$t"; \
+		SOFTRDMA_TRANSPORT=$$t SOFTRDMA_BUILD=$(SOFTRDMA_BUILD) \
+		SOFTRDMA_ROOT=$(SOFTRDMA_ROOT) \
+			bash $(SOFTRDMA_TESTS)/run-all.sh $(SOFTRDMA_TEST_BINS) || rc=1; \
+	done; exit $$rc
 
 clean-softrdma:
 	rm -rf $(SOFTRDMA_BUILD)

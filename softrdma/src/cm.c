@@ -5,6 +5,12 @@
  * exchanges REQ/REP/REJ/RTU/DREQ/DREP messages carrying QP numbers and
  * InfiniBand-sized private data, and drives the QPs through the public verbs.
  * A CM thread (all signals blocked) serves listeners and connections.
+ *
+ * Timing: a refused TCP connect is retried for SOFTRDMA_CM_REJECT_GRACE_MS
+ * (default 2000) before REJECTED (status 8) is reported, so a client that
+ * races its server's rdma_listen still connects. A connect whose REQ is not
+ * acknowledged (MRA, REP or REJ) within SOFTRDMA_CM_TIMEOUT_MS (default
+ * 10000) reports UNREACHABLE with status -ETIMEDOUT.
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -18,9 +24,14 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cm.h"
+
+#define SOFTRDMA_CM_TIMEOUT_MS		10000
+#define SOFTRDMA_CM_REJECT_GRACE_MS	2000
+#define SOFTRDMA_CM_RETRY_NS		20000000ull
 
 enum softrdma_cm_state {
 	CM_IDLE,
@@ -67,6 +78,10 @@ struct softrdma_cm_id {
 	struct ibv_pd *ep_pd;
 	int has_ep_attr;
 	int own_cqs;
+	/* active side timers (CLOCK_MONOTONIC ns, 0 = off) */
+	uint64_t deadline;
+	uint64_t refuse_until;
+	uint64_t retry_at;
 };
 
 struct softrdma_cm_event {
@@ -87,6 +102,8 @@ static struct {
 	struct ibv_context *verbs;
 	struct ibv_pd *pd;
 	int port_offset;
+	uint64_t timeout_ns;
+	uint64_t grace_ns;
 } cm = {
 	.once = PTHREAD_ONCE_INIT,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
@@ -119,6 +136,7 @@ int softrdma__cm_msg_check(struct softrdma_cm_msg *m)
 	case SOFTRDMA_CM_RTU:
 	case SOFTRDMA_CM_DREQ:
 	case SOFTRDMA_CM_DREP:
+	case SOFTRDMA_CM_MRA:
 		return m->pdata_len ? EPROTO : 0;
 	default:
 		return EPROTO;
@@ -126,6 +144,40 @@ int softrdma__cm_msg_check(struct softrdma_cm_msg *m)
 }
 
 static void *softrdma_cm_thread(void *arg);
+
+/* Monotonic time in nanoseconds. */
+static uint64_t softrdma_cm_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* Milliseconds from environment variable @name, or @def when unset or bad. */
+static uint64_t softrdma_cm_env_ms(const char *name, long def)
+{
+	const char *v = getenv(name);
+	char *end;
+	long ms;
+
+	if (!v || !*v)
+		return (uint64_t)def * 1000000ull;
+	ms = strtol(v, &end, 10);
+	if (*end || ms < 0)
+		ms = def;
+	return (uint64_t)ms * 1000000ull;
+}
+
+/* Wake the CM thread so it recomputes its timers. */
+static void softrdma_cm_kick(void)
+{
+	uint64_t one = 1;
+
+	if (write(cm.wakefd, &one, sizeof(one)) < 0) {
+		/* a saturated counter still wakes the thread */
+	}
+}
 
 /* Open the device once, create the epoll set and the CM thread. */
 static void softrdma_cm_init(void)
@@ -138,6 +190,9 @@ static void softrdma_cm_init(void)
 
 	softrdma__list_init(&cm.ids);
 	cm.port_offset = off ? atoi(off) : 0;
+	cm.timeout_ns = softrdma_cm_env_ms("SOFTRDMA_CM_TIMEOUT_MS", SOFTRDMA_CM_TIMEOUT_MS);
+	cm.grace_ns = softrdma_cm_env_ms("SOFTRDMA_CM_REJECT_GRACE_MS",
+					 SOFTRDMA_CM_REJECT_GRACE_MS);
 	list = ibv_get_device_list(NULL);
 	if (!list || !list[0])
 		goto fail;
@@ -799,24 +854,16 @@ static int softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m
 	return 0;
 }
 
-/* Connect to the resolved destination. */
-int rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
+/*
+ * Open (when needed) the id's TCP socket and start a non-blocking connect to
+ * the destination's CM port (cm.lock held). Returns 0 or an errno; on error
+ * the socket is closed.
+ */
+static int softrdma_cm_tcp_connect(struct softrdma_cm_id *id)
 {
-	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct sockaddr_in dst, src;
 	int one = 1, err;
 
-	pthread_mutex_lock(&cm.lock);
-	if (id->state != CM_ROUTE) {
-		err = EINVAL;
-		goto out;
-	}
-	err = softrdma_cm_fill(id, &id->out_req, SOFTRDMA_CM_REQ, param, SOFTRDMA_CM_REQ_PDATA);
-	if (err)
-		goto out;
-	id->rnr_retry = param ? param->rnr_retry_count : 7;
-	if (id->rnr_retry > 7)
-		id->rnr_retry = 7;
 	if (id->fd < 0) {
 		id->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 		if (id->fd < 0) {
@@ -831,28 +878,66 @@ int rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 		}
 	}
 	setsockopt(id->fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-	err = softrdma_cm_qp_init(id);
-	if (err)
-		goto close;
 	dst = id->id.route.addr.dst_sin;
-	id->peer = dst;
 	dst.sin_port = softrdma_cm_tcp_port(dst.sin_port);
 	if (connect(id->fd, (struct sockaddr *)&dst, sizeof(dst)) < 0 && errno != EINPROGRESS) {
 		err = errno;
 		goto close;
 	}
 	id->tcp_connecting = 1;
-	id->state = CM_CONNECTING;
+	id->rhave = 0;
 	err = softrdma_cm_watch(id, EPOLLOUT | EPOLLIN, 1);
 	if (err)
 		goto close;
-	pthread_mutex_unlock(&cm.lock);
-	if (id->sync)
-		return softrdma_cm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED);
 	return 0;
 close:
 	close(id->fd);
 	id->fd = -1;
+out:
+	return err;
+}
+
+/* Connect to the resolved destination. */
+int rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
+{
+	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
+	int saved = errno, err;
+	uint64_t now;
+
+	pthread_mutex_lock(&cm.lock);
+	if (id->state != CM_ROUTE) {
+		err = EINVAL;
+		goto out;
+	}
+	err = softrdma_cm_fill(id, &id->out_req, SOFTRDMA_CM_REQ, param, SOFTRDMA_CM_REQ_PDATA);
+	if (err)
+		goto out;
+	id->rnr_retry = param ? param->rnr_retry_count : 7;
+	if (id->rnr_retry > 7)
+		id->rnr_retry = 7;
+	err = softrdma_cm_qp_init(id);
+	if (err)
+		goto out;
+	id->peer = id->id.route.addr.dst_sin;
+	now = softrdma_cm_now();
+	id->deadline = now + cm.timeout_ns;
+	id->refuse_until = now + cm.grace_ns;
+	id->retry_at = 0;
+	err = softrdma_cm_tcp_connect(id);
+	if (err == ECONNREFUSED) {
+		/* refused at once: the CM thread retries, then reports it */
+		id->retry_at = now + SOFTRDMA_CM_RETRY_NS;
+		err = 0;
+	}
+	if (err)
+		goto out;
+	id->state = CM_CONNECTING;
+	pthread_mutex_unlock(&cm.lock);
+	softrdma_cm_kick();
+	errno = saved;
+	if (id->sync)
+		return softrdma_cm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED);
+	return 0;
 out:
 	pthread_mutex_unlock(&cm.lock);
 	return softrdma_cm_err(err);
@@ -953,9 +1038,14 @@ static void softrdma_cm_disconnected(struct softrdma_cm_id *id)
 {
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 
-	/* the connection is gone: outstanding work requests are flushed */
+	/*
+	 * The connection is gone: outstanding work requests are flushed. The
+	 * peer ended its data streams before its DREQ or DREP, but on other
+	 * connections: the QP consumes them first (bounded), so answers the
+	 * peer sent before disconnecting still complete the requests.
+	 */
 	if (id->id.qp)
-		ibv_modify_qp(id->id.qp, &a, IBV_QP_STATE);
+		ibv_modify_qp(id->id.qp, &a, IBV_QP_STATE | SOFTRDMA_QP_DISCONNECT);
 	softrdma_cm_close_fd(id);
 	id->state = CM_DISCONNECTED;
 	if (!id->disc_reported) {
@@ -1498,6 +1588,7 @@ static void softrdma_cm_accept(struct softrdma_cm_id *l)
 /* A REQ arrived on a new passive connection: announce it to the listener. */
 static int softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 {
+	struct softrdma_cm_msg mra;
 	struct sockaddr_in local, peer;
 	socklen_t len = sizeof(local);
 
@@ -1519,6 +1610,10 @@ static int softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg 
 	id->state = CM_REQ_RCVD;
 	softrdma_cm_event(id, id->listen, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m,
 			  SOFTRDMA_CM_REQ_PDATA);
+	/* tell the active side the request arrived: it stops its timer */
+	memset(&mra, 0, sizeof(mra));
+	mra.type = SOFTRDMA_CM_MRA;
+	softrdma_cm_send(id, &mra);
 	return 0;
 }
 
@@ -1530,9 +1625,15 @@ static int softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg 
 	switch (m->type) {
 	case SOFTRDMA_CM_REQ:
 		return id->state == CM_REQ_WAIT ? softrdma_cm_on_req(id, m) : EPROTO;
+	case SOFTRDMA_CM_MRA:
+		if (id->state != CM_CONNECTING)
+			return EPROTO;
+		id->deadline = 0;
+		return 0;
 	case SOFTRDMA_CM_REP:
 		if (id->state != CM_CONNECTING)
 			return EPROTO;
+		id->deadline = 0;
 		id->remote_qpn = m->qpn;
 		if (!id->id.qp) {
 			id->state = CM_RESPONSE;
@@ -1558,6 +1659,7 @@ static int softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg 
 	case SOFTRDMA_CM_REJ:
 		if (id->state != CM_CONNECTING && id->state != CM_ACCEPTING)
 			return EPROTO;
+		id->deadline = 0;
 		softrdma_cm_close_fd(id);
 		id->state = CM_ERROR;
 		softrdma_cm_event(id, NULL, RDMA_CM_EVENT_REJECTED, 28, m, SOFTRDMA_CM_REJ_PDATA);
@@ -1592,7 +1694,15 @@ static void softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
 	switch (id->state) {
 	case CM_CONNECTING:
 		softrdma_cm_close_fd(id);
+		if (err == ECONNREFUSED && id->tcp_connecting &&
+		    softrdma_cm_now() < id->refuse_until) {
+			/* the listener may not be up yet: try again shortly */
+			id->retry_at = softrdma_cm_now() + SOFTRDMA_CM_RETRY_NS;
+			return;
+		}
 		id->state = CM_ERROR;
+		id->deadline = 0;
+		id->retry_at = 0;
 		if (err == ECONNREFUSED)
 			softrdma_cm_event(id, NULL, RDMA_CM_EVENT_REJECTED, 8, NULL, 0);
 		else if (err == ETIMEDOUT || err == EHOSTUNREACH || err == ENETUNREACH)
@@ -1681,16 +1791,59 @@ static void softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
 	}
 }
 
+/*
+ * Run the active-side timers (CM thread, cm.lock held): retry refused
+ * connects, report UNREACHABLE when the REQ was never acknowledged. Returns
+ * the epoll timeout in milliseconds until the next timer, -1 when none.
+ */
+static int softrdma_cm_timers(void)
+{
+	uint64_t now = softrdma_cm_now(), next = 0;
+	struct softrdma_list *n, *nx;
+	int err;
+
+	for (n = cm.ids.next; n != &cm.ids; n = nx) {
+		struct softrdma_cm_id *id = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node);
+
+		nx = n->next;
+		if (id->state != CM_CONNECTING)
+			continue;
+		if (id->deadline && now >= id->deadline) {
+			id->tcp_connecting = 0;
+			softrdma_cm_conn_lost(id, ETIMEDOUT);
+			continue;
+		}
+		if (id->retry_at && now >= id->retry_at) {
+			id->retry_at = 0;
+			err = softrdma_cm_tcp_connect(id);
+			if (err) {
+				id->tcp_connecting = 1;
+				softrdma_cm_conn_lost(id, err);
+			}
+		}
+		if (id->state != CM_CONNECTING)
+			continue;
+		if (id->deadline && (!next || id->deadline < next))
+			next = id->deadline;
+		if (id->retry_at && (!next || id->retry_at < next))
+			next = id->retry_at;
+	}
+	if (!next)
+		return -1;
+	now = softrdma_cm_now();
+	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
+}
+
 /* Body of the CM thread. */
 static void *softrdma_cm_thread(void *arg)
 {
 	struct epoll_event evs[32];
-	int n, i;
+	int n, i, timeout = -1;
 
 	(void)arg;
 	softrdma__block_signals();
 	for (;;) {
-		n = epoll_wait(cm.epfd, evs, 32, -1);
+		n = epoll_wait(cm.epfd, evs, 32, timeout);
 		if (n < 0 && errno != EINTR)
 			break;
 		pthread_mutex_lock(&cm.lock);
@@ -1699,8 +1852,14 @@ static void *softrdma_cm_thread(void *arg)
 			void *p = evs[i].data.ptr;
 			int alive = 0;
 
-			if (p == &softrdma_cm_wake_tag)
+			if (p == &softrdma_cm_wake_tag) {
+				uint64_t v;
+
+				if (read(cm.wakefd, &v, sizeof(v)) < 0) {
+					/* already drained */
+				}
 				continue;
+			}
 			/* the id may have been destroyed since epoll_wait returned */
 			for (it = cm.ids.next; it != &cm.ids; it = it->next)
 				if (SOFTRDMA_CONTAINER_OF(it, struct softrdma_cm_id, node) == p)
@@ -1708,6 +1867,7 @@ static void *softrdma_cm_thread(void *arg)
 			if (alive)
 				softrdma_cm_on_io(p, evs[i].events);
 		}
+		timeout = softrdma_cm_timers();
 		pthread_mutex_unlock(&cm.lock);
 	}
 	return NULL;

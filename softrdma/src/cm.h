@@ -20,6 +20,7 @@ enum softrdma_cm_msg_type {
 	SOFTRDMA_CM_RTU,
 	SOFTRDMA_CM_DREQ,
 	SOFTRDMA_CM_DREP,
+	SOFTRDMA_CM_MRA,	/* REQ received: the active side stops its timer */
 };
 
 /* Fixed-size CM message exchanged over the id's TCP connection. */

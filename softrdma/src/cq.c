@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "cq.h"
+#include "shm.h"
 
 static pthread_mutex_t softrdma_cq_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t softrdma_cq_ev_cond = PTHREAD_COND_INITIALIZER;
@@ -67,6 +68,7 @@ struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_cont
 	if (!cq->ring)
 		goto free_cq;
 	pthread_spin_init(&cq->lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_mutex_init(&cq->qps_lock, NULL);
 	cq->cq.context = context;
 	cq->cq.channel = channel;
 	cq->cq.cq_context = cq_context;
@@ -106,6 +108,8 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 		__atomic_sub_fetch(&cq->channel->refcnt, 1, __ATOMIC_RELAXED);
 	}
 	pthread_spin_destroy(&c->lock);
+	pthread_mutex_destroy(&c->qps_lock);
+	free(c->qps);
 	free(c->ring);
 	free(c);
 	return 0;
@@ -146,6 +150,20 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
  */
 int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 {
+	uint64_t pos;
+
+	return softrdma__cq_push_pos(cq, wc, &pos);
+}
+
+/* Completions polled from @cq so far. */
+uint64_t softrdma__cq_consumed(struct ibv_cq *cq)
+{
+	return __atomic_load_n(&((struct softrdma_cq *)cq)->consumed, __ATOMIC_ACQUIRE);
+}
+
+/* Push a completion and report its position: it is polled once consumed >= @pos. */
+int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos)
+{
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
 	int signal = 0, first_overflow = 0;
@@ -161,6 +179,7 @@ int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 	}
 	c->ring[(c->head + c->count) % c->size] = *wc;
 	c->count++;
+	*pos = ++c->produced;
 	if (c->armed && ch) {
 		c->armed = 0;
 		signal = 1;
@@ -179,20 +198,82 @@ int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 	return 0;
 }
 
+/* Record that @qp completes on @cq (QP creation; not the data path). */
+int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	int err = 0;
+
+	pthread_mutex_lock(&c->qps_lock);
+	if (c->nqps == c->qps_cap) {
+		uint32_t cap = c->qps_cap ? 2 * c->qps_cap : 4;
+		struct softrdma_qp **q = realloc(c->qps, cap * sizeof(*q));
+
+		if (!q) {
+			err = ENOMEM;
+			goto out;
+		}
+		c->qps = q;
+		c->qps_cap = cap;
+	}
+	c->qps[c->nqps++] = qp;
+out:
+	pthread_mutex_unlock(&c->qps_lock);
+	return err;
+}
+
+/* Forget @qp; once this returns no poll of @cq touches it. */
+void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+	uint32_t i;
+
+	pthread_mutex_lock(&c->qps_lock);
+	for (i = 0; i < c->nqps; i++) {
+		if (c->qps[i] == qp) {
+			c->qps[i] = c->qps[--c->nqps];
+			break;
+		}
+	}
+	pthread_mutex_unlock(&c->qps_lock);
+}
+
+/*
+ * An empty poll: move the same-host rings of the QPs completing here, so a
+ * busy-polling application needs no help from the progress thread.
+ */
+static void softrdma_cq_progress(struct softrdma_cq *c)
+{
+	uint32_t i;
+
+	if (pthread_mutex_trylock(&c->qps_lock))
+		return;
+	for (i = 0; i < c->nqps; i++)
+		softrdma__qp_app_progress(c->qps[i]);
+	pthread_mutex_unlock(&c->qps_lock);
+	softrdma__shm_app_polled();
+}
+
 /* ops.poll_cq: dequeue up to @num_entries completions. */
 int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	int n = 0;
 
-	if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED))
-		return 0;
+	if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED)) {
+		if (!c->nqps || !softrdma__shm_active())
+			return 0;
+		softrdma_cq_progress(c);
+		if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED))
+			return 0;
+	}
 	pthread_spin_lock(&c->lock);
 	while (n < num_entries && c->count) {
 		wc[n++] = c->ring[c->head];
 		c->head = (c->head + 1) % c->size;
 		c->count--;
 	}
+	__atomic_store_n(&c->consumed, c->consumed + n, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&c->lock);
 	return n;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "mr.h"
+#include "shm.h"
 
 #undef ibv_reg_mr
 #undef ibv_reg_mr_iova
@@ -18,6 +19,7 @@ static pthread_rwlock_t softrdma_mr_lock = PTHREAD_RWLOCK_INITIALIZER;
 static struct softrdma_mr *softrdma_mr_tab[SOFTRDMA_MAX_MR];
 static uint8_t softrdma_mr_variant[SOFTRDMA_MAX_MR];
 static uint32_t softrdma_mr_next = 1;
+static uint32_t softrdma_pd_next;
 
 /* Take a reference on @pd for an object created in it. */
 void softrdma__pd_get(struct ibv_pd *pd)
@@ -41,7 +43,8 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 		return NULL;
 	}
 	p->pd.context = context;
-	p->pd.handle = (uint32_t)(uintptr_t)p;
+	/* a small unique id: peers compare it with the PD of an rkey */
+	p->pd.handle = __atomic_add_fetch(&softrdma_pd_next, 1, __ATOMIC_RELAXED);
 	return &p->pd;
 }
 
@@ -160,6 +163,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	mr->access = access;
 	mr->iova = (access & IBV_ACCESS_ZERO_BASED) ? 0 : iova;
 	softrdma_mr_tab[slot] = mr;
+	softrdma__seg_publish(slot, mr, pd->handle);
 	pthread_rwlock_unlock(&softrdma_mr_lock);
 	softrdma__pd_get(pd);
 	return &mr->mr;
@@ -191,8 +195,10 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 	struct ibv_pd *pd = mr->pd;
 
 	pthread_rwlock_wrlock(&softrdma_mr_lock);
-	if (mr->handle < SOFTRDMA_MAX_MR && softrdma_mr_tab[mr->handle] == m)
+	if (mr->handle < SOFTRDMA_MAX_MR && softrdma_mr_tab[mr->handle] == m) {
 		softrdma_mr_tab[mr->handle] = NULL;
+		softrdma__seg_publish(mr->handle, NULL, 0);
+	}
 	pthread_rwlock_unlock(&softrdma_mr_lock);
 	softrdma__pd_put(pd);
 	free(m);
@@ -229,6 +235,7 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	m->iova = (uintptr_t)naddr;
 	mr->lkey = slot << 8 | softrdma_mr_variant[slot];
 	mr->rkey = mr->lkey;
+	softrdma__seg_publish(slot, m, npd->handle);
 	pthread_rwlock_unlock(&softrdma_mr_lock);
 	return 0;
 }

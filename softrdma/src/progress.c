@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <netinet/tcp.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,28 +20,40 @@
 #include <unistd.h>
 
 #include "progress.h"
+#include "shm.h"
+
+/* A TCP listener hosting up to 255 QP numbers (qpn = port << 8 | index). */
+struct softrdma_listener {
+	int fd;
+	uint16_t port;
+	int used;
+	/* slot handed out last: numbers are reused as late as possible */
+	int last;
+	struct softrdma_qp *qps[SOFTRDMA_QP_PER_PORT + 1];
+};
 
 static struct {
 	pthread_once_t once;
 	int err;
 	int epfd;
 	int wakefd;
-	int lfd;
-	uint16_t port;
 	pthread_t thr;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t epoch;
-	struct softrdma_qp *qps[SOFTRDMA_MAX_QP + 1];
+	uint64_t spin_ns;
+	int nlis;
+	struct softrdma_listener *lis[SOFTRDMA_MAX_LISTENERS];
 	struct softrdma_list grave;
 	struct softrdma_list hello;
+	struct softrdma_list shm;
 } softrdma_prog = {
 	.once = PTHREAD_ONCE_INIT,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
 };
 
-static char softrdma_tag_listen, softrdma_tag_wake;
+static char softrdma_tag_wake;
 
 /* Free connections closed since the last loop (progress thread only). */
 static void softrdma_reap(void)
@@ -63,6 +76,8 @@ static void softrdma_reap(void)
 			SOFTRDMA_CONTAINER_OF(dead.next, struct softrdma_conn, node);
 
 		softrdma__list_del(&c->node);
+		softrdma__list_del(&c->shm_node);
+		softrdma__shm_release(c);
 		epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
 		while (!softrdma__list_empty(&c->txq)) {
@@ -124,13 +139,13 @@ void softrdma__progress_kick(void)
 	}
 }
 
-/* Accept new data connections; they wait for their hello. */
-static void softrdma_accept(void)
+/* Accept new data connections on @l; they wait for their hello. */
+static void softrdma_accept(struct softrdma_listener *l)
 {
 	for (;;) {
 		struct softrdma_conn *c;
 		int one = 1;
-		int fd = accept4(softrdma_prog.lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 		if (fd < 0)
 			return;
@@ -141,7 +156,9 @@ static void softrdma_accept(void)
 			continue;
 		}
 		c->fd = fd;
+		c->ring_fd = -1;
 		softrdma__list_init(&c->txq);
+		softrdma__list_init(&c->shm_node);
 		softrdma__list_add_tail(&softrdma_prog.hello, &c->node);
 		if (softrdma__progress_watch(c, EPOLLIN | EPOLLRDHUP)) {
 			softrdma__list_del(&c->node);
@@ -162,24 +179,53 @@ static void softrdma_drop_hello(struct softrdma_conn *c)
 	pthread_mutex_unlock(&softrdma_prog.lock);
 }
 
-/* Read and check the hello of a new connection, then attach it to its QP. */
+/*
+ * Read the hello and the same-host offer of a new connection into hbuf and
+ * abuf. Returns 1 when complete, 0 to wait, -1 when the connection failed.
+ */
+static int softrdma_hello_read(struct softrdma_conn *c)
+{
+	size_t hl = sizeof(struct softrdma_wire_hello);
+
+	while (c->hhave < SOFTRDMA_WIRE_HELLO_LEN) {
+		ssize_t n;
+
+		if (c->hhave < hl)
+			n = recv(c->fd, c->hbuf + c->hhave, hl - c->hhave, MSG_DONTWAIT);
+		else
+			n = recv(c->fd, c->abuf + (c->hhave - hl),
+				 SOFTRDMA_WIRE_HELLO_LEN - c->hhave, MSG_DONTWAIT);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN)
+			return 0;
+		if (n <= 0)
+			return -1;
+		c->hhave += n;
+	}
+	return 1;
+}
+
+/*
+ * Read and check the hello of a new connection, answer it (taking up a
+ * same-host offer when possible), then attach it to its QP.
+ */
 static void softrdma_hello(struct softrdma_conn *c)
 {
 	struct softrdma_wire_hello h;
+	struct softrdma_wire_shm offer, answer;
 	struct softrdma_qp *qp;
-	ssize_t n;
+	int r = softrdma_hello_read(c);
 
-	n = recv(c->fd, c->hbuf + c->hhave, sizeof(h) - c->hhave, MSG_DONTWAIT);
-	if (n < 0 && (errno == EAGAIN || errno == EINTR))
-		return;
-	if (n <= 0) {
+	if (r < 0) {
 		softrdma_drop_hello(c);
 		return;
 	}
-	c->hhave += n;
-	if (c->hhave < sizeof(h))
+	if (!r)
 		return;
 	memcpy(&h, c->hbuf, sizeof(h));
+	memcpy(&offer, c->abuf, sizeof(offer));
+	softrdma__wire_shm_from_le(&offer);
 	c->hhave = 0;
 	qp = softrdma__wire_hello_check(&h) ? NULL : softrdma__progress_find_qp(h.dst_qpn);
 	if (!qp) {
@@ -194,12 +240,26 @@ static void softrdma_hello(struct softrdma_conn *c)
 		softrdma_drop_hello(c);
 		return;
 	}
+	softrdma__shm_accept(c, &offer, &answer);
+	softrdma__wire_shm_to_le(&answer);
+	if (send(c->fd, &answer, sizeof(answer), MSG_DONTWAIT | MSG_NOSIGNAL) !=
+	    (ssize_t)sizeof(answer)) {
+		/* a fresh socket takes 64 bytes at once; anything else is a failure */
+		pthread_mutex_unlock(&qp->lock);
+		softrdma__shm_release(c);
+		softrdma_drop_hello(c);
+		return;
+	}
 	if (qp->in)
 		softrdma__conn_close(qp->in);
 	softrdma__list_del(&c->node);
 	c->qp = qp;
 	c->rx = SOFTRDMA_RX_HDR;
 	qp->in = c;
+	if (c->shm) {
+		softrdma__progress_shm_add(c);
+		softrdma__shm_publish_qp(qp);
+	}
 	softrdma__qp_conn_readable(c);
 	pthread_mutex_unlock(&qp->lock);
 }
@@ -227,7 +287,7 @@ static void softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 		softrdma__qp_conn_readable(c);
 	if (!c->dead && (ev & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))) {
 		/* the peer is gone: consume what it sent, then fail the QP */
-		if (c->events & EPOLLIN)
+		if ((c->events & EPOLLIN) || c->shm)
 			softrdma__qp_conn_readable(c);
 		if (!c->dead)
 			softrdma__qp_conn_failed(c, ECONNRESET);
@@ -235,39 +295,134 @@ static void softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 	pthread_mutex_unlock(&qp->lock);
 }
 
-/* Retry stalled responders and compute the nearest RNR deadline. */
+/*
+ * Retry stalled responders, time out requests to peers that left RTS, and
+ * compute the nearest deadline.
+ */
 static int softrdma_rescan(void)
 {
 	uint64_t now = softrdma__now_ns(), next = 0;
-	int i;
+	int l, i, nlis = __atomic_load_n(&softrdma_prog.nlis, __ATOMIC_ACQUIRE);
 
-	for (i = 1; i <= SOFTRDMA_MAX_QP; i++) {
-		struct softrdma_qp *qp = softrdma_prog.qps[i];
+	for (l = 0; l < nlis; l++) {
+		struct softrdma_listener *lis = softrdma_prog.lis[l];
 
-		if (!qp || !qp->in)
-			continue;
-		pthread_mutex_lock(&qp->lock);
-		softrdma__qp_check_rnr(qp, now, &next);
-		pthread_mutex_unlock(&qp->lock);
+		for (i = 1; i <= SOFTRDMA_QP_PER_PORT; i++) {
+			struct softrdma_qp *qp = __atomic_load_n(&lis->qps[i], __ATOMIC_ACQUIRE);
+			struct softrdma_conn *c;
+			int rnr;
+
+			/* connections are freed only by this thread: peeking is safe */
+			if (!qp)
+				continue;
+			c = __atomic_load_n(&qp->in, __ATOMIC_RELAXED);
+			rnr = c && c->rx == SOFTRDMA_RX_WAIT_RWQE;
+			if (!rnr && !__atomic_load_n(&qp->eos_deadline, __ATOMIC_RELAXED))
+				continue;
+			pthread_mutex_lock(&qp->lock);
+			if (rnr)
+				softrdma__qp_check_rnr(qp, now, &next);
+			softrdma__qp_check_eos(qp, now, &next);
+			pthread_mutex_unlock(&qp->lock);
+		}
 	}
 	if (!next)
 		return -1;
 	return (int)((next - now) / 1000000) + 1;
 }
 
+/* Add @c, which now runs over rings, to the polled set (progress thread). */
+void softrdma__progress_shm_add(struct softrdma_conn *c)
+{
+	softrdma__shm_set_active();
+	softrdma__list_del(&c->shm_node);
+	softrdma__list_add_tail(&softrdma_prog.shm, &c->shm_node);
+}
+
+/*
+ * Serve the rings of every same-host connection once. With @peek, only
+ * report whether anything is waiting. Returns non-zero when bytes moved
+ * (or, with @peek, are waiting).
+ */
+static int softrdma_shm_poll(int peek)
+{
+	struct softrdma_list *n;
+	int work = 0;
+
+	for (n = softrdma_prog.shm.next; n != &softrdma_prog.shm; n = n->next) {
+		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, shm_node);
+		struct softrdma_qp *qp;
+		uint64_t head, tail;
+		uint32_t avail;
+		int tx;
+
+		if (c->dead)
+			continue;
+		avail = softrdma__shm_rx_avail(c);
+		if (avail && !softrdma__qp_conn_wants_rx(c))
+			avail = 0;
+		tx = !softrdma__list_empty(&c->txq) && softrdma__shm_tx_space(c);
+		if (!avail && !tx)
+			continue;
+		if (peek)
+			return 1;
+		qp = c->qp;
+		if (!qp)
+			continue;
+		pthread_mutex_lock(&qp->lock);
+		head = c->rx_head;
+		tail = c->tx_tail;
+		if (!c->dead && tx)
+			softrdma__qp_conn_writable(c);
+		if (!c->dead && avail)
+			softrdma__qp_conn_readable(c);
+		if (c->dead || c->rx_head != head || c->tx_tail != tail)
+			work = 1;
+		pthread_mutex_unlock(&qp->lock);
+	}
+	return work;
+}
+
 /* Body of the progress thread. */
 static void *softrdma_progress_main(void *arg)
 {
 	struct epoll_event evs[64];
-	int timeout = -1, n, i;
+	uint64_t last = 0, now;
+	int timeout = -1, n, i, spin = 0, work;
 
 	(void)arg;
 	softrdma__block_signals();
 	for (;;) {
 		softrdma_reap();
-		n = epoll_wait(softrdma_prog.epfd, evs, 64, timeout);
+		if (spin) {
+			n = epoll_wait(softrdma_prog.epfd, evs, 64, 0);
+		} else {
+			int t = timeout;
+
+			if (!softrdma__list_empty(&softrdma_prog.shm)) {
+				/*
+				 * While the application polls its CQs it moves the rings
+				 * itself: doze and look again soon. Otherwise sleep until
+				 * a producer rings. Either way, look once more first.
+				 */
+				int doze = softrdma__shm_app_polling(softrdma__now_ns());
+
+				softrdma__seg_set_sleeping(doze ? 1 : 2);
+				if (softrdma_shm_poll(1)) {
+					softrdma__seg_set_sleeping(0);
+					spin = 1;
+					last = softrdma__now_ns();
+					continue;
+				}
+				if (doze && (t < 0 || t > 1))
+					t = 1;
+			}
+			n = epoll_wait(softrdma_prog.epfd, evs, 64, t);
+			softrdma__seg_set_sleeping(0);
+		}
 		if (n < 0 && errno != EINTR)
 			break;
+		work = n > 0;
 		for (i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
 
@@ -277,48 +432,98 @@ static void *softrdma_progress_main(void *arg)
 				if (read(softrdma_prog.wakefd, &v, sizeof(v)) < 0) {
 					/* spurious wakeup */
 				}
-			} else if (p == &softrdma_tag_listen) {
-				softrdma_accept();
+			} else if ((uintptr_t)p & 1) {
+				softrdma_accept((struct softrdma_listener *)((uintptr_t)p - 1));
 			} else {
 				softrdma_conn_event(p, evs[i].events);
 			}
 		}
+		for (i = 0; i < 64 && !softrdma__list_empty(&softrdma_prog.shm); i++) {
+			if (softrdma_shm_poll(0)) {
+				work = 1;
+				break;
+			}
+			if (!spin)
+				break;
+			__builtin_ia32_pause();
+		}
 		timeout = softrdma_rescan();
+		now = softrdma__now_ns();
+		if (work)
+			last = now;
+		spin = !softrdma__list_empty(&softrdma_prog.shm) &&
+		       now - last < softrdma_prog.spin_ns && !softrdma__shm_app_polling(now);
+		if (spin && !work)
+			sched_yield();
 	}
 	return NULL;
 }
 
-/* Create the listener, epoll set and thread (once per process). */
-static void softrdma_progress_init(void)
+/* Open one more listener; returns it or NULL with errno (prog.lock held). */
+static struct softrdma_listener *softrdma_listener_new(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	struct sockaddr_in sin = { .sin_family = AF_INET };
 	socklen_t len = sizeof(sin);
+	struct softrdma_listener *l;
+	int err;
+
+	if (softrdma_prog.nlis >= SOFTRDMA_MAX_LISTENERS) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	l = calloc(1, sizeof(*l));
+	if (!l)
+		return NULL;
+	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (l->fd < 0)
+		goto free_l;
+	sin.sin_addr.s_addr = htonl(INADDR_ANY);
+	if (bind(l->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+	    listen(l->fd, 128) < 0 ||
+	    getsockname(l->fd, (struct sockaddr *)&sin, &len) < 0)
+		goto close_fd;
+	l->port = ntohs(sin.sin_port);
+	ev.data.ptr = (void *)((uintptr_t)l | 1);
+	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, l->fd, &ev) < 0)
+		goto close_fd;
+	softrdma_prog.lis[softrdma_prog.nlis] = l;
+	__atomic_store_n(&softrdma_prog.nlis, softrdma_prog.nlis + 1, __ATOMIC_RELEASE);
+	return l;
+
+close_fd:
+	err = errno;
+	close(l->fd);
+	errno = err;
+free_l:
+	err = errno;
+	free(l);
+	errno = err;
+	return NULL;
+}
+
+/* Create the epoll set, the first listener and the thread (once per process). */
+static void softrdma_progress_init(void)
+{
+	struct epoll_event ev = { .events = EPOLLIN };
+	const char *spin = getenv("SOFTRDMA_SPIN_US");
 	sigset_t all, old;
 	int err;
 
 	softrdma__list_init(&softrdma_prog.grave);
 	softrdma__list_init(&softrdma_prog.hello);
-	softrdma_prog.lfd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-	if (softrdma_prog.lfd < 0)
-		goto fail;
-	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(softrdma_prog.lfd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    listen(softrdma_prog.lfd, 128) < 0 ||
-	    getsockname(softrdma_prog.lfd, (struct sockaddr *)&sin, &len) < 0)
-		goto close_lfd;
-	softrdma_prog.port = ntohs(sin.sin_port);
+	softrdma__list_init(&softrdma_prog.shm);
+	softrdma_prog.spin_ns = (spin ? strtoull(spin, NULL, 10) : 50) * 1000;
 	softrdma_prog.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (softrdma_prog.epfd < 0)
-		goto close_lfd;
+		goto fail;
 	softrdma_prog.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (softrdma_prog.wakefd < 0)
 		goto close_ep;
-	ev.data.ptr = &softrdma_tag_listen;
-	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.lfd, &ev) < 0)
-		goto close_wake;
 	ev.data.ptr = &softrdma_tag_wake;
 	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.wakefd, &ev) < 0)
+		goto close_wake;
+	if (!softrdma_listener_new())
 		goto close_wake;
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
@@ -326,17 +531,19 @@ static void softrdma_progress_init(void)
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err) {
 		errno = err;
-		goto close_wake;
+		goto close_lis;
 	}
 	pthread_detach(softrdma_prog.thr);
 	return;
 
+close_lis:
+	close(softrdma_prog.lis[0]->fd);
+	free(softrdma_prog.lis[0]);
+	softrdma_prog.nlis = 0;
 close_wake:
 	close(softrdma_prog.wakefd);
 close_ep:
 	close(softrdma_prog.epfd);
-close_lfd:
-	close(softrdma_prog.lfd);
 fail:
 	softrdma_prog.err = errno ? errno : EIO;
 }
@@ -348,31 +555,53 @@ int softrdma__progress_start(void)
 	return softrdma_prog.err;
 }
 
-/* Listener port encoded in this process's QP numbers. */
-uint16_t softrdma__progress_port(void)
+/* The eventfd peers ring to wake the progress thread. */
+int softrdma__progress_bell(void)
 {
-	return softrdma_prog.port;
+	return softrdma_prog.wakefd;
 }
 
-/* Give @qp an index and a QP number. */
+/* Give @qp a listener slot and a QP number, opening a listener if needed. */
 int softrdma__progress_add_qp(struct softrdma_qp *qp)
 {
-	int i, err = softrdma__progress_start();
+	struct softrdma_listener *l = NULL;
+	int i, j, k, err = softrdma__progress_start();
 
 	if (err)
 		return err;
 	pthread_mutex_lock(&softrdma_prog.lock);
-	for (i = 1; i <= SOFTRDMA_MAX_QP; i++) {
-		if (!softrdma_prog.qps[i]) {
-			softrdma_prog.qps[i] = qp;
-			qp->idx = i;
-			qp->qpx.qp_base.qp_num = (uint32_t)softrdma_prog.port << 8 | i;
+	for (k = softrdma_prog.nlis - 1; k >= 0; k--) {
+		if (softrdma_prog.lis[k]->used < SOFTRDMA_QP_PER_PORT) {
+			l = softrdma_prog.lis[k];
+			break;
+		}
+	}
+	if (!l) {
+		l = softrdma_listener_new();
+		if (!l) {
+			err = errno ? errno : ENOMEM;
 			pthread_mutex_unlock(&softrdma_prog.lock);
-			return 0;
+			return err;
+		}
+		k = softrdma_prog.nlis - 1;
+	}
+	/*
+	 * Like an RNIC, do not hand a just-freed number out again at once: a
+	 * late hello meant for the destroyed QP would attach to the new one.
+	 */
+	for (j = 1; j <= SOFTRDMA_QP_PER_PORT; j++) {
+		i = (l->last + j - 1) % SOFTRDMA_QP_PER_PORT + 1;
+		if (!l->qps[i]) {
+			__atomic_store_n(&l->qps[i], qp, __ATOMIC_RELEASE);
+			l->used++;
+			l->last = i;
+			qp->idx = k * (SOFTRDMA_QP_PER_PORT + 1) + i;
+			qp->qpx.qp_base.qp_num = (uint32_t)l->port << 8 | i;
+			break;
 		}
 	}
 	pthread_mutex_unlock(&softrdma_prog.lock);
-	return ENOMEM;
+	return 0;
 }
 
 /*
@@ -381,11 +610,17 @@ int softrdma__progress_add_qp(struct softrdma_qp *qp)
  */
 void softrdma__progress_del_qp(struct softrdma_qp *qp)
 {
+	struct softrdma_listener *l;
 	uint64_t target;
+	int k = qp->idx / (SOFTRDMA_QP_PER_PORT + 1);
+	int i = qp->idx % (SOFTRDMA_QP_PER_PORT + 1);
 
 	pthread_mutex_lock(&softrdma_prog.lock);
-	if (softrdma_prog.qps[qp->idx] == qp)
-		softrdma_prog.qps[qp->idx] = NULL;
+	l = k < softrdma_prog.nlis ? softrdma_prog.lis[k] : NULL;
+	if (l && l->qps[i] == qp) {
+		__atomic_store_n(&l->qps[i], NULL, __ATOMIC_RELEASE);
+		l->used--;
+	}
 	target = softrdma_prog.epoch + 1;
 	softrdma__progress_kick();
 	while ((int64_t)(softrdma_prog.epoch - target) < 0)
@@ -398,11 +633,17 @@ struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn)
 {
 	struct softrdma_qp *qp = NULL;
 	uint32_t idx = qpn & 0xff;
+	int k;
 
-	if ((qpn >> 8) != softrdma_prog.port || !idx || idx > SOFTRDMA_MAX_QP)
+	if (!idx || idx > SOFTRDMA_QP_PER_PORT || qpn > 0xffffff)
 		return NULL;
 	pthread_mutex_lock(&softrdma_prog.lock);
-	qp = softrdma_prog.qps[idx];
+	for (k = 0; k < softrdma_prog.nlis; k++) {
+		if (softrdma_prog.lis[k]->port == (qpn >> 8)) {
+			qp = softrdma_prog.lis[k]->qps[idx];
+			break;
+		}
+	}
 	pthread_mutex_unlock(&softrdma_prog.lock);
 	return qp;
 }

@@ -15,15 +15,22 @@
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cq.h"
 #include "mr.h"
 #include "qp.h"
+#include "shm.h"
 
 #define SOFTRDMA_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
 			   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
 			   IBV_QP_EX_WITH_RDMA_READ)
+
+/* A CM disconnect waits at most this long for the peer's streams to end. */
+#define SOFTRDMA_DRAIN_NS	1000000000ull
+/* Requests outstanding when the peer's QP left RTS time out after this. */
+#define SOFTRDMA_EOS_WAIT_NS	500000000ull
 
 static struct softrdma_qp *softrdma_qp(struct ibv_qp *qp)
 {
@@ -90,7 +97,10 @@ static void softrdma_sq_complete_head(struct softrdma_qp *qp, enum ibv_wc_status
 	struct softrdma_swqe *e = &qp->sq[qp->sq_head];
 	struct ibv_wc wc;
 
-	if (e->signaled || status != IBV_WC_SUCCESS) {
+	if (e->done) {
+		/* executed and, if signaled, completed already: it only held its slot */
+		qp->sq_ndone--;
+	} else if (e->signaled || status != IBV_WC_SUCCESS) {
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = e->wr_id;
 		wc.status = status;
@@ -104,14 +114,22 @@ static void softrdma_sq_complete_head(struct softrdma_qp *qp, enum ibv_wc_status
 	qp->sq_count--;
 }
 
-/* Close both connections of @qp. */
+static void softrdma_conn_send_eos(struct softrdma_conn *c);
+
+/* Close both connections of @qp, each after an end-of-stream marker. */
 static void softrdma_qp_close_conns(struct softrdma_qp *qp)
 {
+	if (qp->out)
+		softrdma_conn_send_eos(qp->out);
+	if (qp->in)
+		softrdma_conn_send_eos(qp->in);
 	if (qp->out) {
 		softrdma__conn_close(qp->out);
 		qp->out = NULL;
 	}
 	if (qp->in) {
+		/* same host: the requester must stop writing directly at once */
+		softrdma__shm_revoke(qp->in);
 		softrdma__conn_close(qp->in);
 		qp->in = NULL;
 	}
@@ -128,6 +146,9 @@ void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_
 	struct ibv_wc wc;
 
 	q->state = IBV_QPS_ERR;
+	softrdma__shm_publish_qp(qp);
+	while (qp->sq_count && qp->sq[qp->sq_head].done)
+		softrdma_sq_complete_head(qp, IBV_WC_SUCCESS);
 	if (flush_head && qp->sq_count)
 		softrdma_sq_complete_head(qp, head);
 	while (qp->sq_count)
@@ -170,7 +191,10 @@ static uint32_t softrdma_conn_want(struct softrdma_conn *c)
 	uint32_t ev = EPOLLRDHUP;
 	struct softrdma_qp *qp = c->qp;
 
-	if (c->connecting || !softrdma__list_empty(&c->txq))
+	if (c->shm || c->eos)
+		return ev;	/* data flows through the rings, or the peer is done */
+	if (c->connecting ||
+	    (!softrdma__list_empty(&c->txq) && !(c->await_answer && c->hello_sent)))
 		ev |= EPOLLOUT;
 	if (!c->connecting) {
 		if (c->is_out)
@@ -183,13 +207,72 @@ static uint32_t softrdma_conn_want(struct softrdma_conn *c)
 	return ev;
 }
 
+/* Progress thread: the peer's ring has data this side should consume now. */
+int softrdma__qp_conn_wants_rx(struct softrdma_conn *c)
+{
+	struct softrdma_qp *qp = c->qp;
+	enum ibv_qp_state st;
+
+	if (!qp || c->eos)
+		return 0;
+	if (c->is_out)
+		return 1;
+	st = qp->qpx.qp_base.state;
+	return c->rx != SOFTRDMA_RX_WAIT_RWQE && st != IBV_QPS_RESET && st != IBV_QPS_INIT &&
+	       st != IBV_QPS_ERR;
+}
+
+/*
+ * Application thread, from an empty CQ poll: move the rings of @qp's
+ * same-host connections. Skipped when another thread holds the QP.
+ */
+void softrdma__qp_app_progress(struct softrdma_qp *qp)
+{
+	struct softrdma_conn *cs[2];
+	int i;
+
+	if (pthread_mutex_trylock(&qp->lock))
+		return;
+	cs[0] = qp->out;
+	cs[1] = qp->in;
+	for (i = 0; i < 2; i++) {
+		struct softrdma_conn *c = cs[i];
+
+		if (!c || !c->shm || c->dead || (i == 1 && qp->in != c) || (!i && qp->out != c))
+			continue;
+		if (!softrdma__list_empty(&c->txq) && softrdma__qp_flush_tx(c)) {
+			softrdma__qp_conn_failed(c, EPIPE);
+			continue;
+		}
+		if (!c->dead && softrdma__shm_rx_avail(c) && softrdma__qp_conn_wants_rx(c))
+			softrdma__qp_conn_readable(c);
+	}
+	pthread_mutex_unlock(&qp->lock);
+}
+
+/* Receive from the socket or the ring without blocking. */
+static ssize_t softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len)
+{
+	if (c->shm)
+		return softrdma__shm_recv(c, buf, len);
+	return recv(c->fd, buf, len, MSG_DONTWAIT);
+}
+
 /* Write queued buffers without blocking; keep EPOLLOUT armed for the rest. */
 int softrdma__qp_flush_tx(struct softrdma_conn *c)
 {
 	while (!c->connecting && !softrdma__list_empty(&c->txq)) {
 		struct softrdma_txbuf *b =
 			SOFTRDMA_CONTAINER_OF(c->txq.next, struct softrdma_txbuf, node);
-		ssize_t n = send(c->fd, b->data + b->off, b->len - b->off,
+		ssize_t n;
+
+		/* after the hello, wait for the answer that picks the transport */
+		if (c->await_answer && c->hello_sent)
+			break;
+		if (c->shm)
+			n = softrdma__shm_send(c, b->data + b->off, b->len - b->off);
+		else
+			n = send(c->fd, b->data + b->off, b->len - b->off,
 				 MSG_NOSIGNAL | MSG_DONTWAIT);
 
 		if (n < 0) {
@@ -203,6 +286,7 @@ int softrdma__qp_flush_tx(struct softrdma_conn *c)
 		if (b->off == b->len) {
 			softrdma__list_del(&b->node);
 			free(b);
+			c->hello_sent = 1;
 		}
 	}
 	softrdma__progress_watch(c, softrdma_conn_want(c));
@@ -223,13 +307,165 @@ static void softrdma_conn_send(struct softrdma_conn *c, struct softrdma_txbuf *b
 static void softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, uint8_t status)
 {
 	struct softrdma_wire_hdr h = { .op = op, .seq = seq, .status = status };
+	struct softrdma_conn *c = qp->in;
 	struct softrdma_txbuf *b;
 
-	if (!qp->in)
+	if (!c)
 		return;
+	if (c->shm && softrdma__list_empty(&c->txq) &&
+	    softrdma__shm_tx_space(c) != UINT32_MAX && softrdma__shm_tx_space(c) >= sizeof(h)) {
+		/* same host: straight into the ring, nothing allocated */
+		uint64_t at = softrdma__shm_tail(c);
+
+		softrdma__wire_hdr_to_le(&h);
+		softrdma__shm_put(c, at, &h, sizeof(h), 0);
+		softrdma__shm_commit(c, at + sizeof(h));
+		return;
+	}
 	b = softrdma_txbuf_new(&h, 0);
 	if (b)
 		softrdma_conn_send(qp->in, b);
+}
+
+/*
+ * This side sends nothing more on @c: put an end-of-stream marker after
+ * what the socket or the ring already holds, so the peer knows it has seen
+ * everything. Requests still queued on a requester connection are dropped
+ * (their WRs are flushed here). When queued data cannot be written at
+ * once, the close alone ends the stream. Nothing is allocated.
+ */
+static void softrdma_conn_send_eos(struct softrdma_conn *c)
+{
+	struct softrdma_wire_hdr h = { .op = SOFTRDMA_OP_EOS };
+	struct softrdma_list *n, *nx;
+	uint32_t space;
+	uint64_t at;
+
+	if (c->dead || c->connecting || c->await_answer)
+		return;
+	for (n = c->txq.next; c->is_out && n != &c->txq; n = nx) {
+		struct softrdma_txbuf *b = SOFTRDMA_CONTAINER_OF(n, struct softrdma_txbuf, node);
+
+		nx = n->next;
+		if (b->off)
+			continue;	/* partly written: the peer sees a cut message */
+		softrdma__list_del(n);
+		free(b);
+	}
+	if (!softrdma__list_empty(&c->txq) &&
+	    (softrdma__qp_flush_tx(c) || !softrdma__list_empty(&c->txq)))
+		return;
+	softrdma__wire_hdr_to_le(&h);
+	if (c->shm) {
+		space = softrdma__shm_tx_space(c);
+		if (space == UINT32_MAX || space < sizeof(h))
+			return;
+		at = softrdma__shm_tail(c);
+		softrdma__shm_put(c, at, &h, sizeof(h), 0);
+		softrdma__shm_commit(c, at + sizeof(h));
+		return;
+	}
+	if (send(c->fd, &h, sizeof(h), MSG_NOSIGNAL | MSG_DONTWAIT) != (ssize_t)sizeof(h)) {
+		/* no room (or cut short): the close that follows ends the stream */
+	}
+}
+
+/*
+ * Outstanding requests to a peer whose QP left RTS: like unanswered
+ * retries they fail at a deadline, unless a disconnect flushes them first.
+ */
+static void softrdma_qp_arm_eos_timer(struct softrdma_qp *qp)
+{
+	enum ibv_qp_state st = qp->qpx.qp_base.state;
+
+	if (qp->eos_deadline || qp->sq_count == qp->sq_ndone ||
+	    (st != IBV_QPS_RTS && st != IBV_QPS_SQD))
+		return;
+	qp->eos_deadline = softrdma__now_ns() + SOFTRDMA_EOS_WAIT_NS;
+	softrdma__progress_kick();
+}
+
+/* The peer ended its stream on @c (marker seen, or closed after it or while draining). */
+static void softrdma_qp_peer_ended(struct softrdma_qp *qp, int out)
+{
+	if (out)
+		qp->peer_eos = 1;
+	if (qp->draining)
+		pthread_cond_broadcast(&qp->drain_cond);
+	else if (out)
+		softrdma_qp_arm_eos_timer(qp);
+}
+
+/* An end-of-stream marker arrived on @c: stop reading it. */
+static void softrdma_conn_eos(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	c->eos = 1;
+	c->hhave = 0;
+	softrdma_qp_peer_ended(qp, c == qp->out);
+}
+
+/*
+ * Everything the peer sent has been consumed: each connection saw the
+ * end-of-stream marker or is gone, or the responder waits for a receive
+ * WQE (it cannot move on by itself).
+ */
+static int softrdma_qp_peer_done(struct softrdma_qp *qp)
+{
+	struct softrdma_conn *o = qp->out, *i = qp->in;
+
+	if (o && !o->dead && !o->eos)
+		return 0;
+	return !i || i->dead || i->eos || i->rx == SOFTRDMA_RX_WAIT_RWQE;
+}
+
+/*
+ * CM disconnect (qp->lock held, released while waiting): the peer sent an
+ * end-of-stream marker on the data path before its DREQ or DREP, but on
+ * another connection; let the progress thread consume everything up to the
+ * marker first, for at most SOFTRDMA_DRAIN_NS, so a dead peer still ends
+ * in flush errors soon.
+ */
+static void softrdma_qp_drain(struct softrdma_qp *qp)
+{
+	struct ibv_qp *q = &qp->qpx.qp_base;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += SOFTRDMA_DRAIN_NS / 1000000000ull;
+	ts.tv_nsec += SOFTRDMA_DRAIN_NS % 1000000000ull;
+	if (ts.tv_nsec >= 1000000000) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000;
+	}
+	qp->draining = 1;
+	softrdma__progress_kick();
+	while (!qp->destroyed && (q->state == IBV_QPS_RTR || q->state == IBV_QPS_RTS ||
+				  q->state == IBV_QPS_SQD) && !softrdma_qp_peer_done(qp)) {
+		if (pthread_cond_timedwait(&qp->drain_cond, &qp->lock, &ts) == ETIMEDOUT)
+			break;
+	}
+	qp->draining = 0;
+	pthread_cond_broadcast(&qp->drain_cond);
+}
+
+/* Progress thread: requests outstanding since the peer left RTS time out. */
+void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
+{
+	enum ibv_qp_state st = qp->qpx.qp_base.state;
+
+	if (!qp->eos_deadline)
+		return;
+	if ((st != IBV_QPS_RTS && st != IBV_QPS_SQD) || qp->sq_count == qp->sq_ndone) {
+		qp->eos_deadline = 0;
+		return;
+	}
+	if (now >= qp->eos_deadline) {
+		qp->eos_deadline = 0;
+		softrdma__qp_set_error(qp, 1, IBV_WC_RETRY_EXC_ERR);
+		return;
+	}
+	if (!*next || qp->eos_deadline < *next)
+		*next = qp->eos_deadline;
 }
 
 /* Pop a receive WQE from the SRQ or the QP's own receive queue. */
@@ -439,10 +675,16 @@ static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c
 			wc.wc_flags = IBV_WC_WITH_IMM;
 			wc.imm_data = h->imm;
 		}
-		softrdma_complete(qp, qp->qpx.qp_base.recv_cq, &wc);
 	}
+	/*
+	 * Acknowledge before the receive completes: the application may exit
+	 * as soon as it sees the completion, and the sender must still get
+	 * its ACK (as the hardware sends it before the CQE is written).
+	 */
 	if (h->flags & SOFTRDMA_WF_ACK_REQ)
 		softrdma_respond(qp, SOFTRDMA_OP_ACK, h->seq, 0);
+	if (h->op != SOFTRDMA_OP_WRITE)
+		softrdma_complete(qp, qp->qpx.qp_base.recv_cq, &wc);
 }
 
 /*
@@ -456,7 +698,9 @@ static int softrdma_rx_payload(struct softrdma_conn *c, int local_fault_status)
 	while (c->remaining) {
 		ssize_t n;
 
-		if (c->discard) {
+		if (c->discard && c->shm) {
+			n = softrdma__shm_discard(c, c->remaining);
+		} else if (c->discard) {
 			n = recv(c->fd, scratch, c->remaining < sizeof(scratch) ?
 				 c->remaining : sizeof(scratch), MSG_DONTWAIT);
 		} else {
@@ -474,7 +718,7 @@ static int softrdma_rx_payload(struct softrdma_conn *c, int local_fault_status)
 				skip = 0;
 				k++;
 			}
-			n = readv(c->fd, iov, k);
+			n = c->shm ? softrdma__shm_recv_iov(c, iov, k) : readv(c->fd, iov, k);
 			if (n < 0 && errno == EFAULT) {
 				c->discard = 1;
 				c->rx_status = local_fault_status;
@@ -499,8 +743,7 @@ static int softrdma_rx_payload(struct softrdma_conn *c, int local_fault_status)
 static int softrdma_rx_hdr(struct softrdma_conn *c)
 {
 	while (c->hhave < sizeof(c->hbuf)) {
-		ssize_t n = recv(c->fd, c->hbuf + c->hhave, sizeof(c->hbuf) - c->hhave,
-				 MSG_DONTWAIT);
+		ssize_t n = softrdma_conn_recv(c, c->hbuf + c->hhave, sizeof(c->hbuf) - c->hhave);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -532,6 +775,10 @@ static int softrdma_rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c
 				return r;
 			if (softrdma__wire_hdr_valid(&c->hdr, 0))
 				return -EPROTO;
+			if (c->hdr.op == SOFTRDMA_OP_EOS) {
+				softrdma_conn_eos(qp, c);
+				return 0;
+			}
 			softrdma_resp_start(qp, c);
 		}
 		if (c->rx == SOFTRDMA_RX_WAIT_RWQE && !softrdma_resp_rwqe(qp, c))
@@ -545,6 +792,17 @@ static int softrdma_rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c
 		if (qp->in != c)
 			return 0;
 	}
+}
+
+static void softrdma_direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e);
+
+/*
+ * The oldest WR still executing succeeded: it completes now and keeps its
+ * slot until the application polls the completion.
+ */
+static void softrdma_sq_complete_ok(struct softrdma_qp *qp)
+{
+	softrdma_direct_done(qp, &qp->sq[(qp->sq_head + qp->sq_ndone) % qp->sq_size]);
 }
 
 /* Sequence number @a precedes or equals @b in serial arithmetic. */
@@ -590,6 +848,43 @@ static int softrdma_read_iov(struct softrdma_qp *qp, struct softrdma_swqe *e,
 	return IBV_WC_SUCCESS;
 }
 
+/*
+ * Requester: read the responder's answer to the hello; it says whether the
+ * connection continues over rings. 1 when done, 0 to wait, -errno on failure.
+ */
+static int softrdma_rx_answer(struct softrdma_conn *c)
+{
+	struct softrdma_wire_shm a;
+	int err;
+
+	while (c->ahave < sizeof(c->abuf)) {
+		ssize_t n = recv(c->fd, c->abuf + c->ahave, sizeof(c->abuf) - c->ahave,
+				 MSG_DONTWAIT);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		c->ahave += n;
+	}
+	memcpy(&a, c->abuf, sizeof(a));
+	softrdma__wire_shm_from_le(&a);
+	err = softrdma__shm_accepted(c, &a);
+	if (err)
+		return -err;
+	c->await_answer = 0;
+	c->rx = SOFTRDMA_RX_HDR;
+	c->hhave = 0;
+	if (c->shm)
+		softrdma__progress_shm_add(c);
+	if (softrdma__qp_flush_tx(c))
+		return -EPIPE;
+	return 1;
+}
+
 /* Requester half: process responses arriving on the @out connection. */
 static int softrdma_rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
@@ -598,16 +893,30 @@ static int softrdma_rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c
 	int r;
 
 	for (;;) {
+		if (c->rx == SOFTRDMA_RX_ANSWER) {
+			r = softrdma_rx_answer(c);
+			if (r <= 0)
+				return r;
+			continue;
+		}
 		if (c->rx == SOFTRDMA_RX_HDR) {
 			r = softrdma_rx_hdr(c);
 			if (r <= 0)
 				return r;
-			if (softrdma__wire_hdr_valid(h, 1) || softrdma_sq_find(qp, h->seq, &off))
+			if (softrdma__wire_hdr_valid(h, 1))
+				return -EPROTO;
+			if (h->op == SOFTRDMA_OP_EOS) {
+				/* responses to what is still outstanding will not come */
+				softrdma_conn_eos(qp, c);
+				return 0;
+			}
+			if (softrdma_sq_find(qp, h->seq, &off))
 				return -EPROTO;
 			if (h->op == SOFTRDMA_OP_ACK) {
-				while (softrdma_seq_le(qp->sq[qp->sq_head].seq, h->seq) &&
-				       qp->sq_count)
-					softrdma_sq_complete_head(qp, IBV_WC_SUCCESS);
+				while (qp->sq_ndone < qp->sq_count &&
+				       softrdma_seq_le(qp->sq[(qp->sq_head + qp->sq_ndone) %
+						       qp->sq_size].seq, h->seq))
+					softrdma_sq_complete_ok(qp);
 				c->hhave = 0;
 				continue;
 			}
@@ -626,10 +935,10 @@ static int softrdma_rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c
 			{
 				struct softrdma_swqe *e = &qp->sq[(qp->sq_head + off) % qp->sq_size];
 
-				if (!e->is_read || e->byte_len != h->len)
+				if (!e->is_read || e->byte_len != h->len || off < qp->sq_ndone)
 					return -EPROTO;
-				while (off--)
-					softrdma_sq_complete_head(qp, IBV_WC_SUCCESS);
+				while (qp->sq_ndone < off)
+					softrdma_sq_complete_ok(qp);
 				c->remaining = h->len;
 				c->total = h->len;
 				c->discard = 0;
@@ -648,7 +957,7 @@ static int softrdma_rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c
 			softrdma__qp_set_error(qp, 1, c->rx_status);
 			return 0;
 		}
-		softrdma_sq_complete_head(qp, IBV_WC_SUCCESS);
+		softrdma_sq_complete_ok(qp);
 	}
 }
 
@@ -683,7 +992,22 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 		softrdma__conn_close(c);
 		return;
 	}
-	if (qp->sq_count) {
+	if (c->eos || qp->draining) {
+		/* closed after its end-of-stream marker, or during a disconnect */
+		int out = qp->out == c;
+
+		c->eos = 1;
+		if (qp->in == c) {
+			softrdma__shm_revoke(c);
+			qp->in = NULL;
+		}
+		if (out)
+			qp->out = NULL;
+		softrdma__conn_close(c);
+		softrdma_qp_peer_ended(qp, out);
+		return;
+	}
+	if (qp->sq_count > qp->sq_ndone) {
 		/* outstanding requests cannot complete: transport retries exceeded */
 		softrdma__qp_set_error(qp, 1, IBV_WC_RETRY_EXC_ERR);
 	} else {
@@ -705,6 +1029,8 @@ void softrdma__qp_conn_readable(struct softrdma_conn *c)
 	struct softrdma_qp *qp = c->qp;
 	int r;
 
+	if (c->eos)
+		return;	/* nothing follows the marker but the close */
 	r = c->is_out ? softrdma_rx_requester(qp, c) : softrdma_rx_responder(qp, c);
 	if (r < 0 && !c->dead)
 		softrdma__qp_conn_failed(c, -r);
@@ -756,6 +1082,7 @@ void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next
 static int softrdma_qp_connect(struct softrdma_qp *qp)
 {
 	struct softrdma_wire_hello hello;
+	struct softrdma_wire_shm offer;
 	struct softrdma_conn *c;
 	struct softrdma_txbuf *b;
 	struct sockaddr_in sin;
@@ -766,8 +1093,12 @@ static int softrdma_qp_connect(struct softrdma_qp *qp)
 		return ENOMEM;
 	softrdma__list_init(&c->txq);
 	softrdma__list_init(&c->node);
+	softrdma__list_init(&c->shm_node);
+	c->ring_fd = -1;
 	c->is_out = 1;
 	c->qp = qp;
+	c->rx = SOFTRDMA_RX_ANSWER;
+	c->await_answer = 1;
 	c->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (c->fd < 0) {
 		err = errno;
@@ -782,14 +1113,19 @@ static int softrdma_qp_connect(struct softrdma_qp *qp)
 	}
 	c->connecting = 1;
 	softrdma__wire_hello_init(&hello, qp->qpx.qp_base.qp_num, qp->dest_qpn);
-	b = malloc(sizeof(*b) + sizeof(hello));
+	/* offer rings when this side may use them; the answer decides */
+	softrdma__shm_ring_create(c);
+	softrdma__shm_offer(&offer, c->ring_fd);
+	softrdma__wire_shm_to_le(&offer);
+	b = malloc(sizeof(*b) + SOFTRDMA_WIRE_HELLO_LEN);
 	if (!b) {
 		err = ENOMEM;
 		goto close_fd;
 	}
-	b->len = sizeof(hello);
+	b->len = SOFTRDMA_WIRE_HELLO_LEN;
 	b->off = 0;
 	memcpy(b->data, &hello, sizeof(hello));
+	memcpy(b->data + sizeof(hello), &offer, sizeof(offer));
 	softrdma__list_add_tail(&c->txq, &b->node);
 	qp->out = c;
 	err = softrdma__progress_watch(c, EPOLLOUT | EPOLLRDHUP);
@@ -803,6 +1139,7 @@ static int softrdma_qp_connect(struct softrdma_qp *qp)
 
 close_fd:
 	close(c->fd);
+	softrdma__shm_release(c);
 free_c:
 	free(c);
 	return err;
@@ -854,6 +1191,7 @@ static void softrdma_qpx_init(struct softrdma_qp *qp);
 static struct ibv_qp *softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd,
 					 struct ibv_qp_init_attr_ex *a)
 {
+	pthread_condattr_t cattr;
 	struct softrdma_qp *qp;
 	struct ibv_qp *q;
 	int err = EINVAL;
@@ -891,6 +1229,10 @@ static struct ibv_qp *softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd 
 	a->cap = qp->cap;
 	qp->sq_sig_all = a->sq_sig_all;
 	pthread_mutex_init(&qp->lock, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&qp->drain_cond, &cattr);
+	pthread_condattr_destroy(&cattr);
 	softrdma__list_init(&qp->pending_tx);
 	q = &qp->qpx.qp_base;
 	q->context = ctx;
@@ -903,14 +1245,26 @@ static struct ibv_qp *softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd 
 	q->state = IBV_QPS_RESET;
 	pthread_mutex_init(&q->mutex, NULL);
 	pthread_cond_init(&q->cond, NULL);
-	err = softrdma__progress_add_qp(qp);
+	err = softrdma__cq_attach(q->send_cq, qp);
 	if (err)
 		goto free_rq;
+	if (q->recv_cq != q->send_cq) {
+		err = softrdma__cq_attach(q->recv_cq, qp);
+		if (err)
+			goto detach_send;
+	}
+	err = softrdma__progress_add_qp(qp);
+	if (err)
+		goto detach_recv;
 	q->handle = q->qp_num;
 	softrdma_qpx_init(qp);
 	softrdma__pd_get(pd);
 	return q;
 
+detach_recv:
+	softrdma__cq_detach(q->recv_cq, qp);
+detach_send:
+	softrdma__cq_detach(q->send_cq, qp);
 free_rq:
 	free(qp->rq.slots);
 free_sq:
@@ -930,13 +1284,20 @@ int ibv_destroy_qp(struct ibv_qp *q)
 	pthread_mutex_lock(&qp->lock);
 	qp->destroyed = 1;
 	softrdma_qp_close_conns(qp);
+	/* a CM disconnect may be waiting on this QP: let it finish first */
+	pthread_cond_broadcast(&qp->drain_cond);
+	while (qp->draining)
+		pthread_cond_wait(&qp->drain_cond, &qp->lock);
 	pthread_mutex_unlock(&qp->lock);
+	softrdma__cq_detach(q->send_cq, qp);
+	softrdma__cq_detach(q->recv_cq, qp);
 	softrdma__progress_del_qp(qp);
 	softrdma__pd_put(q->pd);
 	free(qp->xwr);
 	free(qp->xsge);
 	free(qp->rq.slots);
 	free(qp->sq);
+	pthread_cond_destroy(&qp->drain_cond);
 	pthread_mutex_destroy(&qp->lock);
 	free(qp);
 	return 0;
@@ -1047,11 +1408,18 @@ int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 	case IBV_QPS_RESET:
 		q->state = IBV_QPS_RESET;
 		softrdma_qp_close_conns(qp);
-		qp->sq_head = qp->sq_count = 0;
+		qp->peer_eos = 0;
+		qp->eos_deadline = 0;
+		qp->sq_head = qp->sq_count = qp->sq_ndone = 0;
 		qp->rq.head = qp->rq.count = 0;
 		break;
 	case IBV_QPS_ERR:
-		softrdma__qp_set_error(qp, 0, IBV_WC_SUCCESS);
+		/* from the CM: first consume what the peer sent before it left */
+		if ((mask & SOFTRDMA_QP_DISCONNECT) &&
+		    (cur == IBV_QPS_RTR || cur == IBV_QPS_RTS || cur == IBV_QPS_SQD))
+			softrdma_qp_drain(qp);
+		if (!qp->destroyed)
+			softrdma__qp_set_error(qp, 0, IBV_WC_SUCCESS);
 		break;
 	case IBV_QPS_RTR:
 		if (qp->dest_qpn > 0xffffff) {
@@ -1075,6 +1443,7 @@ int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 		break;
 	}
 out:
+	softrdma__shm_publish_qp(qp);
 	pthread_mutex_unlock(&qp->lock);
 	return err;
 }
@@ -1158,6 +1527,99 @@ static int softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char 
 	return 0;
 }
 
+/*
+ * Same host: write a request (header and gathered payload) straight into
+ * the ring when it fits. Returns 0 when posted, a work completion status
+ * for a local error, -1 when the ring has no room (queue it instead).
+ */
+static int softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr,
+			     const struct softrdma_wire_hdr *h, uint64_t total)
+{
+	struct softrdma_conn *c = qp->out;
+	struct softrdma_wire_hdr le = *h;
+	uint64_t need = sizeof(le) + (wr->opcode == IBV_WR_RDMA_READ ? 0 : total);
+	uint32_t space = softrdma__shm_tx_space(c);
+	uint64_t at = softrdma__shm_tail(c);
+	int i;
+
+	if (space == UINT32_MAX || need > space)
+		return -1;
+	softrdma__wire_hdr_to_le(&le);
+	softrdma__shm_put(c, at, &le, sizeof(le), 0);
+	at += sizeof(le);
+	for (i = 0; wr->opcode != IBV_WR_RDMA_READ && i < wr->num_sge; i++) {
+		struct ibv_sge *sg = &wr->sg_list[i];
+		struct softrdma_mr *mr;
+		int err;
+
+		if (wr->send_flags & IBV_SEND_INLINE) {
+			err = softrdma__shm_put(c, at, (void *)(uintptr_t)sg->addr, sg->length, 1);
+		} else {
+			mr = softrdma__mr_get(sg->lkey);
+			err = softrdma__mr_check(mr, qp->qpx.qp_base.pd, sg->addr, sg->length, 0);
+			if (!err)
+				err = softrdma__shm_put(c, at, softrdma__mr_ptr(mr, sg->addr),
+							sg->length, 1);
+			softrdma__mr_put();
+		}
+		if (err)
+			return IBV_WC_LOC_PROT_ERR;
+		at += sg->length;
+	}
+	softrdma__shm_commit(c, at);
+	return 0;
+}
+
+/*
+ * A WR executed (directly, or acknowledged by the responder): it completes
+ * now, but like on an RNIC its slot (and those of the unsignaled WRs before
+ * it) stays taken until the application has polled the completion.
+ */
+static void softrdma_direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e)
+{
+	struct ibv_wc wc;
+
+	e->done = 1;
+	qp->sq_ndone++;
+	if (!e->signaled)
+		return;
+	memset(&wc, 0, sizeof(wc));
+	wc.wr_id = e->wr_id;
+	wc.status = IBV_WC_SUCCESS;
+	wc.opcode = e->opcode;
+	wc.byte_len = e->byte_len;
+	wc.qp_num = qp->qpx.qp_base.qp_num;
+	if (softrdma__cq_push_pos(qp->qpx.qp_base.send_cq, &wc, &e->cq_pos) == EOVERFLOW) {
+		e->cq_pos = 0;
+		if (qp->qpx.qp_base.state != IBV_QPS_ERR) {
+			qp->qpx.qp_base.state = IBV_QPS_ERR;
+			softrdma__async_event(qp->qpx.qp_base.context, IBV_EVENT_QP_FATAL,
+					      &qp->qpx.qp_base);
+		}
+	}
+}
+
+/* Free the slots of directly executed WRs whose completion was polled. */
+static void softrdma_sq_retire(struct softrdma_qp *qp)
+{
+	uint64_t consumed = softrdma__cq_consumed(qp->qpx.qp_base.send_cq);
+	uint32_t i, n = 0;
+
+	for (i = 0; i < qp->sq_count; i++) {
+		struct softrdma_swqe *e = &qp->sq[(qp->sq_head + i) % qp->sq_size];
+
+		if (!e->done)
+			break;
+		if (e->signaled) {
+			if (consumed < e->cq_pos)
+				break;
+			n = i + 1;
+		}
+	}
+	while (n--)
+		softrdma_sq_complete_head(qp, IBV_WC_SUCCESS);
+}
+
 /* Post one send WR (qp->lock held). Returns an errno for the post itself. */
 static int softrdma_post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 {
@@ -1193,6 +1655,8 @@ static int softrdma_post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 	default:
 		return EINVAL;
 	}
+	if (qp->sq_count == qp->sq_size && qp->sq_ndone)
+		softrdma_sq_retire(qp);
 	if (qp->sq_count == qp->sq_size)
 		return ENOMEM;
 	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ) {
@@ -1231,41 +1695,66 @@ static int softrdma_post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 	if (!status && total > SOFTRDMA_MAX_MSG)
 		status = IBV_WC_LOC_LEN_ERR;
 	e->byte_len = total;
-	if (!status) {
-		h.seq = e->seq;
-		h.rnr_retry = qp->rnr_retry;
-		h.imm = wr->imm_data;
-		if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
-			h.raddr = wr->wr.rdma.remote_addr;
-			h.rkey = wr->wr.rdma.rkey;
-		}
-		if (e->is_read) {
-			h.rlen = total;
-			e->num_sge = wr->num_sge;
-			memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
-		} else {
-			h.len = total;
-			if (e->signaled)
-				h.flags |= SOFTRDMA_WF_ACK_REQ;
-		}
-		b = softrdma_txbuf_new(&h, e->is_read ? 0 : total);
-		if (!b) {
-			qp->sq_count--;
-			qp->next_seq--;
-			return ENOMEM;
-		}
-		if (!e->is_read)
-			status = softrdma_gather(qp, wr, (char *)b->data + sizeof(h), &total, 0);
-	}
-	if (status || !qp->out) {
-		free(b);
-		/* earlier WRs flush, this one reports the local error */
-		while (qp->sq_count > 1)
-			softrdma_sq_complete_head(qp, IBV_WC_WR_FLUSH_ERR);
-		softrdma__qp_set_error(qp, 1, status ? status : IBV_WC_RETRY_EXC_ERR);
+	if (status)
+		goto fail;
+	if (!qp->out || qp->out->eos) {
+		if (!qp->peer_eos)
+			goto fail;	/* connection lost: retries exceeded at once */
+		/* the peer left RTS: wait for the disconnect, or time out */
+		softrdma_qp_arm_eos_timer(qp);
 		return 0;
 	}
+	h.seq = e->seq;
+	h.rnr_retry = qp->rnr_retry;
+	h.imm = wr->imm_data;
+	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
+		h.raddr = wr->wr.rdma.remote_addr;
+		h.rkey = wr->wr.rdma.rkey;
+	}
+	if (e->is_read) {
+		h.rlen = total;
+		e->num_sge = wr->num_sge;
+		memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
+	} else {
+		h.len = total;
+		if (e->signaled)
+			h.flags |= SOFTRDMA_WF_ACK_REQ;
+	}
+	if (qp->out->shm) {
+		/* same host: one-sided requests run here when nothing is in flight */
+		if ((wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_READ) &&
+		    qp->sq_ndone + 1 == qp->sq_count && !softrdma__shm_direct(qp, wr, total)) {
+			softrdma_direct_done(qp, e);
+			return 0;
+		}
+		if (softrdma__list_empty(&qp->out->txq)) {
+			status = softrdma_shm_post(qp, wr, &h, total);
+			if (!status)
+				return 0;
+			if (status > 0)
+				goto fail;
+			status = 0;
+		}
+	}
+	b = softrdma_txbuf_new(&h, e->is_read ? 0 : total);
+	if (!b) {
+		qp->sq_count--;
+		qp->next_seq--;
+		return ENOMEM;
+	}
+	if (!e->is_read)
+		status = softrdma_gather(qp, wr, (char *)b->data + sizeof(h), &total, 0);
+	if (status)
+		goto fail;
 	softrdma__list_add_tail(&qp->out->txq, &b->node);
+	return 0;
+
+fail:
+	free(b);
+	/* earlier WRs flush, this one reports the local error */
+	while (qp->sq_count > 1)
+		softrdma_sq_complete_head(qp, IBV_WC_WR_FLUSH_ERR);
+	softrdma__qp_set_error(qp, 1, status ? status : IBV_WC_RETRY_EXC_ERR);
 	return 0;
 }
 

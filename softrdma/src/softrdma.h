@@ -16,7 +16,9 @@
 
 #define SOFTRDMA_DEV_NAME	"softrdma0"
 #define SOFTRDMA_MAX_GIDS	16
-#define SOFTRDMA_MAX_QP		255
+#define SOFTRDMA_QP_PER_PORT	255
+#define SOFTRDMA_MAX_LISTENERS	4096
+#define SOFTRDMA_MAX_QP		(SOFTRDMA_QP_PER_PORT * SOFTRDMA_MAX_LISTENERS)
 #define SOFTRDMA_MAX_WR		16384
 #define SOFTRDMA_MAX_SGE	32
 #define SOFTRDMA_MAX_INLINE	256
@@ -62,9 +64,17 @@ struct softrdma_cq {
 	int armed;
 	int overflow;
 	uint32_t events_delivered;
+	/* completions pushed and polled so far (send-queue slots free on poll) */
+	uint64_t produced;
+	uint64_t consumed;
 	/* notify item queued on the channel (one outstanding at a time) */
 	struct softrdma_cq_item item;
 	int item_queued;
+	/* QPs completing here: an empty poll moves their same-host rings */
+	pthread_mutex_t qps_lock;
+	struct softrdma_qp **qps;
+	uint32_t nqps;
+	uint32_t qps_cap;
 };
 
 struct softrdma_mr {
@@ -98,6 +108,8 @@ struct softrdma_srq {
 struct softrdma_swqe {
 	uint64_t wr_id;
 	uint32_t seq;
+	int done;
+	uint64_t cq_pos;
 	uint32_t byte_len;
 	enum ibv_wc_opcode opcode;
 	int signaled;
@@ -117,7 +129,12 @@ enum softrdma_rx_state {
 	SOFTRDMA_RX_HDR,
 	SOFTRDMA_RX_WAIT_RWQE,
 	SOFTRDMA_RX_PAYLOAD,
+	SOFTRDMA_RX_ANSWER,
 };
+
+struct softrdma_peer;
+struct softrdma_ring;
+struct softrdma_ring_area;
 
 struct softrdma_conn {
 	struct softrdma_list node;
@@ -126,6 +143,8 @@ struct softrdma_conn {
 	int is_out;
 	int connecting;
 	int dead;
+	/* the peer ended its stream here (end-of-stream marker, or close while draining) */
+	int eos;
 	uint32_t events;
 	/* receive side */
 	enum softrdma_rx_state rx;
@@ -142,6 +161,20 @@ struct softrdma_conn {
 	uint64_t rnr_deadline;
 	/* transmit side */
 	struct softrdma_list txq;
+	/* same-host transport: rings instead of the socket once @shm is set */
+	struct softrdma_list shm_node;
+	struct softrdma_peer *peer;
+	struct softrdma_ring_area *area;
+	struct softrdma_ring *rxr;
+	struct softrdma_ring *txr;
+	uint64_t rx_head;
+	uint64_t tx_tail;
+	int shm;
+	int ring_fd;
+	int await_answer;
+	int hello_sent;
+	size_t ahave;
+	unsigned char abuf[sizeof(struct softrdma_wire_shm)];
 };
 
 struct softrdma_qp {
@@ -172,6 +205,7 @@ struct softrdma_qp {
 	uint32_t sq_size;
 	uint32_t sq_head;
 	uint32_t sq_count;
+	uint32_t sq_ndone;
 	uint32_t next_seq;
 	/* receive queue */
 	struct softrdma_rq rq;
@@ -179,6 +213,16 @@ struct softrdma_qp {
 	struct softrdma_conn *out;
 	struct softrdma_conn *in;
 	struct softrdma_list pending_tx;
+	/*
+	 * Disconnect: @draining while a CM disconnect waits (on @drain_cond)
+	 * for the peer's streams to end; @peer_eos once the peer announced it
+	 * left RTS; outstanding requests then fail at @eos_deadline unless the
+	 * QP leaves RTS first.
+	 */
+	int draining;
+	int peer_eos;
+	uint64_t eos_deadline;
+	pthread_cond_t drain_cond;
 	/* extended post interface */
 	struct ibv_send_wr *xwr;
 	struct ibv_sge *xsge;
@@ -199,6 +243,10 @@ void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr);
 
 /* cq.c */
 int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc);
+int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos);
+uint64_t softrdma__cq_consumed(struct ibv_cq *cq);
+int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp);
+void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp);
 
 /* qp.c */
 void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
@@ -206,17 +254,21 @@ void softrdma__qp_conn_readable(struct softrdma_conn *c);
 void softrdma__qp_conn_writable(struct softrdma_conn *c);
 void softrdma__qp_conn_failed(struct softrdma_conn *c, int err);
 void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
+void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
 int softrdma__qp_flush_tx(struct softrdma_conn *c);
 void softrdma__rq_init_slot(void);
+int softrdma__qp_conn_wants_rx(struct softrdma_conn *c);
+void softrdma__qp_app_progress(struct softrdma_qp *qp);
 
 /* progress.c */
 int softrdma__progress_start(void);
-uint16_t softrdma__progress_port(void);
 int softrdma__progress_add_qp(struct softrdma_qp *qp);
 void softrdma__progress_del_qp(struct softrdma_qp *qp);
 struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn);
 int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events);
 void softrdma__progress_kick(void);
+int softrdma__progress_bell(void);
+void softrdma__progress_shm_add(struct softrdma_conn *c);
 void softrdma__conn_close(struct softrdma_conn *c);
 
 #endif

@@ -47,4 +47,13 @@ uint64_t softrdma__now_ns(void);
 int softrdma__set_nonblock(int fd);
 void softrdma__block_signals(void);
 
+/*
+ * Private request of the connection manager to the verbs library: with
+ * qp_state IBV_QPS_ERR this attribute bit (otherwise meaningful only for
+ * RTS -> SQD) asks the QP to first consume, for a bounded time, what its
+ * peer sent on the data path before the disconnect, then enter the error
+ * state. Only the CM passes it, on DREQ, DREP or loss of the CM connection.
+ */
+#define SOFTRDMA_QP_DISCONNECT	IBV_QP_EN_SQD_ASYNC_NOTIFY
+
 #endif

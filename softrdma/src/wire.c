@@ -46,6 +46,8 @@ int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_si
 			return (h->len || !h->status) ? EPROTO : 0;
 		case SOFTRDMA_OP_READ_RESP:
 			return 0;
+		case SOFTRDMA_OP_EOS:
+			return h->len || h->rlen ? EPROTO : 0;
 		default:
 			return EPROTO;
 		}
@@ -58,6 +60,8 @@ int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_si
 		return h->rlen ? EPROTO : 0;
 	case SOFTRDMA_OP_READ_REQ:
 		return h->len ? EPROTO : 0;
+	case SOFTRDMA_OP_EOS:
+		return h->len || h->rlen ? EPROTO : 0;
 	default:
 		return EPROTO;
 	}
@@ -85,4 +89,32 @@ int softrdma__wire_hello_check(struct softrdma_wire_hello *h)
 	if (h->src_qpn > 0xffffff || h->dst_qpn > 0xffffff)
 		return EPROTO;
 	return 0;
+}
+
+/* Convert a same-host offer or answer to wire order. */
+void softrdma__wire_shm_to_le(struct softrdma_wire_shm *w)
+{
+	w->netns = htole64(w->netns);
+	w->pidns = htole64(w->pidns);
+	w->nonce = htole64(w->nonce);
+	w->uid = htole32(w->uid);
+	w->pid = htole32(w->pid);
+	w->seg_fd = (int32_t)htole32((uint32_t)w->seg_fd);
+	w->bell_fd = (int32_t)htole32((uint32_t)w->bell_fd);
+	w->ring_fd = (int32_t)htole32((uint32_t)w->ring_fd);
+	w->flags = htole32(w->flags);
+}
+
+/* Convert a received same-host offer or answer to host order. */
+void softrdma__wire_shm_from_le(struct softrdma_wire_shm *w)
+{
+	w->netns = le64toh(w->netns);
+	w->pidns = le64toh(w->pidns);
+	w->nonce = le64toh(w->nonce);
+	w->uid = le32toh(w->uid);
+	w->pid = le32toh(w->pid);
+	w->seg_fd = (int32_t)le32toh((uint32_t)w->seg_fd);
+	w->bell_fd = (int32_t)le32toh((uint32_t)w->bell_fd);
+	w->ring_fd = (int32_t)le32toh((uint32_t)w->ring_fd);
+	w->flags = le32toh(w->flags);
 }

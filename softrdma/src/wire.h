@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define SOFTRDMA_WIRE_MAGIC	0x4d445253u	/* "SRDM" */
-#define SOFTRDMA_WIRE_VERSION	1
+#define SOFTRDMA_WIRE_VERSION	2
 #define SOFTRDMA_MAX_MSG	(1u << 30)
 
 enum softrdma_wire_op {
@@ -19,6 +19,8 @@ enum softrdma_wire_op {
 	SOFTRDMA_OP_WRITE,
 	SOFTRDMA_OP_WRITE_IMM,
 	SOFTRDMA_OP_READ_REQ,
+	/* last message in either direction: the sender's QP left RTS */
+	SOFTRDMA_OP_EOS = 8,
 	SOFTRDMA_OP_ACK = 16,
 	SOFTRDMA_OP_NAK,
 	SOFTRDMA_OP_READ_RESP,
@@ -32,6 +34,28 @@ struct softrdma_wire_hello {
 	uint16_t rsvd;
 	uint32_t src_qpn;
 	uint32_t dst_qpn;
+};
+
+/*
+ * Same-host offer (requester, after the hello) and answer (responder, the
+ * first bytes it sends back). Fd numbers are valid in the sender's process;
+ * the receiver fetches them with pidfd_getfd when host, namespaces and uid
+ * match. The TCP connection stays open to notice the peer's death.
+ */
+#define SOFTRDMA_SHM_OFFER	0x1
+#define SOFTRDMA_SHM_ACCEPT	0x2
+
+struct softrdma_wire_shm {
+	uint8_t boot_id[16];
+	uint64_t netns;
+	uint64_t pidns;
+	uint64_t nonce;
+	uint32_t uid;
+	uint32_t pid;
+	int32_t seg_fd;
+	int32_t bell_fd;
+	int32_t ring_fd;
+	uint32_t flags;
 };
 
 struct softrdma_wire_hdr {
@@ -49,11 +73,17 @@ struct softrdma_wire_hdr {
 
 _Static_assert(sizeof(struct softrdma_wire_hdr) == 32, "wire header size");
 _Static_assert(sizeof(struct softrdma_wire_hello) == 16, "wire hello size");
+_Static_assert(sizeof(struct softrdma_wire_shm) == 64, "wire shm offer size");
+
+#define SOFTRDMA_WIRE_HELLO_LEN	(sizeof(struct softrdma_wire_hello) + \
+				 sizeof(struct softrdma_wire_shm))
 
 void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h);
 void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h);
 int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side);
 void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst);
 int softrdma__wire_hello_check(struct softrdma_wire_hello *h);
+void softrdma__wire_shm_to_le(struct softrdma_wire_shm *w);
+void softrdma__wire_shm_from_le(struct softrdma_wire_shm *w);
 
 #endif

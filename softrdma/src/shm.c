@@ -1,0 +1,838 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The same-host transport: the process segment with the published MR table,
+ * peers (pidfd, doorbell, read-only segment mapping), the per-connection
+ * rings, and direct one-sided copies with process_vm_readv/writev. Nothing
+ * read from a peer's memory is trusted: indices, sizes and keys are checked
+ * on every use, and copies go through the kernel so a bad address is an
+ * error, never a fault.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "mr.h"
+#include "shm.h"
+
+#ifndef SYS_pidfd_open
+#define SYS_pidfd_open 434
+#endif
+#ifndef SYS_pidfd_getfd
+#define SYS_pidfd_getfd 438
+#endif
+
+#define SOFTRDMA_RING_MASK	(SOFTRDMA_RING_SIZE - 1)
+
+static struct {
+	pthread_once_t once;
+	int enabled;
+	int seg_fd;
+	struct softrdma_seg *seg;
+	uint8_t boot_id[16];
+	uint64_t netns;
+	uint64_t pidns;
+	uint32_t uid;
+	uint32_t pid;
+	pthread_mutex_t lock;
+	struct softrdma_list peers;
+} softrdma_shm = {
+	.once = PTHREAD_ONCE_INIT,
+	.seg_fd = -1,
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* Parse the 36-character boot id into 16 bytes; 0 on success. */
+static int softrdma_boot_id(uint8_t out[16])
+{
+	char s[64];
+	int fd, i, n, k = 0;
+
+	fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno;
+	n = read(fd, s, sizeof(s) - 1);
+	close(fd);
+	if (n < 32)
+		return EIO;
+	for (i = 0; i < n && k < 32; i++) {
+		int v;
+
+		if (s[i] == '-')
+			continue;
+		if (s[i] >= '0' && s[i] <= '9')
+			v = s[i] - '0';
+		else if (s[i] >= 'a' && s[i] <= 'f')
+			v = s[i] - 'a' + 10;
+		else
+			return EIO;
+		out[k / 2] = (k & 1) ? (out[k / 2] | v) : (uint8_t)(v << 4);
+		k++;
+	}
+	return k == 32 ? 0 : EIO;
+}
+
+/* Inode number of one of our namespaces, 0 if unknown. */
+static uint64_t softrdma_ns_ino(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? 0 : (uint64_t)st.st_ino;
+}
+
+/* Create a sealed memfd of @size bytes and map it; returns the fd or -errno. */
+static int softrdma_memfd(const char *name, size_t size, void **map)
+{
+	int fd, err;
+
+	fd = memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, size) < 0 ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0)
+		goto fail;
+	*map = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (*map == MAP_FAILED)
+		goto fail;
+	return fd;
+
+fail:
+	err = errno;
+	close(fd);
+	return -err;
+}
+
+/* Build the host identity and the process segment (once). */
+static void softrdma_shm_init(void)
+{
+	const char *t = getenv("SOFTRDMA_TRANSPORT");
+	void *map;
+	int fd;
+
+	softrdma__list_init(&softrdma_shm.peers);
+	if (t && strcmp(t, "tcp") == 0)
+		return;
+	if (softrdma_boot_id(softrdma_shm.boot_id))
+		return;
+	softrdma_shm.netns = softrdma_ns_ino("/proc/self/ns/net");
+	softrdma_shm.pidns = softrdma_ns_ino("/proc/self/ns/pid");
+	if (!softrdma_shm.netns || !softrdma_shm.pidns)
+		return;
+	softrdma_shm.uid = getuid();
+	softrdma_shm.pid = getpid();
+	fd = softrdma_memfd("softrdma-seg", sizeof(struct softrdma_seg), &map);
+	if (fd < 0)
+		return;
+	softrdma_shm.seg_fd = fd;
+	softrdma_shm.seg = map;
+	softrdma_shm.seg->hdr.magic = SOFTRDMA_SEG_MAGIC;
+	softrdma_shm.seg->hdr.version = SOFTRDMA_SHM_VERSION;
+	softrdma_shm.seg->hdr.pid = softrdma_shm.pid;
+	softrdma_shm.seg->hdr.nmr = SOFTRDMA_MAX_MR;
+	if (getrandom(&softrdma_shm.seg->hdr.nonce, sizeof(uint64_t), 0) != sizeof(uint64_t))
+		softrdma_shm.seg->hdr.nonce = softrdma__now_ns() ^ ((uint64_t)getpid() << 32);
+	softrdma_shm.enabled = 1;
+}
+
+/* Non-zero when this process may use the same-host transport. */
+int softrdma__shm_enabled(void)
+{
+	pthread_once(&softrdma_shm.once, softrdma_shm_init);
+	return softrdma_shm.enabled && softrdma_shm.pid == (uint32_t)getpid();
+}
+
+/* The process segment, or NULL when the same-host transport is off. */
+struct softrdma_seg *softrdma__seg(void)
+{
+	return softrdma__shm_enabled() ? softrdma_shm.seg : NULL;
+}
+
+/*
+ * Publish (or clear, when @mr is NULL) table entry @slot. Called with the
+ * MR table write lock, so there is one writer; readers retry on odd seq.
+ */
+void softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t pd)
+{
+	struct softrdma_seg *s = softrdma__seg();
+	struct softrdma_seg_mr *e;
+
+	if (!s || slot >= SOFTRDMA_MAX_MR)
+		return;
+	e = &s->mr[slot];
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (mr) {
+		e->key = mr->mr.rkey;
+		e->access = mr->access;
+		e->pd = pd;
+		e->addr = (uintptr_t)mr->mr.addr;
+		e->iova = mr->iova;
+		e->length = mr->mr.length;
+	} else {
+		e->key = 0;
+		e->access = 0;
+		e->length = 0;
+	}
+	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Tell producers whether they must ring our doorbell. */
+void softrdma__seg_set_sleeping(int sleeping)
+{
+	if (!softrdma_shm.seg)
+		return;
+	__atomic_store_n(&softrdma_shm.seg->hdr.sleeping, sleeping, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Non-zero when an application thread polled our rings within the grace time. */
+int softrdma__shm_app_polling(uint64_t now)
+{
+	if (!softrdma_shm.seg)
+		return 0;
+	return now - __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED) <
+	       SOFTRDMA_POLL_GRACE_NS;
+}
+
+/* An application thread just polled the rings (rate-limited shared store). */
+void softrdma__shm_app_polled(void)
+{
+	uint64_t now = softrdma__now_ns();
+
+	if (now - __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED) > 10000)
+		__atomic_store_n(&softrdma_shm.seg->hdr.poll_ns, now, __ATOMIC_RELAXED);
+}
+
+static int softrdma_shm_any;
+
+/* Non-zero once some connection of this process runs over rings. */
+int softrdma__shm_active(void)
+{
+	return __atomic_load_n(&softrdma_shm_any, __ATOMIC_RELAXED);
+}
+
+/* Remember that rings are in use (CQ polls start moving them). */
+void softrdma__shm_set_active(void)
+{
+	__atomic_store_n(&softrdma_shm_any, 1, __ATOMIC_RELAXED);
+}
+
+/* Fill our identity into an offer (or answer) for the peer. */
+void softrdma__shm_offer(struct softrdma_wire_shm *w, int ring_fd)
+{
+	memset(w, 0, sizeof(*w));
+	w->seg_fd = -1;
+	w->bell_fd = -1;
+	w->ring_fd = -1;
+	if (!softrdma__shm_enabled())
+		return;
+	memcpy(w->boot_id, softrdma_shm.boot_id, sizeof(w->boot_id));
+	w->netns = softrdma_shm.netns;
+	w->pidns = softrdma_shm.pidns;
+	w->nonce = softrdma_shm.seg->hdr.nonce;
+	w->uid = softrdma_shm.uid;
+	w->pid = softrdma_shm.pid;
+	w->seg_fd = softrdma_shm.seg_fd;
+	w->bell_fd = softrdma__progress_bell();
+	w->ring_fd = ring_fd;
+	w->flags = ring_fd >= 0 ? SOFTRDMA_SHM_OFFER : 0;
+}
+
+/* Same boot, namespaces and uid as we are. */
+static int softrdma_same_host(const struct softrdma_wire_shm *w)
+{
+	return softrdma__shm_enabled() &&
+	       !memcmp(w->boot_id, softrdma_shm.boot_id, sizeof(w->boot_id)) &&
+	       w->netns == softrdma_shm.netns && w->pidns == softrdma_shm.pidns &&
+	       w->uid == softrdma_shm.uid && w->pid && w->seg_fd >= 0 && w->bell_fd >= 0;
+}
+
+/* Fetch fd @num of the process behind @pidfd; -errno on failure. */
+static int softrdma_getfd(int pidfd, int num)
+{
+	int fd = syscall(SYS_pidfd_getfd, pidfd, num, 0);
+
+	if (fd < 0)
+		return -errno;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
+		close(fd);
+		return -EBADF;
+	}
+	return fd;
+}
+
+/* Check that @fd is a sealed memfd of at least @size bytes. */
+static int softrdma_check_memfd(int fd, size_t size)
+{
+	struct stat st;
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0 || !(seals & F_SEAL_SHRINK))
+		return EPERM;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size < size)
+		return EINVAL;
+	return 0;
+}
+
+/* Check that @fd is an eventfd (only those are written as doorbells). */
+static int softrdma_check_eventfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return errno;
+	link[n] = 0;
+	return strcmp(link, "anon_inode:[eventfd]") ? EINVAL : 0;
+}
+
+/* Drop a reference on @p. Progress thread or teardown. */
+static void softrdma_peer_put(struct softrdma_peer *p)
+{
+	if (!p)
+		return;
+	pthread_mutex_lock(&softrdma_shm.lock);
+	if (--p->refs) {
+		pthread_mutex_unlock(&softrdma_shm.lock);
+		return;
+	}
+	softrdma__list_del(&p->node);
+	pthread_mutex_unlock(&softrdma_shm.lock);
+	munmap((void *)p->seg, sizeof(struct softrdma_seg));
+	close(p->bell);
+	close(p->pidfd);
+	free(p);
+}
+
+/* Find or attach the peer described by @w; NULL with errno on failure. */
+static struct softrdma_peer *softrdma_peer_get(const struct softrdma_wire_shm *w)
+{
+	struct softrdma_peer *p;
+	struct softrdma_list *n;
+	void *map;
+	int fd, err;
+
+	pthread_mutex_lock(&softrdma_shm.lock);
+	for (n = softrdma_shm.peers.next; n != &softrdma_shm.peers; n = n->next) {
+		p = SOFTRDMA_CONTAINER_OF(n, struct softrdma_peer, node);
+		if (p->pid == w->pid && p->nonce == w->nonce) {
+			p->refs++;
+			pthread_mutex_unlock(&softrdma_shm.lock);
+			return p;
+		}
+	}
+	pthread_mutex_unlock(&softrdma_shm.lock);
+	err = ENOMEM;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		goto fail;
+	p->pid = w->pid;
+	p->nonce = w->nonce;
+	p->refs = 1;
+	p->pidfd = syscall(SYS_pidfd_open, (pid_t)w->pid, 0);
+	if (p->pidfd < 0) {
+		err = errno;
+		goto free_p;
+	}
+	fd = softrdma_getfd(p->pidfd, w->seg_fd);
+	if (fd < 0) {
+		err = -fd;
+		goto close_pidfd;
+	}
+	err = softrdma_check_memfd(fd, sizeof(struct softrdma_seg));
+	map = err ? MAP_FAILED : mmap(NULL, sizeof(struct softrdma_seg), PROT_READ, MAP_SHARED,
+				      fd, 0);
+	if (!err && map == MAP_FAILED)
+		err = errno;
+	close(fd);
+	if (err)
+		goto close_pidfd;
+	p->seg = map;
+	if (p->seg->hdr.magic != SOFTRDMA_SEG_MAGIC ||
+	    p->seg->hdr.version != SOFTRDMA_SHM_VERSION ||
+	    p->seg->hdr.nonce != w->nonce || p->seg->hdr.pid != w->pid) {
+		err = ESRCH;
+		goto unmap;
+	}
+	p->bell = softrdma_getfd(p->pidfd, w->bell_fd);
+	if (p->bell < 0) {
+		err = -p->bell;
+		goto unmap;
+	}
+	err = softrdma_check_eventfd(p->bell);
+	if (err)
+		goto close_bell;
+	pthread_mutex_lock(&softrdma_shm.lock);
+	softrdma__list_add_tail(&softrdma_shm.peers, &p->node);
+	pthread_mutex_unlock(&softrdma_shm.lock);
+	return p;
+
+close_bell:
+	close(p->bell);
+unmap:
+	munmap(map, sizeof(struct softrdma_seg));
+close_pidfd:
+	close(p->pidfd);
+free_p:
+	free(p);
+fail:
+	errno = err;
+	return NULL;
+}
+
+/* Ring @p's doorbell when its progress thread sleeps. */
+static void softrdma_bell(struct softrdma_peer *p)
+{
+	uint64_t one = 1, polled;
+	uint32_t s;
+
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	s = __atomic_load_n(&p->seg->hdr.sleeping, __ATOMIC_RELAXED);
+	if (!s)
+		return;
+	if (s == 1) {
+		/* dozing while its application polls: that poll will see the data */
+		polled = __atomic_load_n(&p->seg->hdr.poll_ns, __ATOMIC_RELAXED);
+		if (softrdma__now_ns() - polled < SOFTRDMA_POLL_GRACE_NS)
+			return;
+	}
+	if (write(p->bell, &one, sizeof(one)) < 0) {
+		/* a saturated counter is already readable */
+	}
+}
+
+/* Requester: create the ring memfd of a new out connection. */
+int softrdma__shm_ring_create(struct softrdma_conn *c)
+{
+	void *map;
+	int fd;
+
+	if (!softrdma__shm_enabled())
+		return EOPNOTSUPP;
+	fd = softrdma_memfd("softrdma-ring", sizeof(struct softrdma_ring_area), &map);
+	if (fd < 0)
+		return -fd;
+	c->area = map;
+	c->area->ctl.magic = SOFTRDMA_RING_MAGIC;
+	c->area->ctl.ring_size = SOFTRDMA_RING_SIZE;
+	c->ring_fd = fd;
+	c->txr = &c->area->req;
+	c->rxr = &c->area->resp;
+	return 0;
+}
+
+/*
+ * Responder: take up the offer of a new in connection when the requester
+ * runs on this host with our uid; fill the answer either way. Returns 1
+ * when @c now uses rings, 0 when it stays on TCP.
+ */
+int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm *offer,
+			 struct softrdma_wire_shm *reply)
+{
+	struct softrdma_peer *p;
+	void *map;
+	int fd, err;
+
+	softrdma__shm_offer(reply, -1);
+	if (!(offer->flags & SOFTRDMA_SHM_OFFER) || offer->ring_fd < 0 ||
+	    !softrdma_same_host(offer))
+		return 0;
+	p = softrdma_peer_get(offer);
+	if (!p)
+		return 0;
+	fd = softrdma_getfd(p->pidfd, offer->ring_fd);
+	if (fd < 0)
+		goto put;
+	err = softrdma_check_memfd(fd, sizeof(struct softrdma_ring_area));
+	map = err ? MAP_FAILED : mmap(NULL, sizeof(struct softrdma_ring_area),
+				      PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		goto put;
+	c->area = map;
+	if (c->area->ctl.magic != SOFTRDMA_RING_MAGIC ||
+	    c->area->ctl.ring_size != SOFTRDMA_RING_SIZE) {
+		munmap(map, sizeof(struct softrdma_ring_area));
+		c->area = NULL;
+		goto put;
+	}
+	c->peer = p;
+	c->rxr = &c->area->req;
+	c->txr = &c->area->resp;
+	c->rx_head = __atomic_load_n(&c->rxr->head, __ATOMIC_ACQUIRE);
+	c->tx_tail = __atomic_load_n(&c->txr->tail, __ATOMIC_ACQUIRE);
+	c->shm = 1;
+	reply->flags = SOFTRDMA_SHM_ACCEPT;
+	return 1;
+
+put:
+	softrdma_peer_put(p);
+	return 0;
+}
+
+/*
+ * Requester: the responder answered. On acceptance attach the peer; on
+ * refusal drop the rings and stay on TCP. Returns 0 or an errno.
+ */
+int softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *reply)
+{
+	if (c->ring_fd >= 0) {
+		close(c->ring_fd);
+		c->ring_fd = -1;
+	}
+	if (!(reply->flags & SOFTRDMA_SHM_ACCEPT) || !c->area) {
+		softrdma__shm_release(c);
+		return (reply->flags & SOFTRDMA_SHM_ACCEPT) ? EPROTO : 0;
+	}
+	if (!softrdma_same_host(reply))
+		return EPROTO;
+	c->peer = softrdma_peer_get(reply);
+	if (!c->peer)
+		return errno;
+	c->shm = 1;
+	return 0;
+}
+
+/* Release the rings and the peer of @c. */
+void softrdma__shm_release(struct softrdma_conn *c)
+{
+	if (c->area)
+		munmap(c->area, sizeof(struct softrdma_ring_area));
+	c->area = NULL;
+	c->rxr = NULL;
+	c->txr = NULL;
+	if (c->ring_fd >= 0)
+		close(c->ring_fd);
+	c->ring_fd = -1;
+	softrdma_peer_put(c->peer);
+	c->peer = NULL;
+	c->shm = 0;
+}
+
+/* Responder: publish the attributes direct access depends on (qp->lock held). */
+void softrdma__shm_publish_qp(struct softrdma_qp *qp)
+{
+	struct softrdma_conn *c = qp->in;
+	struct softrdma_ring_ctl *ctl;
+	enum ibv_qp_state st = qp->qpx.qp_base.state;
+
+	if (!c || !c->shm || !c->area)
+		return;
+	ctl = &c->area->ctl;
+	__atomic_store_n(&ctl->seq, ctl->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ctl->ok = st == IBV_QPS_RTR || st == IBV_QPS_RTS || st == IBV_QPS_SQD;
+	ctl->access = qp->access;
+	ctl->pd = qp->qpx.qp_base.pd->handle;
+	__atomic_store_n(&ctl->seq, ctl->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Responder: withdraw direct access through @c (its QP closes or dies). */
+void softrdma__shm_revoke(struct softrdma_conn *c)
+{
+	struct softrdma_ring_ctl *ctl;
+
+	if (!c->shm || !c->area)
+		return;
+	ctl = &c->area->ctl;
+	__atomic_store_n(&ctl->seq, ctl->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	ctl->ok = 0;
+	__atomic_store_n(&ctl->seq, ctl->seq + 1, __ATOMIC_RELEASE);
+}
+
+/* Bytes ready in the receive ring; UINT32_MAX when the peer corrupted it. */
+uint32_t softrdma__shm_rx_avail(struct softrdma_conn *c)
+{
+	uint64_t n = __atomic_load_n(&c->rxr->tail, __ATOMIC_ACQUIRE) - c->rx_head;
+
+	return n > SOFTRDMA_RING_SIZE ? UINT32_MAX : (uint32_t)n;
+}
+
+/* Free bytes in the transmit ring; UINT32_MAX when the peer corrupted it. */
+uint32_t softrdma__shm_tx_space(struct softrdma_conn *c)
+{
+	uint64_t used = c->tx_tail - __atomic_load_n(&c->txr->head, __ATOMIC_ACQUIRE);
+
+	return used > SOFTRDMA_RING_SIZE ? UINT32_MAX : (uint32_t)(SOFTRDMA_RING_SIZE - used);
+}
+
+/* Up to two ring pieces covering [at, at+len). Returns the piece count. */
+static int softrdma_ring_iov(struct softrdma_ring *r, uint64_t at, size_t len,
+			     struct iovec iov[2])
+{
+	size_t off = at & SOFTRDMA_RING_MASK, first = SOFTRDMA_RING_SIZE - off;
+
+	iov[0].iov_base = r->data + off;
+	if (len <= first) {
+		iov[0].iov_len = len;
+		return 1;
+	}
+	iov[0].iov_len = first;
+	iov[1].iov_base = r->data;
+	iov[1].iov_len = len - first;
+	return 2;
+}
+
+/* Consumer: mark @n bytes consumed and wake a producer waiting for room. */
+static void softrdma_rx_advance(struct softrdma_conn *c, size_t n)
+{
+	c->rx_head += n;
+	__atomic_store_n(&c->rxr->head, c->rx_head, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&c->rxr->prod_waiting, __ATOMIC_RELAXED)) {
+		uint64_t one = 1;
+
+		__atomic_store_n(&c->rxr->prod_waiting, 0, __ATOMIC_RELAXED);
+		if (write(c->peer->bell, &one, sizeof(one)) < 0) {
+			/* already readable */
+		}
+	}
+}
+
+/* Bytes available or -1 with errno EAGAIN/EPROTO. */
+static ssize_t softrdma_rx_ready(struct softrdma_conn *c)
+{
+	uint32_t avail = softrdma__shm_rx_avail(c);
+
+	if (avail == UINT32_MAX) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (!avail) {
+		errno = EAGAIN;
+		return -1;
+	}
+	return avail;
+}
+
+/* Copy up to @len bytes out of the receive ring into our own buffer. */
+ssize_t softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
+{
+	struct iovec iov[2];
+	ssize_t avail = softrdma_rx_ready(c);
+	int i, k;
+	size_t n, done = 0;
+
+	if (avail < 0)
+		return -1;
+	n = len < (size_t)avail ? len : (size_t)avail;
+	k = softrdma_ring_iov(c->rxr, c->rx_head, n, iov);
+	for (i = 0; i < k; i++) {
+		memcpy((char *)buf + done, iov[i].iov_base, iov[i].iov_len);
+		done += iov[i].iov_len;
+	}
+	softrdma_rx_advance(c, n);
+	return n;
+}
+
+/*
+ * Copy from the receive ring into application memory that may have been
+ * unmapped: the kernel copies and reports EFAULT; nothing is consumed then.
+ */
+ssize_t softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt)
+{
+	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
+	ssize_t avail = softrdma_rx_ready(c), r;
+	size_t n = 0;
+	int i, k = 0;
+
+	if (avail < 0)
+		return -1;
+	for (i = 0; i < cnt && n < (size_t)avail && k < SOFTRDMA_MAX_SGE; i++) {
+		size_t take = iov[i].iov_len;
+
+		if (take > (size_t)avail - n)
+			take = (size_t)avail - n;
+		if (!take)
+			continue;
+		dst[k].iov_base = iov[i].iov_base;
+		dst[k].iov_len = take;
+		k++;
+		n += take;
+	}
+	if (!n)
+		return 0;
+	r = process_vm_writev(getpid(), src, softrdma_ring_iov(c->rxr, c->rx_head, n, src),
+			      dst, k, 0);
+	if (r != (ssize_t)n) {
+		errno = EFAULT;
+		return -1;
+	}
+	softrdma_rx_advance(c, n);
+	return n;
+}
+
+/* Drop up to @len bytes from the receive ring. */
+ssize_t softrdma__shm_discard(struct softrdma_conn *c, size_t len)
+{
+	ssize_t avail = softrdma_rx_ready(c);
+	size_t n;
+
+	if (avail < 0)
+		return -1;
+	n = len < (size_t)avail ? len : (size_t)avail;
+	softrdma_rx_advance(c, n);
+	return n;
+}
+
+/* Current producer position of the transmit ring. */
+uint64_t softrdma__shm_tail(struct softrdma_conn *c)
+{
+	return c->tx_tail;
+}
+
+/*
+ * Copy @len bytes to ring position @at (not yet visible to the consumer).
+ * With @safe, @src may be unmapped application memory: returns EFAULT.
+ */
+int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len,
+		      int safe)
+{
+	struct iovec iov[2], s = { (void *)src, len };
+	int i, k;
+	size_t done = 0;
+
+	if (!len)
+		return 0;
+	k = softrdma_ring_iov(c->txr, at, len, iov);
+	if (safe)
+		return process_vm_readv(getpid(), iov, k, &s, 1, 0) == (ssize_t)len ? 0 : EFAULT;
+	for (i = 0; i < k; i++) {
+		memcpy(iov[i].iov_base, (const char *)src + done, iov[i].iov_len);
+		done += iov[i].iov_len;
+	}
+	return 0;
+}
+
+/* Publish everything written up to @tail and wake the consumer if it sleeps. */
+void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail)
+{
+	c->tx_tail = tail;
+	__atomic_store_n(&c->txr->tail, tail, __ATOMIC_RELEASE);
+	softrdma_bell(c->peer);
+}
+
+/* Write up to @len bytes of our own buffer into the transmit ring. */
+ssize_t softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
+{
+	uint32_t space = softrdma__shm_tx_space(c);
+	size_t n;
+
+	if (space == UINT32_MAX) {
+		errno = EPROTO;
+		return -1;
+	}
+	if (!space) {
+		/* ask the consumer for a doorbell, then look once more */
+		__atomic_store_n(&c->txr->prod_waiting, 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_SEQ_CST);
+		space = softrdma__shm_tx_space(c);
+		if (space == UINT32_MAX) {
+			errno = EPROTO;
+			return -1;
+		}
+		if (!space) {
+			errno = EAGAIN;
+			return -1;
+		}
+	}
+	n = len < space ? len : space;
+	softrdma__shm_put(c, c->tx_tail, buf, n, 0);
+	softrdma__shm_commit(c, c->tx_tail + n);
+	return n;
+}
+
+/*
+ * Requester: execute a WRITE or READ straight against the responder's
+ * memory. The responder QP's attributes and the MR entry are read under
+ * their sequence counters before and after the copy; anything unexpected
+ * returns -1 and the caller sends the request the normal way, so the
+ * responder reports the error as it would over the wire (qp->lock held).
+ */
+int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total)
+{
+	struct softrdma_conn *c = qp->out;
+	const struct softrdma_ring_ctl *ctl;
+	const struct softrdma_seg_mr *e;
+	struct iovec liov[SOFTRDMA_MAX_SGE], riov;
+	uint32_t s, s1, key, access, pd, epd, ok, slot, rkey = wr->wr.rdma.rkey;
+	uint64_t addr, iova, length, raddr = wr->wr.rdma.remote_addr;
+	int is_read = wr->opcode == IBV_WR_RDMA_READ, need, i, k = 0;
+	ssize_t n;
+
+	if (!c || !c->shm || c->dead || c->await_answer || !c->peer)
+		return -1;
+	ctl = &c->area->ctl;
+	s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
+	ok = ctl->ok;
+	access = ctl->access;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((s & 1) || __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)
+		return -1;
+	need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
+	if (!ok || !(access & need))
+		return -1;
+	pd = ctl->pd;
+	if (!total)
+		return 0;
+	slot = rkey >> 8;
+	if (!slot || slot >= SOFTRDMA_MAX_MR)
+		return -1;
+	e = &c->peer->seg->mr[slot];
+	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+	key = e->key;
+	access = e->access;
+	epd = e->pd;
+	addr = e->addr;
+	iova = e->iova;
+	length = e->length;
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if ((s1 & 1) || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1)
+		return -1;
+	if (key != rkey || epd != pd || !(access & need))
+		return -1;
+	if (raddr < iova || total > length || raddr - iova > length - total)
+		return -1;
+	for (i = 0; i < wr->num_sge; i++) {
+		struct ibv_sge *sg = &wr->sg_list[i];
+		struct softrdma_mr *mr;
+
+		if (!sg->length)
+			continue;
+		if ((wr->send_flags & IBV_SEND_INLINE) && !is_read) {
+			liov[k].iov_base = (void *)(uintptr_t)sg->addr;
+		} else {
+			mr = softrdma__mr_get(sg->lkey);
+			if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, sg->addr, sg->length,
+					       is_read ? IBV_ACCESS_LOCAL_WRITE : 0)) {
+				softrdma__mr_put();
+				return -1;
+			}
+			liov[k].iov_base = softrdma__mr_ptr(mr, sg->addr);
+			softrdma__mr_put();
+		}
+		liov[k].iov_len = sg->length;
+		k++;
+	}
+	riov.iov_base = (void *)(uintptr_t)(addr + (raddr - iova));
+	riov.iov_len = total;
+	if (is_read)
+		n = process_vm_readv(c->peer->pid, liov, k, &riov, 1, 0);
+	else
+		n = process_vm_writev(c->peer->pid, liov, k, &riov, 1, 0);
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	if (n != (ssize_t)total || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1 ||
+	    __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)
+		return -1;
+	return 0;
+}

@@ -1,0 +1,390 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * cmocka tests of softrdma's error paths: CQ overflow, flushing after the
+ * error state, send-queue slots held by unsignaled WRs, memory unmapped
+ * after registration, stale and under-privileged keys. Two RC QPs in one
+ * process are connected to each other over 127.0.0.1; the responder side
+ * is this very process, so a fault there would crash the test.
+ */
+#define _GNU_SOURCE
+#include <sys/mman.h>
+
+#include "softrdma_test.h"
+
+#define BUF 8192
+
+struct pair {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_cq *cq[2];
+	struct ibv_qp *qp[2];
+	char *buf[2];
+	struct ibv_mr *mr[2];
+};
+
+/* Open softrdma0. */
+static struct ibv_context *open_dev(void)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *ctx;
+
+	assert_non_null(l);
+	assert_non_null(l[0]);
+	ctx = ibv_open_device(l[0]);
+	ibv_free_device_list(l);
+	assert_non_null(ctx);
+	return ctx;
+}
+
+/* Drive @qp to RTS towards @remote over 127.0.0.1 with QP access @access. */
+static void connect_qp(struct ibv_qp *qp, uint32_t remote, int access)
+{
+	struct ibv_qp_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+				       IBV_QP_ACCESS_FLAGS), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = remote;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	a.ah_attr.grh.dgid.raw[10] = 0xff;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	a.ah_attr.grh.dgid.raw[12] = 127;
+	a.ah_attr.grh.dgid.raw[15] = 1;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
+				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = 7;
+	a.max_rd_atomic = 1;
+	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
+}
+
+/* Build a connected pair: CQs of @cqe entries, send queues of @sq entries. */
+static struct pair *make_pair(int cqe, int sq, int access1)
+{
+	struct pair *p = calloc(1, sizeof(*p));
+	struct ibv_qp_init_attr ia;
+	int i;
+
+	assert_non_null(p);
+	p->ctx = open_dev();
+	p->pd = ibv_alloc_pd(p->ctx);
+	assert_non_null(p->pd);
+	for (i = 0; i < 2; i++) {
+		p->cq[i] = ibv_create_cq(p->ctx, cqe, NULL, NULL, 0);
+		assert_non_null(p->cq[i]);
+		memset(&ia, 0, sizeof(ia));
+		ia.send_cq = ia.recv_cq = p->cq[i];
+		ia.qp_type = IBV_QPT_RC;
+		ia.cap.max_send_wr = sq;
+		ia.cap.max_recv_wr = 8;
+		ia.cap.max_send_sge = 1;
+		ia.cap.max_recv_sge = 1;
+		p->qp[i] = ibv_create_qp(p->pd, &ia);
+		assert_non_null(p->qp[i]);
+		p->buf[i] = mmap(NULL, BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				 -1, 0);
+		assert_true(p->buf[i] != MAP_FAILED);
+		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], BUF, IBV_ACCESS_LOCAL_WRITE |
+				      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+		assert_non_null(p->mr[i]);
+	}
+	connect_qp(p->qp[0], p->qp[1]->qp_num, IBV_ACCESS_LOCAL_WRITE |
+		   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	connect_qp(p->qp[1], p->qp[0]->qp_num, access1);
+	return p;
+}
+
+/* The default pair: roomy CQs, 4-entry send queues, full access. */
+static int setup(void **state)
+{
+	*state = make_pair(64, 4, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
+			   IBV_ACCESS_REMOTE_READ);
+	return 0;
+}
+
+/* Release a pair (buffers may already be unmapped). */
+static int teardown(void **state)
+{
+	struct pair *p = *state;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ibv_destroy_qp(p->qp[i]);
+		if (p->mr[i])
+			ibv_dereg_mr(p->mr[i]);
+		if (p->buf[i])
+			munmap(p->buf[i], BUF);
+		ibv_destroy_cq(p->cq[i]);
+	}
+	ibv_dealloc_pd(p->pd);
+	ibv_close_device(p->ctx);
+	free(p);
+	return 0;
+}
+
+/* State of @qp. */
+static enum ibv_qp_state qp_state(struct ibv_qp *qp)
+{
+	struct ibv_qp_init_attr ia;
+	struct ibv_qp_attr a;
+
+	assert_int_equal(ibv_query_qp(qp, &a, IBV_QP_STATE, &ia), 0);
+	return a.qp_state;
+}
+
+/* Wait for an async event of @type on @ctx; fail after T_WAIT_MS. */
+static struct ibv_async_event wait_async(struct ibv_context *ctx, enum ibv_event_type type)
+{
+	struct pollfd pfd = { .fd = ctx->async_fd, .events = POLLIN };
+	int64_t end = t_now_ms() + T_WAIT_MS;
+	struct ibv_async_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	while (t_now_ms() < end) {
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		assert_int_equal(ibv_get_async_event(ctx, &ev), 0);
+		ibv_ack_async_event(&ev);
+		if (ev.event_type == type)
+			return ev;
+	}
+	fail_msg("no async event %s", ibv_event_type_str(type));
+	return ev;
+}
+
+/* CQ overflow: IBV_EVENT_CQ_ERR, and the QP that overflowed it is in error. */
+static void test_cq_overflow(void **state)
+{
+	struct pair *p = make_pair(2, 8, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_async_event ev;
+	int i, n;
+
+	*state = p;
+	n = p->cq[0]->cqe + 2;
+	assert_true(n <= 8);
+	for (i = 0; i < n; i++)
+		assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+					(uintptr_t)p->buf[1], p->mr[1]->rkey,
+					IBV_SEND_SIGNALED, i), 0);
+	ev = wait_async(p->ctx, IBV_EVENT_CQ_ERR);
+	assert_ptr_equal(ev.element.cq, p->cq[0]);
+	for (i = 0; i < 100 && qp_state(p->qp[0]) != IBV_QPS_ERR; i++)
+		usleep(10000);
+	assert_int_equal(qp_state(p->qp[0]), IBV_QPS_ERR);
+}
+
+/* Everything posted after the QP entered the error state completes flushed. */
+static void test_flush_after_err(void **state)
+{
+	struct pair *p = *state;
+	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_wc wc;
+	int i;
+
+	t_post_recv(p->qp[0], p->mr[0], p->buf[0], 64, 500);
+	assert_int_equal(ibv_modify_qp(p->qp[0], &a, IBV_QP_STATE), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+	assert_int_equal(wc.wr_id, 500);
+	t_post_recv(p->qp[0], p->mr[0], p->buf[0], 64, 501);
+	/* unsignaled or not, error completions are always generated */
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, 0, 502), 0);
+	assert_int_equal(t_post(p->qp[0], IBV_WR_SEND, p->buf[0], 8, p->mr[0]->lkey, 0, 0,
+				IBV_SEND_SIGNALED, 503), 0);
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_READ, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, IBV_SEND_SIGNALED, 504), 0);
+	for (i = 0; i < 4; i++) {
+		wc = t_wait_wc(p->cq[0]);
+		assert_int_equal(wc.status, IBV_WC_WR_FLUSH_ERR);
+		assert_true(wc.wr_id >= 501 && wc.wr_id <= 504);
+	}
+	t_no_wc(p->cq[0], 50);
+}
+
+/* Unsignaled WRs hold their slots until a later signaled one completes. */
+static void test_unsignaled_slots(void **state)
+{
+	struct pair *p = *state;
+	struct ibv_wc wc;
+	int i;
+
+	for (i = 0; i < 3; i++)
+		assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8,
+					p->mr[0]->lkey, (uintptr_t)p->buf[1], p->mr[1]->rkey,
+					0, i), 0);
+	t_no_wc(p->cq[0], 50);
+	/* three slots are still taken: one left */
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, IBV_SEND_SIGNALED, 3), 0);
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, IBV_SEND_SIGNALED, 4),
+			 ENOMEM);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 3);
+	t_no_wc(p->cq[0], 20);
+	/* the signaled completion released all four slots */
+	for (i = 0; i < 4; i++)
+		assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8,
+					p->mr[0]->lkey, (uintptr_t)p->buf[1], p->mr[1]->rkey,
+					i == 3 ? IBV_SEND_SIGNALED : 0, 10 + i), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_SUCCESS);
+	assert_int_equal(wc.wr_id, 13);
+}
+
+/* Remote @op on the target's MR after its memory was unmapped. */
+static void unmapped_access(struct pair *p, enum ibv_wr_opcode op)
+{
+	struct ibv_wc wc;
+
+	memset(p->buf[1], 0x5a, BUF);
+	assert_int_equal(munmap(p->buf[1], BUF), 0);
+	p->buf[1] = NULL;
+	assert_int_equal(t_post(p->qp[0], op, p->buf[0], 256, p->mr[0]->lkey,
+				(uintptr_t)p->mr[1]->addr + 512, p->mr[1]->rkey,
+				IBV_SEND_SIGNALED, 77), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.wr_id, 77);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	/* the target (this process) is alive and its QP went to error too */
+	for (int i = 0; i < 100 && qp_state(p->qp[1]) != IBV_QPS_ERR; i++)
+		usleep(10000);
+	assert_int_equal(qp_state(p->qp[1]), IBV_QPS_ERR);
+}
+
+/* Remote WRITE into memory unmapped after registration: REM_ACCESS_ERR. */
+static void test_unmapped_write(void **state)
+{
+	unmapped_access(*state, IBV_WR_RDMA_WRITE);
+}
+
+/* Remote READ from memory unmapped after registration: REM_ACCESS_ERR. */
+static void test_unmapped_read(void **state)
+{
+	unmapped_access(*state, IBV_WR_RDMA_READ);
+}
+
+/* A key from before re-registration no longer works. */
+static void test_stale_rkey(void **state)
+{
+	struct pair *p = *state;
+	uint32_t old = p->mr[1]->rkey;
+	struct ibv_wc wc;
+
+	assert_int_equal(ibv_dereg_mr(p->mr[1]), 0);
+	p->mr[1] = ibv_reg_mr(p->pd, p->buf[1], BUF, IBV_ACCESS_LOCAL_WRITE |
+			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	assert_non_null(p->mr[1]);
+	assert_int_not_equal(p->mr[1]->rkey, old);
+	/* the new key works */
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, IBV_SEND_SIGNALED, 1), 0);
+	assert_int_equal(t_wait_wc(p->cq[0]).status, IBV_WC_SUCCESS);
+	/* the old one fails */
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], old, IBV_SEND_SIGNALED, 2), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.wr_id, 2);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+}
+
+/* Remote @op on an MR registered with @access: REM_ACCESS_ERR. */
+static void no_permission(struct pair *p, enum ibv_wr_opcode op, int access)
+{
+	struct ibv_mr *mr = ibv_reg_mr(p->pd, p->buf[1] + 4096, 4096, access);
+	struct ibv_wc wc;
+
+	assert_non_null(mr);
+	assert_int_equal(t_post(p->qp[0], op, p->buf[0], 16, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1] + 4096, mr->rkey, IBV_SEND_SIGNALED, 9), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	ibv_dereg_mr(mr);
+}
+
+/* MR without REMOTE_WRITE refuses a remote WRITE. */
+static void test_no_remote_write(void **state)
+{
+	no_permission(*state, IBV_WR_RDMA_WRITE, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+}
+
+/* MR without REMOTE_READ refuses a remote READ. */
+static void test_no_remote_read(void **state)
+{
+	no_permission(*state, IBV_WR_RDMA_READ, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+}
+
+/* The responder QP's access flags forbid WRITE: REM_INV_REQ_ERR. */
+static void test_qp_forbids_write(void **state)
+{
+	struct pair *p = make_pair(16, 4, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	struct ibv_wc wc;
+
+	*state = p;
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+				(uintptr_t)p->buf[1], p->mr[1]->rkey, IBV_SEND_SIGNALED, 1), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_REM_INV_REQ_ERR);
+}
+
+/* A bad local key fails locally with LOC_PROT_ERR. */
+static void test_bad_lkey(void **state)
+{
+	struct pair *p = *state;
+	struct ibv_wc wc;
+
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8,
+				p->mr[0]->lkey ^ 0x100, (uintptr_t)p->buf[1], p->mr[1]->rkey,
+				IBV_SEND_SIGNALED, 1), 0);
+	wc = t_wait_wc(p->cq[0]);
+	assert_int_equal(wc.status, IBV_WC_LOC_PROT_ERR);
+}
+
+/* Teardown for tests that build their own pair. */
+static int teardown_own(void **state)
+{
+	return *state ? teardown(state) : 0;
+}
+
+/* Nothing to set up: the test builds its pair. */
+static int setup_none(void **state)
+{
+	*state = NULL;
+	return 0;
+}
+
+/* Run the error-path tests. */
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test_setup_teardown(test_cq_overflow, setup_none, teardown_own),
+		cmocka_unit_test_setup_teardown(test_flush_after_err, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unsignaled_slots, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmapped_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_unmapped_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_stale_rkey, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_remote_write, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_no_remote_read, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_qp_forbids_write, setup_none, teardown_own),
+		cmocka_unit_test_setup_teardown(test_bad_lkey, setup, teardown),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
