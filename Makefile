@@ -170,7 +170,9 @@ check-fuzz: $(FUZZ_BINS)
 -include tests/interop/interop.mk
 -include tests/valgrind/valgrind.mk
 
-CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz check-softrdma
+CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz \
+	check-softrdma check-examples check-demo check-integration check-interop check-mt \
+	check-valgrind
 
 check: deps
 	$(MAKE) librpma
