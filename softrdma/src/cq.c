@@ -289,6 +289,8 @@ int softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	pthread_spin_lock(&c->lock);
 	c->armed = 1;
 	pthread_spin_unlock(&c->lock);
+	/* arming means the application is going to sleep rather than poll */
+	softrdma__shm_app_waits();
 	return 0;
 }
 
@@ -301,6 +303,8 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 	struct softrdma_cq *c;
 	int err;
 
+	/* the application sleeps here instead of polling: peers must ring again */
+	softrdma__shm_app_waits();
 	err = softrdma__evq_pop(&ch->q, &node);
 	if (err) {
 		errno = err;

@@ -423,6 +423,9 @@ static void *softrdma_progress_main(void *arg)
 		if (n < 0 && errno != EINTR)
 			break;
 		work = n > 0;
+		/* a poster may have asked for a hand with a large copy */
+		if (softrdma__shm_help())
+			work = 1;
 		for (i = 0; i < n; i++) {
 			void *p = evs[i].data.ptr;
 

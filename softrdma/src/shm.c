@@ -10,6 +10,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,7 @@
 #include <unistd.h>
 
 #include "mr.h"
+#include "progress.h"
 #include "shm.h"
 
 #ifndef SYS_pidfd_open
@@ -48,6 +50,32 @@ static struct {
 	.seg_fd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 };
+
+/*
+ * A large direct copy is cut into chunks that the posting thread and the
+ * progress thread take in turn from a shared cursor, so both cores copy.
+ * The poster never waits for the helper to turn up: it takes every chunk
+ * left, then waits only for chunks already taken, which involve no lock.
+ * One copy at a time is shared; concurrent posters copy alone.
+ */
+#define SOFTRDMA_SPLIT_MIN	(256u * 1024)
+#define SOFTRDMA_SPLIT_CHUNK	(64u * 1024)
+
+static struct {
+	int owned;		/* a poster is using the job */
+	int open;		/* the helper may take chunks */
+	int helpers;		/* helpers inside the job */
+	int fail;		/* a chunk was copied short */
+	int is_read;
+	int cnt;
+	pid_t pid;
+	uint64_t total;
+	uint64_t next;		/* first byte no one has taken */
+	char *raddr;
+	struct iovec liov[SOFTRDMA_MAX_SGE];
+} softrdma_split;
+
+static int softrdma_split_ok = -1;
 
 /* Parse the 36-character boot id into 16 bytes; 0 on success. */
 static int softrdma_boot_id(uint8_t out[16])
@@ -199,6 +227,17 @@ int softrdma__shm_app_polling(uint64_t now)
 		return 0;
 	return now - __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED) <
 	       SOFTRDMA_POLL_GRACE_NS;
+}
+
+/*
+ * An application thread is about to wait on a completion channel instead of
+ * polling: peers must ring this process's doorbell again, or what they send
+ * would wait for the end of the progress thread's doze.
+ */
+void softrdma__shm_app_waits(void)
+{
+	if (softrdma_shm.seg && __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&softrdma_shm.seg->hdr.poll_ns, 0, __ATOMIC_RELAXED);
 }
 
 /* An application thread just polled the rings (rate-limited shared store). */
@@ -753,6 +792,132 @@ ssize_t softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
 }
 
 /*
+ * Copy bytes [@off, @off + @len) of the split job between the local iovecs
+ * and the responder. Returns 0, or -1 when the copy came up short.
+ */
+static int softrdma_split_copy(uint64_t off, uint64_t len)
+{
+	struct iovec l[SOFTRDMA_MAX_SGE], r;
+	uint64_t pos = 0, want = len;
+	int i, k = 0;
+	ssize_t n;
+
+	for (i = 0; i < softrdma_split.cnt && want; i++) {
+		uint64_t il = softrdma_split.liov[i].iov_len, skip;
+
+		if (pos + il <= off) {
+			pos += il;
+			continue;
+		}
+		skip = off > pos ? off - pos : 0;
+		l[k].iov_base = (char *)softrdma_split.liov[i].iov_base + skip;
+		l[k].iov_len = il - skip < want ? il - skip : want;
+		want -= l[k].iov_len;
+		pos += il;
+		k++;
+	}
+	r.iov_base = softrdma_split.raddr + off;
+	r.iov_len = len;
+	if (softrdma_split.is_read)
+		n = process_vm_readv(softrdma_split.pid, l, k, &r, 1, 0);
+	else
+		n = process_vm_writev(softrdma_split.pid, l, k, &r, 1, 0);
+	return n == (ssize_t)len ? 0 : -1;
+}
+
+/* Take and copy chunks of the split job until none is left. */
+static void softrdma_split_run(void)
+{
+	uint64_t off, len;
+
+	for (;;) {
+		off = __atomic_fetch_add(&softrdma_split.next, SOFTRDMA_SPLIT_CHUNK,
+					 __ATOMIC_RELAXED);
+		if (off >= softrdma_split.total)
+			return;
+		len = softrdma_split.total - off;
+		if (len > SOFTRDMA_SPLIT_CHUNK)
+			len = SOFTRDMA_SPLIT_CHUNK;
+		if (softrdma_split_copy(off, len))
+			__atomic_store_n(&softrdma_split.fail, 1, __ATOMIC_RELAXED);
+	}
+}
+
+/*
+ * Progress thread: join the shared direct copy, if one is open. Returns
+ * non-zero when it helped.
+ */
+int softrdma__shm_help(void)
+{
+	if (!__atomic_load_n(&softrdma_split.open, __ATOMIC_RELAXED))
+		return 0;
+	/* count in before looking again: the poster waits for helpers to leave */
+	__atomic_fetch_add(&softrdma_split.helpers, 1, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&softrdma_split.open, __ATOMIC_SEQ_CST))
+		softrdma_split_run();
+	__atomic_fetch_sub(&softrdma_split.helpers, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+/* Non-zero when this process may run on more than one CPU. */
+static int softrdma_split_allowed(void)
+{
+	int ok = __atomic_load_n(&softrdma_split_ok, __ATOMIC_RELAXED);
+	cpu_set_t set;
+
+	if (ok < 0) {
+		ok = !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
+		__atomic_store_n(&softrdma_split_ok, ok, __ATOMIC_RELAXED);
+	}
+	return ok;
+}
+
+/*
+ * Copy @total bytes between @liov and the responder at @raddr, sharing the
+ * work with the progress thread when it is large. Returns the bytes copied,
+ * or -1 when any part failed.
+ */
+static ssize_t softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k,
+				    char *raddr, uint64_t total)
+{
+	struct iovec riov = { .iov_base = raddr, .iov_len = total };
+	int fail, spins;
+
+	if (total < SOFTRDMA_SPLIT_MIN || !softrdma_split_allowed() ||
+	    __atomic_exchange_n(&softrdma_split.owned, 1, __ATOMIC_ACQUIRE)) {
+		if (is_read)
+			return process_vm_readv(pid, liov, k, &riov, 1, 0);
+		return process_vm_writev(pid, liov, k, &riov, 1, 0);
+	}
+	softrdma_split.is_read = is_read;
+	softrdma_split.pid = pid;
+	softrdma_split.cnt = k;
+	softrdma_split.total = total;
+	softrdma_split.raddr = raddr;
+	softrdma_split.fail = 0;
+	softrdma_split.next = 0;
+	memcpy(softrdma_split.liov, liov, k * sizeof(*liov));
+	__atomic_store_n(&softrdma_split.open, 1, __ATOMIC_SEQ_CST);
+	softrdma__progress_kick();
+	softrdma_split_run();
+	__atomic_store_n(&softrdma_split.open, 0, __ATOMIC_SEQ_CST);
+	/*
+	 * Chunks the helper has taken involve no lock, so this wait is one
+	 * chunk at most; yield in case the helper was preempted on this CPU.
+	 */
+	for (spins = 0; __atomic_load_n(&softrdma_split.helpers, __ATOMIC_SEQ_CST); spins++) {
+		if (spins < 4096)
+			__builtin_ia32_pause();
+		else
+			sched_yield();
+	}
+	__atomic_thread_fence(__ATOMIC_ACQUIRE);
+	fail = __atomic_load_n(&softrdma_split.fail, __ATOMIC_RELAXED);
+	__atomic_store_n(&softrdma_split.owned, 0, __ATOMIC_RELEASE);
+	return fail ? -1 : (ssize_t)total;
+}
+
+/*
  * Requester: execute a WRITE or READ straight against the responder's
  * memory. The responder QP's attributes and the MR entry are read under
  * their sequence counters before and after the copy; anything unexpected
@@ -764,7 +929,7 @@ int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_
 	struct softrdma_conn *c = qp->out;
 	const struct softrdma_ring_ctl *ctl;
 	const struct softrdma_seg_mr *e;
-	struct iovec liov[SOFTRDMA_MAX_SGE], riov;
+	struct iovec liov[SOFTRDMA_MAX_SGE];
 	uint32_t s, s1, key, access, pd, epd, ok, slot, rkey = wr->wr.rdma.rkey;
 	uint64_t addr, iova, length, raddr = wr->wr.rdma.remote_addr;
 	int is_read = wr->opcode == IBV_WR_RDMA_READ, need, i, k = 0;
@@ -824,12 +989,8 @@ int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_
 		liov[k].iov_len = sg->length;
 		k++;
 	}
-	riov.iov_base = (void *)(uintptr_t)(addr + (raddr - iova));
-	riov.iov_len = total;
-	if (is_read)
-		n = process_vm_readv(c->peer->pid, liov, k, &riov, 1, 0);
-	else
-		n = process_vm_writev(c->peer->pid, liov, k, &riov, 1, 0);
+	n = softrdma_direct_copy(c->peer->pid, is_read, liov, k,
+				 (char *)(uintptr_t)(addr + (raddr - iova)), total);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	if (n != (ssize_t)total || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1 ||
 	    __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)

@@ -93,6 +93,7 @@ void softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t
 void softrdma__seg_set_sleeping(int sleeping);
 int softrdma__shm_app_polling(uint64_t now);
 void softrdma__shm_app_polled(void);
+void softrdma__shm_app_waits(void);
 int softrdma__shm_active(void);
 void softrdma__shm_set_active(void);
 void softrdma__shm_offer(struct softrdma_wire_shm *w, int ring_fd);
@@ -115,5 +116,6 @@ int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, siz
 void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail);
 uint64_t softrdma__shm_tail(struct softrdma_conn *c);
 int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total);
+int softrdma__shm_help(void);
 
 #endif

@@ -42,7 +42,7 @@ $(INTEG_BUILD_DIR)/%: $(INTEG_SRC_DIR)/%.c $(INTEG_COMMON) librpma/include/librp
 	$(INTEG_CC) $(INTEG_CFLAGS) -o $@ $< $(INTEG_SRC_DIR)/common.c $(INTEG_LDFLAGS) $(INTEG_LDLIBS)
 
 check-integration: $(INTEG_BINS) $(INTEG_SERVER) softrdma
-	@TEST_TIMEOUT=$(INTEG_TIMEOUT) tools/softrdma-run tools/run-tests.sh integration $(INTEG_BINS)
+	@TEST_TIMEOUT=$(INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 tools/softrdma-run tools/run-tests.sh integration $(INTEG_BINS)
 
 clean-integration:
 	rm -rf $(INTEG_BUILD_DIR)

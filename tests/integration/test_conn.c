@@ -8,7 +8,10 @@
  * unreachable address.
  */
 
+#include <arpa/inet.h>
 #include <fcntl.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -271,11 +274,28 @@ test_no_listener(void **state)
 	connect_nowhere(T_ADDR, t_next_port(port, sizeof(port)));
 }
 
+/*
+ * test_unreachable_address -- a peer that takes the connection but never
+ * answers it (a plain TCP listener that accepts nothing, on loopback, so no
+ * packet leaves this host): the request times out and the client sees the
+ * connection fail, within the bound
+ */
 static void
 test_unreachable_address(void **state)
 {
 	(void)state;
-	connect_nowhere("192.0.2.1", "7471"); /* TEST-NET-1: nobody there */
+	char port[16];
+	struct sockaddr_in sin = {.sin_family = AF_INET};
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	assert_true(fd >= 0);
+	t_next_port(port, sizeof(port));
+	sin.sin_port = htons((uint16_t)atoi(port));
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(listen(fd, 8), 0);
+	connect_nowhere(T_ADDR, port);
+	close(fd);
 }
 
 /* an outgoing request dropped before connecting is freed */
