@@ -35,7 +35,7 @@ LIB_SO := $(BUILD)/lib/librpma.so.$(VERSION)
 LIB_A := $(BUILD)/lib/librpma.a
 LIB_PC := $(BUILD)/lib/librpma.pc
 
-.PHONY: all librpma deps check check-unit check-unit-asan check-symbols check-man \
+.PHONY: all librpma deps check check-unit check-unit-asan check-symbols check-man check-install \
 	coverage fuzz fuzz-run check-fuzz install uninstall clean run
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
@@ -60,10 +60,13 @@ $(LIB_A): $(RPMA_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
+# make_pc IN OUT -- the pkg-config file for the current PREFIX, LIBDIR and INCLUDEDIR
+make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $(1) > $(2)
+
 $(LIB_PC): librpma/librpma.pc.in Makefile
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $< > $@
+	$(call make_pc,$<,$@)
 
 # ---------------------------------------------------------------- install
 install: librpma
@@ -74,7 +77,7 @@ install: librpma
 	ln -sf librpma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librpma.so
 	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	install -m 644 $(LIB_PC) $(DESTDIR)$(LIBDIR)/pkgconfig/
+	$(call make_pc,librpma/librpma.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc)
 	install -m 644 librpma/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
 	install -m 644 librpma/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
 
@@ -140,6 +143,9 @@ check-symbols: $(LIB_SO)
 check-man:
 	@librpma/man/check-man.sh
 
+check-install: librpma
+	@tools/check-install.sh
+
 # ---------------------------------------------------------------- fuzzing
 FUZZ_NAMES := $(notdir $(basename $(wildcard fuzz/fuzz_*.c)))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
@@ -170,7 +176,7 @@ check-fuzz: $(FUZZ_BINS)
 -include tests/interop/interop.mk
 -include tests/valgrind/valgrind.mk
 
-CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-fuzz \
+CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-install check-fuzz \
 	check-softrdma check-examples check-demo check-integration check-interop check-mt \
 	check-valgrind
 
