@@ -352,3 +352,64 @@ t_close(struct rpma_conn **conn_ptr)
 
 	return ret ? ret : ret2;
 }
+
+/* t_setup_peer -- arm the alarm and make the peer */
+int
+t_setup_peer(struct rpma_peer **peer_ptr, unsigned seconds)
+{
+	alarm(seconds);
+	*peer_ptr = t_peer_new();
+	return *peer_ptr ? 0 : -1;
+}
+
+/* t_setup_region -- the peer and a registered local region */
+int
+t_setup_region(struct rpma_peer **peer_ptr, unsigned seconds, int usage, uint8_t **local_ptr,
+	       struct rpma_mr_local **mr_ptr)
+{
+	int ret = t_setup_peer(peer_ptr, seconds);
+
+	*local_ptr = aligned_alloc(4096, T_REGION);
+	if (ret || !*local_ptr)
+		return -1;
+	return rpma_mr_reg(*peer_ptr, *local_ptr, T_REGION, usage, mr_ptr);
+}
+
+/* t_teardown_region -- undo t_setup_region() */
+int
+t_teardown_region(struct rpma_peer **peer_ptr, uint8_t **local_ptr,
+		  struct rpma_mr_local **mr_ptr)
+{
+	int ret = rpma_mr_dereg(mr_ptr);
+
+	free(*local_ptr);
+	*local_ptr = NULL;
+	return ret ? ret : rpma_peer_delete(peer_ptr);
+}
+
+/* t_srv_connect -- start an "rma" server and connect to it */
+int
+t_srv_connect(struct t_srv *srv, const char *const *opts, struct rpma_peer *peer,
+	      const struct rpma_conn_cfg *cfg, const void *pdata, uint8_t pdata_len,
+	      struct rpma_conn **conn_ptr, uint8_t *srv_pdata)
+{
+	if (t_srv_start(srv, "rma", opts))
+		return -1;
+	return t_connect(peer, srv->port, cfg, pdata, pdata_len, NULL, 0, 0, NULL, conn_ptr,
+			 srv_pdata);
+}
+
+/* t_srv_dump -- the server's final region */
+int
+t_srv_dump(struct t_srv *srv, uint8_t *dump)
+{
+	char *line = malloc(T_LINE);
+	int ret = -1;
+
+	if (!line)
+		return -1;
+	if (t_srv_line(srv, "DUMP ", line, T_LINE, T_WAIT_MS) == 0)
+		ret = t_hex_decode(line + 5, dump, T_REGION);
+	free(line);
+	return ret;
+}

@@ -133,4 +133,38 @@ int t_connect(struct rpma_peer *peer, const char *port, const struct rpma_conn_c
  */
 int t_close(struct rpma_conn **conn_ptr);
 
+/*
+ * t_setup_peer -- the common start of a test group: arm an alarm of seconds
+ * (a hung test dies) and make the peer (t_peer_new()); 0 or -1
+ */
+int t_setup_peer(struct rpma_peer **peer_ptr, unsigned seconds);
+
+/*
+ * t_setup_region -- t_setup_peer(), then a T_REGION-byte local region,
+ * 4096-aligned, registered with usage; 0, -1 or an rpma_mr_reg() error
+ */
+int t_setup_region(struct rpma_peer **peer_ptr, unsigned seconds, int usage, uint8_t **local_ptr,
+		   struct rpma_mr_local **mr_ptr);
+
+/*
+ * t_teardown_region -- deregister and free what t_setup_region() made, then
+ * delete the peer (not when the deregistration failed); 0 or an error code
+ */
+int t_teardown_region(struct rpma_peer **peer_ptr, uint8_t **local_ptr,
+		      struct rpma_mr_local **mr_ptr);
+
+/*
+ * t_srv_connect -- start a server in mode "rma" with opts (t_srv_start())
+ * and connect to it (t_connect(), no receive posted); 0 or an error code
+ */
+int t_srv_connect(struct t_srv *srv, const char *const *opts, struct rpma_peer *peer,
+		  const struct rpma_conn_cfg *cfg, const void *pdata, uint8_t pdata_len,
+		  struct rpma_conn **conn_ptr, uint8_t *srv_pdata);
+
+/*
+ * t_srv_dump -- read the server's DUMP line and decode its region into dump
+ * (T_REGION bytes); the number of bytes decoded, or -1
+ */
+int t_srv_dump(struct t_srv *srv, uint8_t *dump);
+
 #endif /* TESTS_INTEGRATION_COMMON_H */

@@ -31,9 +31,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(120);
-	Peer = t_peer_new();
-	return Peer ? 0 : -1;
+	return t_setup_peer(&Peer, 120);
 }
 
 static int
@@ -144,9 +142,7 @@ test_client_disconnects(void **state)
 	struct rpma_conn *conn;
 	char line[64];
 
-	assert_int_equal(t_srv_start(&Srv, "rma", NULL), 0);
-	assert_int_equal(t_connect(Peer, Srv.port, NULL, NULL, 0, NULL, 0, 0, NULL, &conn, NULL),
-			 0);
+	assert_int_equal(t_srv_connect(&Srv, NULL, Peer, NULL, NULL, 0, &conn, NULL), 0);
 	assert_int_equal(t_srv_line(&Srv, "EVENT ", line, sizeof(line), T_WAIT_MS), 0);
 	assert_string_equal(line, "EVENT 0"); /* ESTABLISHED on the server */
 	assert_int_equal(t_close(&conn), 0);  /* CLOSED on the client */
@@ -164,9 +160,7 @@ test_server_disconnects(void **state)
 	struct rpma_conn *conn;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 
-	assert_int_equal(t_srv_start(&Srv, "rma", opts), 0);
-	assert_int_equal(t_connect(Peer, Srv.port, NULL, NULL, 0, NULL, 0, 0, NULL, &conn, NULL),
-			 0);
+	assert_int_equal(t_srv_connect(&Srv, opts, Peer, NULL, NULL, 0, &conn, NULL), 0);
 	assert_int_equal(t_wait_event(conn, &ev, T_WAIT_MS), 0);
 	assert_int_equal(ev, RPMA_CONN_CLOSED);
 	assert_int_equal(rpma_conn_disconnect(conn), 0);
@@ -187,9 +181,7 @@ test_event_fd_nonblocking(void **state)
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	int fd;
 
-	assert_int_equal(t_srv_start(&Srv, "rma", NULL), 0);
-	assert_int_equal(t_connect(Peer, Srv.port, NULL, NULL, 0, NULL, 0, 0, NULL, &conn, NULL),
-			 0);
+	assert_int_equal(t_srv_connect(&Srv, NULL, Peer, NULL, NULL, 0, &conn, NULL), 0);
 	assert_int_equal(rpma_conn_get_event_fd(conn, &fd), 0);
 	assert_int_equal(fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK), 0);
 	assert_int_equal(rpma_conn_next_event(conn, &ev), RPMA_E_NO_EVENT);

@@ -39,25 +39,17 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(120);
-	Peer = t_peer_new();
-	Local = aligned_alloc(4096, T_REGION);
-	if (!Peer || !Local)
-		return -1;
-	return rpma_mr_reg(Peer, Local, T_REGION,
-			   RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |
-			       RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_RECV,
-			   &Lmr);
+	return t_setup_region(&Peer, 120,
+			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |
+				  RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_RECV,
+			      &Local, &Lmr);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	int ret = rpma_mr_dereg(&Lmr);
-
-	free(Local);
-	return ret ? ret : rpma_peer_delete(&Peer);
+	return t_teardown_region(&Peer, &Local, &Lmr);
 }
 
 static int
@@ -95,8 +87,7 @@ bad_region(int which, bool grow, size_t offset, bool read)
 	struct ibv_wc wc;
 	int ctx;
 
-	assert_int_equal(t_srv_start(&Srv, "rma", NULL), 0);
-	assert_int_equal(t_connect(Peer, Srv.port, NULL, NULL, 0, NULL, 0, 0, NULL, &Conn, spd), 0);
+	assert_int_equal(t_srv_connect(&Srv, NULL, Peer, NULL, NULL, 0, &Conn, spd), 0);
 	assert_int_equal(rpma_conn_get_cq(Conn, &cq), 0);
 	if (grow) {
 		/* the length field (bytes 8..15, little endian) made twice as large */
@@ -129,11 +120,9 @@ bad_region(int which, bool grow, size_t offset, bool read)
 	(void)rpma_conn_disconnect(Conn);
 	assert_int_equal(rpma_conn_delete(&Conn), 0);
 	/* the server was never written: its region is unchanged */
-	static char line[T_LINE];
 	uint8_t dump[T_REGION];
 
-	assert_int_equal(t_srv_line(&Srv, "DUMP ", line, sizeof(line), T_WAIT_MS), 0);
-	assert_int_equal(t_hex_decode(line + 5, dump, sizeof(dump)), T_REGION);
+	assert_int_equal(t_srv_dump(&Srv, dump), T_REGION);
 	for (size_t i = 0; i < T_REGION; i++)
 		assert_int_equal(dump[i], t_pattern(i));
 	assert_int_equal(t_srv_wait(&Srv, T_WAIT_MS), 0);

@@ -49,23 +49,16 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(120);
-	Peer = t_peer_new();
-	Local = aligned_alloc(4096, T_REGION);
-	if (!Peer || !Local)
-		return -1;
-	return rpma_mr_reg(Peer, Local, T_REGION,
-			   RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &Lmr);
+	return t_setup_region(&Peer, 120,
+			      RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
+			      &Local, &Lmr);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	int ret = rpma_mr_dereg(&Lmr);
-
-	free(Local);
-	return ret ? ret : rpma_peer_delete(&Peer);
+	return t_teardown_region(&Peer, &Local, &Lmr);
 }
 
 static int
@@ -242,7 +235,6 @@ static void
 test_write_with_imm(void **state)
 {
 	(void)state;
-	static char line[T_LINE];
 	uint8_t dump[T_REGION];
 	struct rpma_cq *cq;
 	struct ibv_wc wc;
@@ -268,8 +260,7 @@ test_write_with_imm(void **state)
 	expect_srv_wc("op=129 status=0 len=100 imm=1:51966");
 
 	assert_int_equal(t_close(&Conn), 0);
-	assert_int_equal(t_srv_line(&Srv, "DUMP ", line, sizeof(line), T_WAIT_MS), 0);
-	assert_int_equal(t_hex_decode(line + 5, dump, sizeof(dump)), T_REGION);
+	assert_int_equal(t_srv_dump(&Srv, dump), T_REGION);
 	assert_int_equal(t_srv_wait(&Srv, T_WAIT_MS), 0);
 	assert_memory_equal(dump + 3000, Local + SEND_OFF, 100);
 	assert_int_equal(dump[2999], t_pattern(2999));

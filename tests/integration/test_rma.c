@@ -39,34 +39,24 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(120);
-	Peer = t_peer_new();
-	Local = aligned_alloc(4096, T_REGION);
-	if (!Peer || !Local)
-		return -1;
-	return rpma_mr_reg(Peer, Local, T_REGION,
-			   RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND |
-			       RPMA_MR_USAGE_RECV,
-			   &Lmr);
+	return t_setup_region(&Peer, 120,
+			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND |
+				  RPMA_MR_USAGE_RECV,
+			      &Local, &Lmr);
 }
 
 static int
 teardown(void **state)
 {
 	(void)state;
-	int ret = rpma_mr_dereg(&Lmr);
-
-	free(Local);
-	return ret ? ret : rpma_peer_delete(&Peer);
+	return t_teardown_region(&Peer, &Local, &Lmr);
 }
 
 /* start a server with opts and connect to it */
 static void
 open_rma(const char *const *opts)
 {
-	assert_int_equal(t_srv_start(&Srv, "rma", opts), 0);
-	assert_int_equal(t_connect(Peer, Srv.port, NULL, "rma", 3, NULL, 0, 0, NULL, &Conn, Spd),
-			 0);
+	assert_int_equal(t_srv_connect(&Srv, opts, Peer, NULL, "rma", 3, &Conn, Spd), 0);
 	assert_int_equal(rpma_conn_get_cq(Conn, &Cq), 0);
 	assert_int_equal(rpma_mr_remote_from_descriptor(Spd + T_PD_MR, T_MR_DESC, &Rmr), 0);
 	assert_int_equal(rpma_mr_remote_from_descriptor(Spd + T_PD_NOFLUSH, T_MR_DESC, &Noflush),
@@ -77,11 +67,8 @@ open_rma(const char *const *opts)
 static void
 close_rma(void)
 {
-	static char line[T_LINE];
-
 	assert_int_equal(t_close(&Conn), 0);
-	assert_int_equal(t_srv_line(&Srv, "DUMP ", line, sizeof(line), T_WAIT_MS), 0);
-	assert_int_equal(t_hex_decode(line + 5, Dump, sizeof(Dump)), T_REGION);
+	assert_int_equal(t_srv_dump(&Srv, Dump), T_REGION);
 	assert_int_equal(t_srv_wait(&Srv, T_WAIT_MS), 0);
 }
 

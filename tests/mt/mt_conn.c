@@ -65,9 +65,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(150);
-	Peer = t_peer_new();
-	if (!Peer)
+	if (t_setup_peer(&Peer, 150))
 		return -1;
 	if (rpma_mr_reg(Peer, Src, sizeof(Src), RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND,
 			&Src_mr) ||
@@ -354,12 +352,10 @@ run(bool use_srq)
 	}
 
 	/* the server's region: what each thread wrote, the rest untouched */
-	static char line[T_LINE];
 	uint8_t dump[T_REGION];
 
 	assert_int_equal(t_close(&Conn), 0);
-	assert_int_equal(t_srv_line(&Srv, "DUMP ", line, sizeof(line), T_WAIT_MS), 0);
-	assert_int_equal(t_hex_decode(line + 5, dump, sizeof(dump)), T_REGION);
+	assert_int_equal(t_srv_dump(&Srv, dump), T_REGION);
 	assert_int_equal(t_srv_wait(&Srv, T_WAIT_MS), 0);
 	for (int t = 0; t < NTHREADS; t++) {
 		size_t base = (size_t)t * SLICE;

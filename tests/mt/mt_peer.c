@@ -37,9 +37,7 @@ static int
 setup(void **state)
 {
 	(void)state;
-	alarm(150);
-	Peer = t_peer_new();
-	return Peer ? 0 : -1;
+	return t_setup_peer(&Peer, 150);
 }
 
 static int

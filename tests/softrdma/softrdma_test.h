@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,9 @@
 #include <rdma/rdma_cma.h>
 
 #define T_WAIT_MS 10000
+
+/* Local write plus remote write and read: what most QPs and MRs here allow. */
+#define T_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
 /* Milliseconds of CLOCK_MONOTONIC. */
 static inline int64_t t_now_ms(void)
@@ -160,19 +164,209 @@ static inline struct rdma_cm_id *t_resolve(struct rdma_event_channel *ch, uint16
 	return id;
 }
 
-/* Create an RC QP with CM-made CQs on @id. */
-static inline void t_create_qp(struct rdma_cm_id *id)
+/*
+ * Connection parameters with one outstanding READ each way and RNR retries
+ * without limit, carrying @len bytes of private data at @data.
+ */
+static inline struct rdma_conn_param t_conn_param(const void *data, uint8_t len)
+{
+	struct rdma_conn_param p;
+
+	memset(&p, 0, sizeof(p));
+	p.private_data = data;
+	p.private_data_len = len;
+	p.responder_resources = 1;
+	p.initiator_depth = 1;
+	p.rnr_retry_count = 7;
+	return p;
+}
+
+/*
+ * Init attributes of an RC QP on @cq (NULL: CQs made by rdma_create_qp())
+ * with @send_wr and @recv_wr WRs of @sge SGEs each.
+ */
+static inline struct ibv_qp_init_attr t_rc_attr(struct ibv_cq *cq, uint32_t send_wr,
+						uint32_t recv_wr, uint32_t sge)
 {
 	struct ibv_qp_init_attr a;
 
 	memset(&a, 0, sizeof(a));
+	a.send_cq = cq;
+	a.recv_cq = cq;
 	a.qp_type = IBV_QPT_RC;
-	a.cap.max_send_wr = 8;
-	a.cap.max_recv_wr = 8;
-	a.cap.max_send_sge = 1;
-	a.cap.max_recv_sge = 1;
+	a.cap.max_send_wr = send_wr;
+	a.cap.max_recv_wr = recv_wr;
+	a.cap.max_send_sge = sge;
+	a.cap.max_recv_sge = sge;
+	return a;
+}
+
+/* Create an RC QP with CM-made CQs on @id. */
+static inline void t_create_qp(struct rdma_cm_id *id)
+{
+	struct ibv_qp_init_attr a = t_rc_attr(NULL, 8, 8, 1);
+
 	assert_int_equal(rdma_create_qp(id, NULL, &a), 0);
 	assert_non_null(id->qp);
+}
+
+/* Open the first device (softrdma0); NULL when there is none or it fails. */
+static inline struct ibv_context *t_try_open_dev(void)
+{
+	struct ibv_device **l = ibv_get_device_list(NULL);
+	struct ibv_context *ctx = NULL;
+
+	if (!l)
+		return NULL;
+	if (l[0])
+		ctx = ibv_open_device(l[0]);
+	ibv_free_device_list(l);
+	return ctx;
+}
+
+/* Open the first device (softrdma0), which must exist and open. */
+static inline struct ibv_context *t_open_dev(void)
+{
+	struct ibv_context *ctx = t_try_open_dev();
+
+	assert_non_null(ctx);
+	return ctx;
+}
+
+/*
+ * Drive @qp through INIT and RTR to RTS towards QP number @remote on
+ * 127.0.0.1, with QP access flags @access and @rnr_retry RNR retries.
+ * Returns 0 or the error of the first ibv_modify_qp() that failed.
+ */
+static inline int t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
+{
+	struct ibv_qp_attr a;
+	int err;
+
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_INIT;
+	a.port_num = 1;
+	a.qp_access_flags = access;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
+			    IBV_QP_ACCESS_FLAGS);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTR;
+	a.path_mtu = IBV_MTU_1024;
+	a.dest_qp_num = remote;
+	a.max_dest_rd_atomic = 1;
+	a.min_rnr_timer = 1;
+	a.ah_attr.is_global = 1;
+	a.ah_attr.port_num = 1;
+	/* ::ffff:127.0.0.1 */
+	a.ah_attr.grh.dgid.raw[10] = 0xff;
+	a.ah_attr.grh.dgid.raw[11] = 0xff;
+	a.ah_attr.grh.dgid.raw[12] = 127;
+	a.ah_attr.grh.dgid.raw[15] = 1;
+	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
+			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
+			    IBV_QP_MIN_RNR_TIMER);
+	if (err)
+		return err;
+	memset(&a, 0, sizeof(a));
+	a.qp_state = IBV_QPS_RTS;
+	a.timeout = 14;
+	a.retry_cnt = 7;
+	a.rnr_retry = rnr_retry;
+	a.max_rd_atomic = 1;
+	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
+			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+}
+
+/* t_qp_to_rts(), which must succeed. */
+static inline void t_connect_qp(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
+{
+	assert_int_equal(t_qp_to_rts(qp, remote, access, rnr_retry), 0);
+}
+
+/* How t_pair_new() builds a pair. */
+struct t_pair_cfg {
+	int cqe;		/* entries of each CQ */
+	int channel;		/* both CQs report to one completion channel */
+	uint32_t send_wr;	/* send queue entries of each QP */
+	uint32_t recv_wr;	/* receive queue entries of each QP */
+	uint32_t sge;		/* SGEs of each send and receive WR */
+	uint32_t max_inline;	/* inline data bytes of each QP */
+	size_t len;		/* bytes of each side's buffer */
+	int access[2];		/* QP access flags of each side */
+	int rnr_retry[2];	/* RNR retries of each side */
+};
+
+/*
+ * Two RC QPs of one process connected to each other over 127.0.0.1, each
+ * with its own CQ and a zeroed, page-aligned buffer registered with
+ * T_ACCESS_ALL. A test may unmap a buffer or deregister an MR and set the
+ * pointer to NULL.
+ */
+struct t_pair {
+	struct ibv_context *ctx;
+	struct ibv_pd *pd;
+	struct ibv_comp_channel *ch;
+	struct ibv_cq *cq[2];
+	struct ibv_qp *qp[2];
+	char *buf[2];
+	struct ibv_mr *mr[2];
+	size_t len;
+};
+
+/* Build and connect a pair as @c says. */
+static inline struct t_pair *t_pair_new(const struct t_pair_cfg *c)
+{
+	struct t_pair *p = calloc(1, sizeof(*p));
+	struct ibv_qp_init_attr ia;
+	int i;
+
+	assert_non_null(p);
+	p->len = c->len;
+	p->ctx = t_open_dev();
+	p->pd = ibv_alloc_pd(p->ctx);
+	assert_non_null(p->pd);
+	if (c->channel) {
+		p->ch = ibv_create_comp_channel(p->ctx);
+		assert_non_null(p->ch);
+	}
+	for (i = 0; i < 2; i++) {
+		p->cq[i] = ibv_create_cq(p->ctx, c->cqe, NULL, p->ch, 0);
+		assert_non_null(p->cq[i]);
+		ia = t_rc_attr(p->cq[i], c->send_wr, c->recv_wr, c->sge);
+		ia.cap.max_inline_data = c->max_inline;
+		p->qp[i] = ibv_create_qp(p->pd, &ia);
+		assert_non_null(p->qp[i]);
+		p->buf[i] = mmap(NULL, p->len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		assert_true(p->buf[i] != MAP_FAILED);
+		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], p->len, T_ACCESS_ALL);
+		assert_non_null(p->mr[i]);
+	}
+	t_connect_qp(p->qp[0], p->qp[1]->qp_num, c->access[0], c->rnr_retry[0]);
+	t_connect_qp(p->qp[1], p->qp[0]->qp_num, c->access[1], c->rnr_retry[1]);
+	return p;
+}
+
+/* Release a pair; buffers and MRs set to NULL are skipped. */
+static inline void t_pair_free(struct t_pair *p)
+{
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		ibv_destroy_qp(p->qp[i]);
+		if (p->mr[i])
+			ibv_dereg_mr(p->mr[i]);
+		if (p->buf[i])
+			munmap(p->buf[i], p->len);
+		ibv_destroy_cq(p->cq[i]);
+	}
+	if (p->ch)
+		ibv_destroy_comp_channel(p->ch);
+	ibv_dealloc_pd(p->pd);
+	ibv_close_device(p->ctx);
+	free(p);
 }
 
 /* Post one receive of @len bytes at @buf. */

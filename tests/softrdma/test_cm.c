@@ -114,13 +114,8 @@ static void connect_to_request(struct conn *c, size_t cpd_len)
 	struct rdma_cm_event *ev;
 
 	pattern(cpd, sizeof(cpd), 1);
-	memset(&p, 0, sizeof(p));
-	p.private_data = cpd;
-	p.private_data_len = cpd_len;
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
+	p = t_conn_param(cpd, cpd_len);
 	p.retry_count = 7;
-	p.rnr_retry_count = 7;
 	assert_int_equal(rdma_connect(c->cli, &p), 0);
 	ev = t_event(c->sch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	assert_ptr_equal(ev->listen_id, c->listen);
@@ -186,12 +181,7 @@ static void test_connect_accept(void **state)
 	connect_to_request(c, 10);	/* receiver sees 56 bytes, zero padded */
 	t_create_qp(c->srv);
 	pattern(apd, sizeof(apd), 3);
-	memset(&p, 0, sizeof(p));
-	p.private_data = apd;
-	p.private_data_len = 20;	/* client sees 196 bytes, zero padded */
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
-	p.rnr_retry_count = 7;
+	p = t_conn_param(apd, 20);	/* client sees 196 bytes, zero padded */
 	assert_int_equal(rdma_accept(c->srv, &p), 0);
 	ev = t_event(c->cch, RDMA_CM_EVENT_ESTABLISHED);
 	assert_ptr_equal(ev->id, c->cli);

@@ -84,12 +84,7 @@ static int t_receiver_round(struct rdma_event_channel *ch, uint16_t port,
 		rdma_destroy_id(id);
 		return 2;
 	}
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 4;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
+	qa = t_rc_attr(NULL, 4, 4, 1);
 	if (rdma_create_qp(id, NULL, &qa)) {
 		rdma_destroy_id(id);
 		return 3;
@@ -115,12 +110,7 @@ static int t_receiver_round(struct rdma_event_channel *ch, uint16_t port,
 	r.addr = (uintptr_t)b->mem;
 	r.rkey = rmr->rkey;
 	r.len = sizeof(b->mem);
-	memset(&p, 0, sizeof(p));
-	p.private_data = &r;
-	p.private_data_len = sizeof(r);
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
-	p.rnr_retry_count = 7;
+	p = t_conn_param(&r, sizeof(r));
 	if (rdma_connect(id, &p) || t_expect(ch, RDMA_CM_EVENT_ESTABLISHED)) {
 		rc = 6;
 		goto out;
@@ -165,17 +155,9 @@ static struct rdma_cm_id *t_sender_accept(struct rdma_event_channel *ch, struct 
 	assert_true(ev->param.conn.private_data_len >= sizeof(*r));
 	memcpy(r, ev->param.conn.private_data, sizeof(*r));
 	assert_int_equal(rdma_ack_cm_event(ev), 0);
-	memset(&qa, 0, sizeof(qa));
-	qa.qp_type = IBV_QPT_RC;
-	qa.cap.max_send_wr = 8;
-	qa.cap.max_recv_wr = 4;
-	qa.cap.max_send_sge = 1;
-	qa.cap.max_recv_sge = 1;
+	qa = t_rc_attr(NULL, 8, 4, 1);
 	assert_int_equal(rdma_create_qp(id, NULL, &qa), 0);
-	memset(&p, 0, sizeof(p));
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
-	p.rnr_retry_count = 7;
+	p = t_conn_param(NULL, 0);
 	assert_int_equal(rdma_accept(id, &p), 0);
 	return id;
 }

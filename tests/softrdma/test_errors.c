@@ -7,133 +7,37 @@
  * is this very process, so a fault there would crash the test.
  */
 #define _GNU_SOURCE
-#include <sys/mman.h>
-
 #include "softrdma_test.h"
 
 #define BUF 8192
 
-struct pair {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_cq *cq[2];
-	struct ibv_qp *qp[2];
-	char *buf[2];
-	struct ibv_mr *mr[2];
-};
-
-/* Open softrdma0. */
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **l = ibv_get_device_list(NULL);
-	struct ibv_context *ctx;
-
-	assert_non_null(l);
-	assert_non_null(l[0]);
-	ctx = ibv_open_device(l[0]);
-	ibv_free_device_list(l);
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Drive @qp to RTS towards @remote over 127.0.0.1 with QP access @access. */
-static void connect_qp(struct ibv_qp *qp, uint32_t remote, int access)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
-}
-
 /* Build a connected pair: CQs of @cqe entries, send queues of @sq entries. */
-static struct pair *make_pair(int cqe, int sq, int access1)
+static struct t_pair *make_pair(int cqe, uint32_t sq, int access1)
 {
-	struct pair *p = calloc(1, sizeof(*p));
-	struct ibv_qp_init_attr ia;
-	int i;
+	const struct t_pair_cfg c = {
+		.cqe = cqe,
+		.send_wr = sq,
+		.recv_wr = 8,
+		.sge = 1,
+		.len = BUF,
+		.access = { T_ACCESS_ALL, access1 },
+		.rnr_retry = { 7, 7 },
+	};
 
-	assert_non_null(p);
-	p->ctx = open_dev();
-	p->pd = ibv_alloc_pd(p->ctx);
-	assert_non_null(p->pd);
-	for (i = 0; i < 2; i++) {
-		p->cq[i] = ibv_create_cq(p->ctx, cqe, NULL, NULL, 0);
-		assert_non_null(p->cq[i]);
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = ia.recv_cq = p->cq[i];
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = sq;
-		ia.cap.max_recv_wr = 8;
-		ia.cap.max_send_sge = 1;
-		ia.cap.max_recv_sge = 1;
-		p->qp[i] = ibv_create_qp(p->pd, &ia);
-		assert_non_null(p->qp[i]);
-		p->buf[i] = mmap(NULL, BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				 -1, 0);
-		assert_true(p->buf[i] != MAP_FAILED);
-		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], BUF, IBV_ACCESS_LOCAL_WRITE |
-				      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-		assert_non_null(p->mr[i]);
-	}
-	connect_qp(p->qp[0], p->qp[1]->qp_num, IBV_ACCESS_LOCAL_WRITE |
-		   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-	connect_qp(p->qp[1], p->qp[0]->qp_num, access1);
-	return p;
+	return t_pair_new(&c);
 }
 
 /* The default pair: roomy CQs, 4-entry send queues, full access. */
 static int setup(void **state)
 {
-	*state = make_pair(64, 4, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			   IBV_ACCESS_REMOTE_READ);
+	*state = make_pair(64, 4, T_ACCESS_ALL);
 	return 0;
 }
 
 /* Release a pair (buffers may already be unmapped). */
 static int teardown(void **state)
 {
-	struct pair *p = *state;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ibv_destroy_qp(p->qp[i]);
-		if (p->mr[i])
-			ibv_dereg_mr(p->mr[i]);
-		if (p->buf[i])
-			munmap(p->buf[i], BUF);
-		ibv_destroy_cq(p->cq[i]);
-	}
-	ibv_dealloc_pd(p->pd);
-	ibv_close_device(p->ctx);
-	free(p);
+	t_pair_free(*state);
 	return 0;
 }
 
@@ -170,7 +74,7 @@ static struct ibv_async_event wait_async(struct ibv_context *ctx, enum ibv_event
 /* CQ overflow: IBV_EVENT_CQ_ERR, and the QP that overflowed it is in error. */
 static void test_cq_overflow(void **state)
 {
-	struct pair *p = make_pair(2, 8, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	struct t_pair *p = make_pair(2, 8, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
 	struct ibv_async_event ev;
 	int i, n;
 
@@ -191,7 +95,7 @@ static void test_cq_overflow(void **state)
 /* Everything posted after the QP entered the error state completes flushed. */
 static void test_flush_after_err(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
 	struct ibv_wc wc;
 	int i;
@@ -220,7 +124,7 @@ static void test_flush_after_err(void **state)
 /* Unsignaled WRs hold their slots until a later signaled one completes. */
 static void test_unsignaled_slots(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 	int i;
 
@@ -250,7 +154,7 @@ static void test_unsignaled_slots(void **state)
 }
 
 /* Remote @op on the target's MR after its memory was unmapped. */
-static void unmapped_access(struct pair *p, enum ibv_wr_opcode op)
+static void unmapped_access(struct t_pair *p, enum ibv_wr_opcode op)
 {
 	struct ibv_wc wc;
 
@@ -284,13 +188,12 @@ static void test_unmapped_read(void **state)
 /* A key from before re-registration no longer works. */
 static void test_stale_rkey(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	uint32_t old = p->mr[1]->rkey;
 	struct ibv_wc wc;
 
 	assert_int_equal(ibv_dereg_mr(p->mr[1]), 0);
-	p->mr[1] = ibv_reg_mr(p->pd, p->buf[1], BUF, IBV_ACCESS_LOCAL_WRITE |
-			      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	p->mr[1] = ibv_reg_mr(p->pd, p->buf[1], BUF, T_ACCESS_ALL);
 	assert_non_null(p->mr[1]);
 	assert_int_not_equal(p->mr[1]->rkey, old);
 	/* the new key works */
@@ -306,7 +209,7 @@ static void test_stale_rkey(void **state)
 }
 
 /* Remote @op on an MR registered with @access: REM_ACCESS_ERR. */
-static void no_permission(struct pair *p, enum ibv_wr_opcode op, int access)
+static void no_permission(struct t_pair *p, enum ibv_wr_opcode op, int access)
 {
 	struct ibv_mr *mr = ibv_reg_mr(p->pd, p->buf[1] + 4096, 4096, access);
 	struct ibv_wc wc;
@@ -334,7 +237,7 @@ static void test_no_remote_read(void **state)
 /* The responder QP's access flags forbid WRITE: REM_INV_REQ_ERR. */
 static void test_qp_forbids_write(void **state)
 {
-	struct pair *p = make_pair(16, 4, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
+	struct t_pair *p = make_pair(16, 4, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_READ);
 	struct ibv_wc wc;
 
 	*state = p;
@@ -347,7 +250,7 @@ static void test_qp_forbids_write(void **state)
 /* A bad local key fails locally with LOC_PROT_ERR. */
 static void test_bad_lkey(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 
 	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8,

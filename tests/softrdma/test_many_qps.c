@@ -4,16 +4,7 @@
  * QP numbers), all numbers are distinct, and the last two QPs, connected to
  * each other, carry WRITE, READ and SEND. Runs with either transport.
  */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <time.h>
-
-#include <cmocka.h>
-#include <infiniband/verbs.h>
+#include "softrdma_test.h"
 
 #define NQP	600
 #define BUF	4096
@@ -34,44 +25,6 @@ static struct ibv_wc wait_wc(struct ibv_cq *cq)
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		assert_true(t.tv_sec - t0.tv_sec < 10);
 	}
-}
-
-/* Drive @qp to RTS towards QP number @remote over 127.0.0.1. */
-static void connect_qp(struct ibv_qp *qp, uint32_t remote)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_LOCAL_WRITE;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
 }
 
 /* Post one signaled WR of @len bytes from @buf. */
@@ -97,7 +50,6 @@ static int cmp_u32(const void *a, const void *b)
 
 static void test_600_qps(void **state)
 {
-	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_qp **qp = calloc(NQP, sizeof(*qp));
 	uint32_t *num = calloc(NQP, sizeof(*num));
 	struct ibv_qp_init_attr ia;
@@ -112,26 +64,15 @@ static void test_600_qps(void **state)
 	int i;
 
 	(void)state;
-	assert_non_null(l);
-	assert_non_null(l[0]);
-	ctx = ibv_open_device(l[0]);
-	ibv_free_device_list(l);
-	assert_non_null(ctx);
+	ctx = t_open_dev();
 	pd = ibv_alloc_pd(ctx);
 	cq = ibv_create_cq(ctx, 64, NULL, NULL, 0);
 	buf = calloc(1, 2 * BUF);
 	assert_non_null(pd);
 	assert_non_null(cq);
-	mr = ibv_reg_mr(pd, buf, 2 * BUF, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ);
+	mr = ibv_reg_mr(pd, buf, 2 * BUF, T_ACCESS_ALL);
 	assert_non_null(mr);
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = ia.recv_cq = cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = 4;
-	ia.cap.max_recv_wr = 4;
-	ia.cap.max_send_sge = 1;
-	ia.cap.max_recv_sge = 1;
+	ia = t_rc_attr(cq, 4, 4, 1);
 	for (i = 0; i < NQP; i++) {
 		qp[i] = ibv_create_qp(pd, &ia);
 		assert_non_null(qp[i]);
@@ -142,8 +83,8 @@ static void test_600_qps(void **state)
 	for (i = 1; i < NQP; i++)
 		assert_true(num[i] != num[i - 1]);
 	/* the last two QPs live past the first listener's 255 numbers */
-	connect_qp(qp[NQP - 2], qp[NQP - 1]->qp_num);
-	connect_qp(qp[NQP - 1], qp[NQP - 2]->qp_num);
+	t_connect_qp(qp[NQP - 2], qp[NQP - 1]->qp_num, T_ACCESS_ALL, 7);
+	t_connect_qp(qp[NQP - 1], qp[NQP - 2]->qp_num, T_ACCESS_ALL, 7);
 	strcpy(buf, "six hundred");
 	assert_int_equal(post(qp[NQP - 2], IBV_WR_RDMA_WRITE, buf, 12, mr->lkey, buf + BUF,
 			      mr->rkey), 0);

@@ -251,56 +251,9 @@ struct target {
 /* Create an RC QP of the target. */
 static struct ibv_qp *target_qp(struct target *t)
 {
-	struct ibv_qp_init_attr ia;
+	struct ibv_qp_init_attr ia = t_rc_attr(t->cq, 8, 8, 1);
 
-	memset(&ia, 0, sizeof(ia));
-	ia.send_cq = ia.recv_cq = t->cq;
-	ia.qp_type = IBV_QPT_RC;
-	ia.cap.max_send_wr = ia.cap.max_recv_wr = 8;
-	ia.cap.max_send_sge = ia.cap.max_recv_sge = 1;
 	return ibv_create_qp(t->pd, &ia);
-}
-
-/* Move @qp to RTS towards QP number @remote on 127.0.0.1; 0 or an errno. */
-static int target_connect(struct ibv_qp *qp, uint32_t remote)
-{
-	struct ibv_qp_attr a;
-	int err;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* Serve CM events of the target's listener: accept whatever asks. */
@@ -311,12 +264,8 @@ static void *target_cm(void *arg)
 
 	while (!rdma_get_cm_event(t->lch, &ev)) {
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
-			struct ibv_qp_init_attr a;
+			struct ibv_qp_init_attr a = t_rc_attr(NULL, 4, 4, 1);
 
-			memset(&a, 0, sizeof(a));
-			a.qp_type = IBV_QPT_RC;
-			a.cap.max_send_wr = a.cap.max_recv_wr = 4;
-			a.cap.max_send_sge = a.cap.max_recv_sge = 1;
 			if (rdma_create_qp(ev->id, NULL, &a) || rdma_accept(ev->id, NULL))
 				rdma_reject(ev->id, NULL, 0);
 		}
@@ -399,16 +348,12 @@ static const char *target_check(struct target *t)
 static int target(void)
 {
 	struct target t;
-	struct ibv_device **l = ibv_get_device_list(NULL);
 	char line[64];
 	pthread_t thr;
 	int i;
 
 	memset(&t, 0, sizeof(t));
-	if (!l || !l[0])
-		return 1;
-	t.ctx = ibv_open_device(l[0]);
-	ibv_free_device_list(l);
+	t.ctx = t_try_open_dev();
 	if (!t.ctx)
 		return 1;
 	t.pd = ibv_alloc_pd(t.ctx);
@@ -416,18 +361,17 @@ static int target(void)
 	t.buf = mmap(NULL, 8192, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (!t.pd || !t.cq || t.buf == MAP_FAILED)
 		return 1;
-	t.mr = ibv_reg_mr(t.pd, t.buf, 8192, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			  IBV_ACCESS_REMOTE_READ);
+	t.mr = ibv_reg_mr(t.pd, t.buf, 8192, T_ACCESS_ALL);
 	t.a = target_qp(&t);
 	t.b = target_qp(&t);
-	if (!t.mr || !t.a || !t.b || target_connect(t.a, t.b->qp_num) ||
-	    target_connect(t.b, t.a->qp_num))
+	if (!t.mr || !t.a || !t.b || t_qp_to_rts(t.a, t.b->qp_num, T_ACCESS_ALL, 7) ||
+	    t_qp_to_rts(t.b, t.a->qp_num, T_ACCESS_ALL, 7))
 		return 1;
 	/* victims are connected to made-up peers the hostile test impersonates */
 	for (i = 0; i < NVICTIM; i++) {
 		t.v[i] = target_qp(&t);
 		t.fake[i] = 1u << 8 | (i + 1);
-		if (!t.v[i] || target_connect(t.v[i], t.fake[i]))
+		if (!t.v[i] || t_qp_to_rts(t.v[i], t.fake[i], T_ACCESS_ALL, 7))
 			return 1;
 	}
 	t.lch = rdma_create_event_channel();

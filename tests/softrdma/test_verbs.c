@@ -4,116 +4,30 @@
  * and run with LD_LIBRARY_PATH pointing at softrdma/build. Two RC QPs in one
  * process are connected to each other over 127.0.0.1.
  */
-#include <errno.h>
-#include <poll.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-#include <infiniband/verbs.h>
+#include "softrdma_test.h"
 
 #define BUF 4096
 
-struct pair {
-	struct ibv_context *ctx;
-	struct ibv_pd *pd;
-	struct ibv_comp_channel *ch;
-	struct ibv_cq *cq[2];
-	struct ibv_qp *qp[2];
-	char *buf[2];
-	struct ibv_mr *mr[2];
-};
-
-/* Open softrdma0 and return a context. */
-static struct ibv_context *open_dev(void)
-{
-	struct ibv_device **l = ibv_get_device_list(NULL);
-	struct ibv_context *ctx;
-
-	assert_non_null(l);
-	assert_non_null(l[0]);
-	assert_string_equal(ibv_get_device_name(l[0]), "softrdma0");
-	ctx = ibv_open_device(l[0]);
-	ibv_free_device_list(l);
-	assert_non_null(ctx);
-	return ctx;
-}
-
-/* Drive @qp to RTS towards @remote over 127.0.0.1. */
-static void connect_qp(struct ibv_qp *qp, uint32_t remote, int rnr_retry)
-{
-	struct ibv_qp_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_LOCAL_WRITE;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-				       IBV_QP_ACCESS_FLAGS), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-				       IBV_QP_DEST_QPN | IBV_QP_RQ_PSN |
-				       IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER), 0);
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	assert_int_equal(ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-				       IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-				       IBV_QP_MAX_QP_RD_ATOMIC), 0);
-}
-
-/* Create two QPs with their own CQs and buffers, connected to each other. */
+/*
+ * Create two QPs with their own CQs (on one completion channel) and buffers,
+ * connected to each other; qp[1] gives up after one RNR retry.
+ */
 static int setup(void **state)
 {
-	struct pair *p = calloc(1, sizeof(*p));
-	struct ibv_qp_init_attr ia;
-	int i;
+	const struct t_pair_cfg c = {
+		.cqe = 16,
+		.channel = 1,
+		.send_wr = 4,
+		.recv_wr = 4,
+		.sge = 2,
+		.max_inline = 64,
+		.len = BUF,
+		.access = { T_ACCESS_ALL, T_ACCESS_ALL },
+		.rnr_retry = { 7, 1 },
+	};
+	struct t_pair *p = t_pair_new(&c);
 
-	p->ctx = open_dev();
-	p->pd = ibv_alloc_pd(p->ctx);
-	p->ch = ibv_create_comp_channel(p->ctx);
-	for (i = 0; i < 2; i++) {
-		p->cq[i] = ibv_create_cq(p->ctx, 16, NULL, p->ch, 0);
-		assert_non_null(p->cq[i]);
-		memset(&ia, 0, sizeof(ia));
-		ia.send_cq = ia.recv_cq = p->cq[i];
-		ia.qp_type = IBV_QPT_RC;
-		ia.cap.max_send_wr = 4;
-		ia.cap.max_recv_wr = 4;
-		ia.cap.max_send_sge = 2;
-		ia.cap.max_recv_sge = 2;
-		ia.cap.max_inline_data = 64;
-		p->qp[i] = ibv_create_qp(p->pd, &ia);
-		assert_non_null(p->qp[i]);
-		p->buf[i] = aligned_alloc(4096, BUF);
-		memset(p->buf[i], 0, BUF);
-		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], BUF, IBV_ACCESS_LOCAL_WRITE |
-				      IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
-		assert_non_null(p->mr[i]);
-	}
-	connect_qp(p->qp[0], p->qp[1]->qp_num, 7);
-	connect_qp(p->qp[1], p->qp[0]->qp_num, 1);
+	assert_string_equal(ibv_get_device_name(p->ctx->device), "softrdma0");
 	*state = p;
 	return 0;
 }
@@ -121,19 +35,7 @@ static int setup(void **state)
 /* Release everything setup created. */
 static int teardown(void **state)
 {
-	struct pair *p = *state;
-	int i;
-
-	for (i = 0; i < 2; i++) {
-		ibv_destroy_qp(p->qp[i]);
-		ibv_dereg_mr(p->mr[i]);
-		free(p->buf[i]);
-		ibv_destroy_cq(p->cq[i]);
-	}
-	ibv_destroy_comp_channel(p->ch);
-	ibv_dealloc_pd(p->pd);
-	ibv_close_device(p->ctx);
-	free(p);
+	t_pair_free(*state);
 	return 0;
 }
 
@@ -174,7 +76,7 @@ static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, uint64_t laddr, uint32
 }
 
 /* Post a receive of @len bytes into buf[i]+off. */
-static void post_recv(struct pair *p, int i, uint32_t off, uint32_t len)
+static void post_recv(struct t_pair *p, int i, uint32_t off, uint32_t len)
 {
 	struct ibv_sge s = { .addr = (uintptr_t)p->buf[i] + off, .length = len,
 			     .lkey = p->mr[i]->lkey };
@@ -185,7 +87,7 @@ static void post_recv(struct pair *p, int i, uint32_t off, uint32_t len)
 
 static void test_device(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_device_attr_ex dx;
 	struct ibv_port_attr pa;
 	union ibv_gid gid;
@@ -204,7 +106,7 @@ static void test_device(void **state)
 
 static void test_reg_mr_errors(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	char *m;
 
 	/* remote write without local write is refused */
@@ -223,7 +125,7 @@ static void test_reg_mr_errors(void **state)
 
 static void test_write_read(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 
 	strcpy(p->buf[0], "hello softrdma");
@@ -247,7 +149,7 @@ static void test_write_read(void **state)
 
 static void test_send_imm(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 
 	post_recv(p, 1, 512, 64);
@@ -278,7 +180,7 @@ static void test_send_imm(void **state)
 
 static void test_notify(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct pollfd pfd = { .fd = p->ch->fd, .events = POLLIN };
 	struct ibv_cq *cq;
 	void *ctx;
@@ -297,7 +199,7 @@ static void test_notify(void **state)
 
 static void test_qp_ex(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_qp_ex *x = ibv_qp_to_qp_ex(p->qp[0]);
 
 	assert_non_null(x);
@@ -314,7 +216,7 @@ static void test_qp_ex(void **state)
 
 static void test_full_sq(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	int i, ret = 0;
 
 	/* unsignaled WRs hold their slots: the fifth post finds the queue full */
@@ -327,7 +229,7 @@ static void test_full_sq(void **state)
 
 static void test_bad_rkey(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 
 	post_recv(p, 0, 0, 64);
@@ -347,7 +249,7 @@ static void test_bad_rkey(void **state)
 
 static void test_out_of_range(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 
 	assert_int_equal(post(p->qp[0], IBV_WR_RDMA_READ, (uintptr_t)p->buf[0], 64,
 			      p->mr[0]->lkey, (uintptr_t)p->buf[1] + BUF - 8, p->mr[1]->rkey,
@@ -357,7 +259,7 @@ static void test_out_of_range(void **state)
 
 static void test_recv_too_small(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_wc wc;
 
 	post_recv(p, 1, 0, 4);
@@ -371,7 +273,7 @@ static void test_recv_too_small(void **state)
 
 static void test_rnr(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 
 	/* qp[1] has rnr_retry 1: no receive posted on qp[0] */
 	assert_int_equal(post(p->qp[1], IBV_WR_SEND, (uintptr_t)p->buf[1], 4,
@@ -381,7 +283,7 @@ static void test_rnr(void **state)
 
 static void test_post_before_rts(void **state)
 {
-	struct pair *p = *state;
+	struct t_pair *p = *state;
 	struct ibv_qp_init_attr ia;
 	struct ibv_qp *qp;
 
