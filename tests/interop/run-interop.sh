@@ -43,14 +43,11 @@ CASES=("$@")
 [ ${#CASES[@]} -gt 0 ] || read -ra CASES <<<"$CASES_DEFAULT"
 
 RUN=${INTEROP_SOFTRDMA_RUN:-$ROOT/tools/softrdma-run}
-ADDR=127.0.0.1
 TIMEOUT=${INTEROP_TIMEOUT:-30}
 BASE_PORT=${INTEROP_BASE_PORT:-17500}
-CLIENT_TRIES=5
-NOT_CONNECTED=3
 
-# shellcheck source=examples/expectations.sh
-. "$ROOT/examples/expectations.sh"
+# shellcheck source=examples/run-lib.sh
+. "$ROOT/examples/run-lib.sh"
 
 # real_path PATH -- PATH with every symbolic link resolved, from ROOT on
 real_path() {
@@ -70,42 +67,7 @@ if [ "$OURS_LIB" = "$DEB_LIB" ]; then
 	exit 1
 fi
 
-WORK=$(mktemp -d /tmp/rpma-interop.XXXXXX) || exit 1
-PIDS=()
-
-# kill_tree PID -- kill a process and all its descendants, children first
-kill_tree() {
-	local child
-	for child in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$child"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-
-# cleanup -- kill whatever this script started and is still running, remove
-# the work directory
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		kill_tree "$pid"
-	done
-	PIDS=()
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# reap -- kill the processes of the current run that are still running
-reap() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		if kill -0 "$pid" 2>/dev/null; then
-			echo "  killing leftover process $pid"
-			kill_tree "$pid"
-		fi
-	done
-	PIDS=()
-}
+rl_init rpma-interop
 
 # rel PATH -- PATH relative to ROOT when it lies below it
 rel() {
@@ -120,8 +82,7 @@ rel() {
 launch() {
 	local out=$1 ldp=$2 bin=$3
 	shift 3
-	LD_DEBUG=libs LD_DEBUG_OUTPUT="$ldp" \
-		timeout -k 5 "$TIMEOUT" "$RUN" "$bin" "$ADDR" "$PORT" "$@" >"$out" 2>&1
+	LD_DEBUG=libs LD_DEBUG_OUTPUT="$ldp" rl_run "$out" "$bin" "$ADDR" "$PORT" "$@"
 }
 
 # program_pid PID BIN -- the process id of the descendant of PID that runs
@@ -156,21 +117,7 @@ srv_start() {
 	shift
 	SRV_OUT="$TAG.server.out"
 	SRV_MAPS="$TAG.server.maps"
-	: >"$SRV_OUT"
-	launch "$SRV_OUT" "$TAG.server.ld" "$bin" "$@" &
-	SRV_PID=$!
-	PIDS+=("$SRV_PID")
-
-	local i
-	for ((i = 0; i < 100; i++)); do
-		grep -q '^server: listening on' "$SRV_OUT" && break
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	if ! grep -q '^server: listening on' "$SRV_OUT"; then
-		echo "  the server did not start listening"
-		return 1
-	fi
+	rl_srv_start "$SRV_OUT" launch "$SRV_OUT" "$TAG.server.ld" "$bin" "$@" || return 1
 
 	local pid
 	pid=$(program_pid "$SRV_PID" "$bin") ||
@@ -179,26 +126,11 @@ srv_start() {
 		{ echo "  cannot read /proc/$pid/maps"; return 1; }
 }
 
-# cli_run BIN ARGS... -- run a client against $PORT with its output in
-# $TAG.client.out, again while it could not connect; returns its exit code
-cli_run() {
-	local try rc
-	for ((try = 1; try <= CLIENT_TRIES; try++)); do
-		rm -f "$TAG".client.ld.*
-		launch "$TAG.client.out" "$TAG.client.ld" "$@"
-		rc=$?
-		[ "$rc" -ne "$NOT_CONNECTED" ] && break
-		sleep 0.5
-	done
-	return "$rc"
-}
-
-# expect_rc WHAT RC -- check an exit code of 0
-expect_rc() {
-	if [ "$2" -ne 0 ]; then
-		echo "  $1 exited with $2"
-		return 1
-	fi
+# cli_try BIN ARGS... -- one try of a client against $PORT with its output
+# in $TAG.client.out: drop the loader's reports of an earlier try, launch it
+cli_try() {
+	rm -f "$TAG".client.ld.*
+	launch "$TAG.client.out" "$TAG.client.ld" "$@"
 }
 
 # loaded LDPREFIX NAME -- every distinct object whose file name starts with
@@ -272,13 +204,13 @@ run_case() {
 	fi
 	srv_start "$sbin" "${EXP_SRV_ARGS[@]}" || return 1
 	check_maps "$slib" || ok=1
-	cli_run "$cbin" "${EXP_CLI_ARGS[@]}"
+	# a client again while it could not connect
+	rl_retry cli_try "$cbin" "${EXP_CLI_ARGS[@]}"
 	rc=$?
 	wait "$SRV_PID"
-	expect_rc server $? || ok=1
-	expect_rc client "$rc" || ok=1
-	exp_check_lines "$SRV_OUT" "$EXP_SRV_LINES" || ok=1
-	exp_check_lines "$TAG.client.out" "$EXP_CLI_LINES" || ok=1
+	rl_expect_rc server $? || ok=1
+	rl_expect_rc client "$rc" || ok=1
+	rl_check_lines "$TAG" || ok=1
 	exp_check_file || ok=1
 	check_side server "$TAG.server.ld" "$slib" || ok=1
 	sgot=$GOT
@@ -288,26 +220,11 @@ run_case() {
 	return $ok
 }
 
-# show_outputs -- print what the programs of a failed run printed
-show_outputs() {
-	local f
-	for f in "$TAG".*.out; do
-		[ -e "$f" ] || continue
-		echo "  --- $(basename "$f")"
-		sed 's/^/  | /' "$f"
-	done
-}
-
-if ! "$RUN" true; then
-	echo "softrdma is not available" >&2
-	exit 1
-fi
+rl_need_softrdma
 # the libibverbs softrdma-run puts first on the library path
 # shellcheck disable=SC2016
 SOFTRDMA_VERBS=$(readlink -f "$("$RUN" sh -c 'echo "${LD_LIBRARY_PATH%%:*}"')/libibverbs.so.1")
 
-passed=0
-failed=0
 idx=0
 for name in "${CASES[@]}"; do
 	for dir in ours-debian debian-ours; do
@@ -323,24 +240,20 @@ for name in "${CASES[@]}"; do
 			label="$name: debian-server x ours-client"
 		fi
 		if [ ! -x "$sbin" ] || [ ! -x "$cbin" ]; then
-			echo "FAIL $label (not built)"
-			failed=$((failed + 1))
+			rl_fail "$label (not built)"
 			continue
 		fi
 		PROOF=
 		if run_case "$name" "$dir" "$sbin" "$slib" "$cbin" "$clib"; then
-			echo "PASS $label"
+			rl_pass "$label"
 			echo "  $PROOF"
-			passed=$((passed + 1))
 		else
-			echo "FAIL $label"
+			rl_fail "$label"
 			[ -n "$PROOF" ] && echo "  $PROOF"
-			show_outputs
-			failed=$((failed + 1))
+			rl_show_outputs "$TAG".*.out
 		fi
-		reap
+		rl_reap
 	done
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+rl_summary

@@ -25,52 +25,16 @@ BIN=$(cd "${1:-$ROOT/build/examples}" && pwd) || exit 1
 RUN=${VALGRIND_SOFTRDMA_RUN:-$ROOT/tools/softrdma-run}
 VG=${VALGRIND:-valgrind}
 SUPP="$ROOT/tests/valgrind/softrdma.supp"
-ADDR=127.0.0.1
 TIMEOUT=${VALGRIND_TIMEOUT:-180}
 BASE_PORT=${VALGRIND_BASE_PORT:-17600}
-CLIENT_TRIES=5
-NOT_CONNECTED=3
 VG_ERROR=99
 
-# shellcheck source=examples/expectations.sh
-. "$ROOT/examples/expectations.sh"
+# shellcheck source=examples/run-lib.sh
+. "$ROOT/examples/run-lib.sh"
 
-WORK=$(mktemp -d /tmp/rpma-valgrind.XXXXXX) || exit 1
-PIDS=()
+LISTEN_TRIES=600   # a server under valgrind is slow to start
 
-# kill_tree PID -- kill a process and all its descendants, children first
-kill_tree() {
-	local child
-	for child in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$child"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-
-# cleanup -- kill whatever this script started and is still running, remove
-# the work directory
-cleanup() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		kill_tree "$pid"
-	done
-	PIDS=()
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-trap 'exit 130' INT TERM
-
-# reap -- kill the processes of the current example that are still running
-reap() {
-	local pid
-	for pid in "${PIDS[@]}"; do
-		if kill -0 "$pid" 2>/dev/null; then
-			echo "  killing leftover process $pid"
-			kill_tree "$pid"
-		fi
-	done
-	PIDS=()
-}
+rl_init rpma-valgrind
 
 # vg_run TAG BIN ARGS... -- run BIN ADDR PORT ARGS under memcheck over
 # softrdma, bounded by timeout; its output goes to TAG.out, valgrind's
@@ -78,44 +42,34 @@ reap() {
 vg_run() {
 	local tag=$1 bin=$2
 	shift 2
-	timeout -k 5 "$TIMEOUT" "$RUN" "$VG" --tool=memcheck --leak-check=full \
+	rl_run "$tag.out" "$VG" --tool=memcheck --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=$VG_ERROR \
 		--suppressions="$SUPP" --log-file="$tag.vg.%p" \
-		"$bin" "$ADDR" "$PORT" "$@" >"$tag.out" 2>&1
+		"$bin" "$ADDR" "$PORT" "$@"
 }
 
 # srv_start NAME ARGS... -- start NAME's server on $PORT in the background
 # and wait until it listens; sets SRV_PID and SRV_TAG
 srv_start() {
-	local name=$1 i
+	local name=$1
 	shift
 	SRV_TAG="$WORK/$name.server"
-	: >"$SRV_TAG.out"
-	vg_run "$SRV_TAG" "$BIN/$name/server" "$@" &
-	SRV_PID=$!
-	PIDS+=("$SRV_PID")
-	for ((i = 0; i < 600; i++)); do
-		grep -q '^server: listening on' "$SRV_TAG.out" && return 0
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
-	echo "  the server did not start listening"
-	return 1
+	rl_srv_start "$SRV_TAG.out" vg_run "$SRV_TAG" "$BIN/$name/server" "$@"
+}
+
+# cli_try TAG BIN ARGS... -- one try of a client: drop the valgrind reports
+# of an earlier try, then vg_run TAG BIN ARGS
+cli_try() {
+	rm -f "$1".vg.*
+	vg_run "$@"
 }
 
 # cli_run TAG NAME ARGS... -- run NAME's client against $PORT, again while
 # it could not connect; returns its exit code
 cli_run() {
-	local tag=$1 name=$2 try rc
+	local tag=$1 name=$2
 	shift 2
-	for ((try = 1; try <= CLIENT_TRIES; try++)); do
-		rm -f "$tag".vg.*
-		vg_run "$tag" "$BIN/$name/client" "$@"
-		rc=$?
-		[ "$rc" -ne "$NOT_CONNECTED" ] && break
-		sleep 0.5
-	done
-	return "$rc"
+	rl_retry cli_try "$tag" "$BIN/$name/client" "$@"
 }
 
 # check_side WHAT TAG RC -- check a program's exit code and valgrind's
@@ -153,72 +107,29 @@ check_side() {
 # run_example NUM NAME -- run example NUM's server and client(s) under
 # valgrind and check them
 run_example() {
-	local num=$1 name=$2 i rc ok=0
-	local -a cpids=()
+	local num=$1 name=$2 rc ok=0
 
 	exp_load "$num" "$WORK" || { echo "  no expectations for it"; return 1; }
 	srv_start "$name" "${EXP_SRV_ARGS[@]}" || return 1
-	if [ "$EXP_CLIENTS" -eq 1 ]; then
-		cli_run "$WORK/$name.client" "$name" "${EXP_CLI_ARGS[@]}"
-		rc=$?
-		check_side client "$WORK/$name.client" "$rc" || ok=1
-	else
-		for ((i = 1; i <= EXP_CLIENTS; i++)); do
-			if [ -n "$EXP_CLI_PREFIX" ]; then
-				cli_run "$WORK/$name.client$i" "$name" "$EXP_CLI_PREFIX-$i" &
-			else
-				cli_run "$WORK/$name.client$i" "$name" &
-			fi
-			cpids+=($!)
-			PIDS+=($!)
-		done
-		for ((i = 1; i <= EXP_CLIENTS; i++)); do
-			wait "${cpids[$((i - 1))]}"
-			rc=$?
-			check_side "client $i" "$WORK/$name.client$i" "$rc" || ok=1
-		done
-	fi
+	rl_clients check_side cli_run "$WORK/$name" "$name" || ok=1
 	wait "$SRV_PID"
 	rc=$?
 	check_side server "$SRV_TAG" "$rc" || ok=1
-	exp_check_lines "$SRV_TAG.out" "$EXP_SRV_LINES" || ok=1
-	if [ "$EXP_CLIENTS" -eq 1 ]; then
-		exp_check_lines "$WORK/$name.client.out" "$EXP_CLI_LINES" || ok=1
-	else
-		for ((i = 1; i <= EXP_CLIENTS; i++)); do
-			exp_check_lines "$WORK/$name.client$i.out" "$EXP_CLI_LINES" "$i" || ok=1
-		done
-	fi
+	rl_check_lines "$WORK/$name" || ok=1
 	exp_check_file || ok=1
 	return $ok
-}
-
-# show_outputs NAME -- print what the programs of a failed example printed
-# and valgrind's reports of them (their error and leak records)
-show_outputs() {
-	local f
-	for f in "$WORK/$1".*.out "$WORK/$1".*.vg.*; do
-		[ -e "$f" ] || continue
-		echo "  --- $(basename "$f")"
-		sed 's/^/  | /' "$f"
-	done
 }
 
 if ! command -v "$VG" >/dev/null; then
 	echo "valgrind is not available" >&2
 	exit 1
 fi
-if ! "$RUN" true; then
-	echo "softrdma is not available" >&2
-	exit 1
-fi
+rl_need_softrdma
 if [ ! -r "$SUPP" ]; then
 	echo "no suppressions file $SUPP" >&2
 	exit 1
 fi
 
-passed=0
-failed=0
 idx=0
 for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 	name=$(basename "$dir")
@@ -226,20 +137,18 @@ for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 	PORT=$((BASE_PORT + idx))
 	idx=$((idx + 1))
 	if [ ! -x "$BIN/$name/server" ] || [ ! -x "$BIN/$name/client" ]; then
-		echo "FAIL $name (not built)"
-		failed=$((failed + 1))
+		rl_fail "$name (not built)"
 		continue
 	fi
 	if run_example "$num" "$name"; then
-		echo "PASS $name"
-		passed=$((passed + 1))
+		rl_pass "$name"
 	else
-		echo "FAIL $name"
-		show_outputs "$name"
-		failed=$((failed + 1))
+		rl_fail "$name"
+		# what the programs printed and valgrind's reports of them (their
+		# error and leak records)
+		rl_show_outputs "$WORK/$name".*.out "$WORK/$name".*.vg.*
 	fi
-	reap
+	rl_reap
 done
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+rl_summary
