@@ -464,24 +464,6 @@ disconnect(struct client *c)
 }
 
 /*
- * parse_ulong -- parse option opt's value into *val, within [min, max].
- */
-static int
-parse_ulong(int opt, const char *s, unsigned long min, unsigned long max, unsigned long *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *val < min || *val > max) {
-		fprintf(stderr, "client: -%c wants a number from %lu to %lu, not '%s'\n", opt, min,
-			max, s);
-		return -1;
-	}
-	return 0;
-}
-
-/*
  * parse_args -- fill p from the command line; returns 0 or 2 (bad usage).
  */
 static int
@@ -498,21 +480,21 @@ parse_args(int argc, char *argv[], struct params *p)
 
 		switch (opt) {
 		case 'n':
-			bad = parse_ulong(opt, optarg, 1, 1UL << 32, &p->records);
+			bad = demo_parse_ulong("client", opt, optarg, 1, 1UL << 32, &p->records);
 			break;
 		case 's':
-			bad = parse_ulong(opt, optarg, DEMO_MIN_RECORD_SIZE, DEMO_MAX_RECORD_SIZE,
-					  &p->rec_size);
+			bad = demo_parse_ulong("client", opt, optarg, DEMO_MIN_RECORD_SIZE,
+					       DEMO_MAX_RECORD_SIZE, &p->rec_size);
 			if (!bad && !demo_record_size_ok(p->rec_size)) {
 				fprintf(stderr, "client: -s wants a multiple of 8\n");
 				bad = 1;
 			}
 			break;
 		case 'b':
-			bad = parse_ulong(opt, optarg, 1, 1024, &p->batch);
+			bad = demo_parse_ulong("client", opt, optarg, 1, 1024, &p->batch);
 			break;
 		case 'q':
-			bad = parse_ulong(opt, optarg, 1, 1024, &p->depth);
+			bad = demo_parse_ulong("client", opt, optarg, 1, 1024, &p->depth);
 			break;
 		default:
 			bad = 1;
@@ -550,13 +532,8 @@ main(int argc, char *argv[])
 	if (ret)
 		return ret;
 
-	const char *why = rpma_check_version(RPMA_MAJOR_VERSION, RPMA_MINOR_VERSION);
-
-	if (why) {
-		fprintf(stderr, "client: librpma %d.%d is not available: %s\n", RPMA_MAJOR_VERSION,
-			RPMA_MINOR_VERSION, why);
+	if (demo_check_librpma("client"))
 		return 1;
-	}
 
 	c.nslots = c.p.depth * c.p.batch;
 	size_t buf_size = c.nslots * c.p.rec_size;

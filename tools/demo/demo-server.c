@@ -383,13 +383,8 @@ main(int argc, char *argv[])
 	const char *addr = argv[optind];
 	const char *port = argv[optind + 1];
 
-	const char *why = rpma_check_version(RPMA_MAJOR_VERSION, RPMA_MINOR_VERSION);
-
-	if (why) {
-		fprintf(stderr, "server: librpma %d.%d is not available: %s\n", RPMA_MAJOR_VERSION,
-			RPMA_MINOR_VERSION, why);
+	if (demo_check_librpma("server"))
 		return 1;
-	}
 
 	if (pmem_open(&pm, path, mib << 20))
 		return 1;

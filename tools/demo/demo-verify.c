@@ -23,24 +23,6 @@
 #include "demo.h"
 
 /*
- * parse_ulong -- parse option opt's value into *val, within [min, max].
- */
-static int
-parse_ulong(int opt, const char *s, unsigned long min, unsigned long max, unsigned long *val)
-{
-	char *end;
-
-	errno = 0;
-	*val = strtoul(s, &end, 0);
-	if (errno || end == s || *end || *val < min || *val > max) {
-		fprintf(stderr, "verify: -%c wants a number from %lu to %lu, not '%s'\n", opt, min,
-			max, s);
-		return -1;
-	}
-	return 0;
-}
-
-/*
  * read_record -- read record number seq of size bytes into buf.
  */
 static int
@@ -82,12 +64,12 @@ main(int argc, char *argv[])
 	while ((opt = getopt(argc, argv, "n:s:")) != -1) {
 		switch (opt) {
 		case 'n':
-			if (parse_ulong(opt, optarg, 1, 1UL << 32, &records))
+			if (demo_parse_ulong("verify", opt, optarg, 1, 1UL << 32, &records))
 				return 2;
 			break;
 		case 's':
-			if (parse_ulong(opt, optarg, DEMO_MIN_RECORD_SIZE, DEMO_MAX_RECORD_SIZE,
-					&rec_size) ||
+			if (demo_parse_ulong("verify", opt, optarg, DEMO_MIN_RECORD_SIZE,
+					     DEMO_MAX_RECORD_SIZE, &rec_size) ||
 			    !demo_record_size_ok(rec_size)) {
 				fprintf(stderr, "verify: -s wants a multiple of 8\n");
 				return 2;

@@ -3,7 +3,8 @@
 
 /*
  * demo.h -- what the demonstration's server, client and verifier share: the
- * layout of a record, the layout of the server's private data, and a clock.
+ * layout of a record, the layout of the server's private data, a clock, and
+ * the helpers of demo-common.c.
  *
  * A record of DEMO_RECORD_SIZE bytes (a multiple of 8) sits at offset
  * seq * size of the server's region:
@@ -147,5 +148,10 @@ demo_now(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
+
+/* demo-common.c */
+int demo_parse_ulong(const char *prog, int opt, const char *s, unsigned long min, unsigned long max,
+		     unsigned long *val);
+int demo_check_librpma(const char *prog);
 
 #endif /* DEMO_H */

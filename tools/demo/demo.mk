@@ -28,6 +28,7 @@ DEMO_CC ?= gcc
 DEMO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -Ilibrpma/include
 DEMO_LDFLAGS := -L$(DEMO_LIB_DIR) -Wl,-rpath,$(abspath $(DEMO_LIB_DIR))
 DEMO_HDRS := $(DEMO_SRC_DIR)/demo.h librpma/include/librpma.h
+DEMO_COMMON_OBJ := $(DEMO_BUILD_DIR)/demo-common.o
 DEMO_BINS := $(DEMO_BUILD_DIR)/demo-server $(DEMO_BUILD_DIR)/demo-client \
 	$(DEMO_BUILD_DIR)/demo-verify
 
@@ -54,17 +55,23 @@ DEMO_ENV = DEMO_BIN=$(DEMO_BUILD_DIR) DEMO_RECORD_SIZE=$(DEMO_RECORD_SIZE) \
 
 demo: $(DEMO_BINS)
 
-$(DEMO_BUILD_DIR)/demo-server: $(DEMO_SRC_DIR)/demo-server.c $(DEMO_HDRS) | $(LIB_SO)
+# the helpers all three programs share
+$(DEMO_COMMON_OBJ): $(DEMO_SRC_DIR)/demo-common.c $(DEMO_HDRS)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_LDFLAGS) -lrpma -lpmem2 -libverbs
+	$(DEMO_CC) $(DEMO_CFLAGS) -c -o $@ $<
 
-$(DEMO_BUILD_DIR)/demo-client: $(DEMO_SRC_DIR)/demo-client.c $(DEMO_HDRS) | $(LIB_SO)
+$(DEMO_BUILD_DIR)/demo-server: $(DEMO_SRC_DIR)/demo-server.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_LDFLAGS) -lrpma -libverbs
+	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -lpmem2 -libverbs
 
-$(DEMO_BUILD_DIR)/demo-verify: $(DEMO_SRC_DIR)/demo-verify.c $(DEMO_SRC_DIR)/demo.h
+$(DEMO_BUILD_DIR)/demo-client: $(DEMO_SRC_DIR)/demo-client.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $<
+	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -libverbs
+
+# demo-common.o calls librpma, hence -lrpma here too
+$(DEMO_BUILD_DIR)/demo-verify: $(DEMO_SRC_DIR)/demo-verify.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
+	@mkdir -p $(@D)
+	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma
 
 # The packages must be in place before anything is compiled, also under -j:
 # hence `deps` first, then a make of the rest (as `make check` does).
