@@ -87,12 +87,21 @@ fail:
 	return NULL;
 }
 
-/* Destroy @cq after every event it produced was acknowledged. */
+/*
+ * Destroy @cq after every event it produced was acknowledged. Like the
+ * kernel, refuse (EBUSY) while a QP still completes on it.
+ */
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
+	uint32_t users;
 
+	pthread_mutex_lock(&c->qps_lock);
+	users = c->nqps;
+	pthread_mutex_unlock(&c->qps_lock);
+	if (users)
+		return EBUSY;
 	pthread_mutex_lock(&softrdma_cq_ev_lock);
 	while (cq->comp_events_completed != c->events_delivered)
 		pthread_cond_wait(&softrdma_cq_ev_cond, &softrdma_cq_ev_lock);
@@ -145,8 +154,26 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 }
 
 /*
+ * The CQ overran: raise IBV_EVENT_CQ_ERR and have the progress thread move
+ * every QP completing here to the error state (their locks cannot be taken
+ * here: the caller may hold one QP's lock already).
+ */
+static void softrdma_cq_overrun(struct softrdma_cq *c)
+{
+	uint32_t i;
+
+	softrdma__async_event(c->cq.context, IBV_EVENT_CQ_ERR, &c->cq);
+	pthread_mutex_lock(&c->qps_lock);
+	for (i = 0; i < c->nqps; i++)
+		__atomic_store_n(&c->qps[i]->cq_overrun, 1, __ATOMIC_RELAXED);
+	pthread_mutex_unlock(&c->qps_lock);
+	softrdma__progress_kick();
+}
+
+/*
  * Append a completion. Returns EOVERFLOW when the CQ is (or was) full; the
- * caller moves its QP to error, the CQ raises IBV_EVENT_CQ_ERR once.
+ * caller's QP stops at once, the CQ raises IBV_EVENT_CQ_ERR once and every
+ * QP completing on it enters the error state.
  */
 int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 {
@@ -174,7 +201,7 @@ int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *
 		c->overflow = 1;
 		pthread_spin_unlock(&c->lock);
 		if (first_overflow)
-			softrdma__async_event(cq->context, IBV_EVENT_CQ_ERR, cq);
+			softrdma_cq_overrun(c);
 		return EOVERFLOW;
 	}
 	c->ring[(c->head + c->count) % c->size] = *wc;

@@ -91,15 +91,24 @@ static void softrdma_reap(void)
 }
 
 /*
- * Detach @c from its QP and schedule it for closing. The peer sees the
- * shutdown at once; the progress thread frees it between epoll batches.
+ * Detach @c from its QP and schedule it for closing (qp->lock held when @c
+ * has a QP). The QP stops pointing at @c before @c reaches the grave, so no
+ * path from a QP leads to a connection the progress thread may free. The
+ * peer sees the shutdown at once; the progress thread frees @c after the
+ * epoll batch it may be in.
  */
 void softrdma__conn_close(struct softrdma_conn *c)
 {
+	struct softrdma_qp *qp = c->qp;
+
 	if (c->dead)
 		return;
-	c->dead = 1;
-	c->qp = NULL;
+	if (qp && qp->in == c)
+		qp->in = NULL;
+	if (qp && qp->out == c)
+		qp->out = NULL;
+	__atomic_store_n(&c->dead, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&c->qp, NULL, __ATOMIC_RELAXED);
 	shutdown(c->fd, SHUT_RDWR);
 	pthread_mutex_lock(&softrdma_prog.lock);
 	softrdma__list_del(&c->node);
@@ -171,7 +180,7 @@ static void softrdma_accept(struct softrdma_listener *l)
 /* Drop a connection that never became a valid data connection. */
 static void softrdma_drop_hello(struct softrdma_conn *c)
 {
-	c->dead = 1;
+	__atomic_store_n(&c->dead, 1, __ATOMIC_RELAXED);
 	shutdown(c->fd, SHUT_RDWR);
 	pthread_mutex_lock(&softrdma_prog.lock);
 	softrdma__list_del(&c->node);
@@ -269,9 +278,10 @@ static void softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 {
 	struct softrdma_qp *qp;
 
-	if (c->dead)
+	/* @c lives until the next reap, which only this thread performs */
+	if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
 		return;
-	qp = c->qp;
+	qp = __atomic_load_n(&c->qp, __ATOMIC_RELAXED);
 	if (!qp) {
 		softrdma_hello(c);
 		return;
@@ -309,17 +319,21 @@ static int softrdma_rescan(void)
 
 		for (i = 1; i <= SOFTRDMA_QP_PER_PORT; i++) {
 			struct softrdma_qp *qp = __atomic_load_n(&lis->qps[i], __ATOMIC_ACQUIRE);
-			struct softrdma_conn *c;
-			int rnr;
+			int rnr, cqerr;
 
-			/* connections are freed only by this thread: peeking is safe */
+			/*
+			 * The QP outlives this batch (softrdma__progress_del_qp waits
+			 * for the next reap); its connections are read under its lock.
+			 */
 			if (!qp)
 				continue;
-			c = __atomic_load_n(&qp->in, __ATOMIC_RELAXED);
-			rnr = c && c->rx == SOFTRDMA_RX_WAIT_RWQE;
-			if (!rnr && !__atomic_load_n(&qp->eos_deadline, __ATOMIC_RELAXED))
+			rnr = __atomic_load_n(&qp->rnr_waiting, __ATOMIC_RELAXED);
+			cqerr = __atomic_load_n(&qp->cq_overrun, __ATOMIC_RELAXED);
+			if (!rnr && !cqerr && !__atomic_load_n(&qp->eos_deadline, __ATOMIC_RELAXED))
 				continue;
 			pthread_mutex_lock(&qp->lock);
+			if (cqerr)
+				softrdma__qp_check_cq(qp);
 			if (rnr)
 				softrdma__qp_check_rnr(qp, now, &next);
 			softrdma__qp_check_eos(qp, now, &next);
@@ -356,7 +370,7 @@ static int softrdma_shm_poll(int peek)
 		uint32_t avail;
 		int tx;
 
-		if (c->dead)
+		if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
 			continue;
 		avail = softrdma__shm_rx_avail(c);
 		if (avail && !softrdma__qp_conn_wants_rx(c))
@@ -366,10 +380,14 @@ static int softrdma_shm_poll(int peek)
 			continue;
 		if (peek)
 			return 1;
-		qp = c->qp;
+		qp = __atomic_load_n(&c->qp, __ATOMIC_RELAXED);
 		if (!qp)
 			continue;
 		pthread_mutex_lock(&qp->lock);
+		if (c->qp != qp) {
+			pthread_mutex_unlock(&qp->lock);
+			continue;
+		}
 		head = c->rx_head;
 		tail = c->tx_tail;
 		if (!c->dead && tx)

@@ -79,16 +79,38 @@ static int softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr,
 	return 0;
 }
 
+/*
+ * A CQ of @qp overran (qp->lock held): the QP stops at once; the progress
+ * thread then flushes it and closes its connections (softrdma__qp_check_cq,
+ * as for every other QP of that CQ).
+ */
+static void softrdma_qp_cq_overrun(struct softrdma_qp *qp)
+{
+	if (qp->qpx.qp_base.state == IBV_QPS_ERR)
+		return;
+	qp->qpx.qp_base.state = IBV_QPS_ERR;
+	softrdma__async_event(qp->qpx.qp_base.context, IBV_EVENT_QP_FATAL, &qp->qpx.qp_base);
+}
+
 /* Push a completion for @qp; on CQ overflow the QP is marked for error. */
 static void softrdma_complete(struct softrdma_qp *qp, struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	wc->qp_num = qp->qpx.qp_base.qp_num;
-	if (softrdma__cq_push(cq, wc) == EOVERFLOW &&
-	    qp->qpx.qp_base.state != IBV_QPS_ERR) {
-		qp->qpx.qp_base.state = IBV_QPS_ERR;
-		softrdma__async_event(qp->qpx.qp_base.context, IBV_EVENT_QP_FATAL,
-				      &qp->qpx.qp_base);
-	}
+	if (softrdma__cq_push(cq, wc) == EOVERFLOW)
+		softrdma_qp_cq_overrun(qp);
+}
+
+/*
+ * Progress thread (qp->lock held): a CQ @qp completes on overran. Like an
+ * RNIC, every QP of that CQ enters the error state with IBV_EVENT_QP_FATAL.
+ */
+void softrdma__qp_check_cq(struct softrdma_qp *qp)
+{
+	if (!__atomic_exchange_n(&qp->cq_overrun, 0, __ATOMIC_RELAXED) ||
+	    qp->qpx.qp_base.state == IBV_QPS_RESET)
+		return;
+	softrdma_qp_cq_overrun(qp);
+	softrdma__qp_set_error(qp, 0, IBV_WC_SUCCESS);
 }
 
 /* Complete the oldest send WR with @status (always when not SUCCESS). */
@@ -125,13 +147,11 @@ static void softrdma_qp_close_conns(struct softrdma_qp *qp)
 		softrdma_conn_send_eos(qp->in);
 	if (qp->out) {
 		softrdma__conn_close(qp->out);
-		qp->out = NULL;
 	}
 	if (qp->in) {
 		/* same host: the requester must stop writing directly at once */
 		softrdma__shm_revoke(qp->in);
 		softrdma__conn_close(qp->in);
-		qp->in = NULL;
 	}
 }
 
@@ -185,6 +205,19 @@ static struct softrdma_txbuf *softrdma_txbuf_new(const struct softrdma_wire_hdr 
 	return b;
 }
 
+/*
+ * Requests queued on the requester connection @c wait while responses to
+ * the peer are still queued on the responder connection: the peer must see
+ * its ACKs before any later request of this side.
+ */
+static int softrdma_requests_held(struct softrdma_conn *c)
+{
+	struct softrdma_qp *qp = c->qp;
+
+	return c->is_out && qp && qp->in && !qp->in->dead &&
+	       !softrdma__list_empty(&qp->in->txq);
+}
+
 /* Epoll interest a connection needs right now. */
 static uint32_t softrdma_conn_want(struct softrdma_conn *c)
 {
@@ -194,7 +227,8 @@ static uint32_t softrdma_conn_want(struct softrdma_conn *c)
 	if (c->shm || c->eos)
 		return ev;	/* data flows through the rings, or the peer is done */
 	if (c->connecting ||
-	    (!softrdma__list_empty(&c->txq) && !(c->await_answer && c->hello_sent)))
+	    (!softrdma__list_empty(&c->txq) && !(c->await_answer && c->hello_sent) &&
+	     !softrdma_requests_held(c)))
 		ev |= EPOLLOUT;
 	if (!c->connecting) {
 		if (c->is_out)
@@ -261,7 +295,13 @@ static ssize_t softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len
 /* Write queued buffers without blocking; keep EPOLLOUT armed for the rest. */
 int softrdma__qp_flush_tx(struct softrdma_conn *c)
 {
-	while (!c->connecting && !softrdma__list_empty(&c->txq)) {
+	if (softrdma_requests_held(c) && softrdma__qp_flush_tx(c->qp->in) == 0 &&
+	    softrdma_requests_held(c)) {
+		/* the responder connection's EPOLLOUT resumes this one */
+		softrdma__progress_watch(c, softrdma_conn_want(c));
+		return 0;
+	}
+	while (!c->connecting && !softrdma__list_empty(&c->txq) && !softrdma_requests_held(c)) {
 		struct softrdma_txbuf *b =
 			SOFTRDMA_CONTAINER_OF(c->txq.next, struct softrdma_txbuf, node);
 		ssize_t n;
@@ -381,7 +421,7 @@ static void softrdma_qp_arm_eos_timer(struct softrdma_qp *qp)
 	if (qp->eos_deadline || qp->sq_count == qp->sq_ndone ||
 	    (st != IBV_QPS_RTS && st != IBV_QPS_SQD))
 		return;
-	qp->eos_deadline = softrdma__now_ns() + SOFTRDMA_EOS_WAIT_NS;
+	__atomic_store_n(&qp->eos_deadline, softrdma__now_ns() + SOFTRDMA_EOS_WAIT_NS, __ATOMIC_RELAXED);
 	softrdma__progress_kick();
 }
 
@@ -456,11 +496,11 @@ void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next
 	if (!qp->eos_deadline)
 		return;
 	if ((st != IBV_QPS_RTS && st != IBV_QPS_SQD) || qp->sq_count == qp->sq_ndone) {
-		qp->eos_deadline = 0;
+		__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 		return;
 	}
 	if (now >= qp->eos_deadline) {
-		qp->eos_deadline = 0;
+		__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 		softrdma__qp_set_error(qp, 1, IBV_WC_RETRY_EXC_ERR);
 		return;
 	}
@@ -581,9 +621,11 @@ static void softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
 	if (c->rx_status != IBV_WC_SUCCESS)
 		c->discard = 1;
 	if (h->op == SOFTRDMA_OP_SEND || h->op == SOFTRDMA_OP_SEND_IMM ||
-	    h->op == SOFTRDMA_OP_WRITE_IMM)
+	    h->op == SOFTRDMA_OP_WRITE_IMM) {
 		c->rx = SOFTRDMA_RX_WAIT_RWQE;
-	else
+		/* tells the progress thread's rescan to look at this QP */
+		__atomic_store_n(&qp->rnr_waiting, 1, __ATOMIC_RELAXED);
+	} else
 		c->rx = SOFTRDMA_RX_PAYLOAD;
 	c->rnr_deadline = 0;
 }
@@ -627,6 +669,8 @@ static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Responder: the whole request was consumed; complete and answer it. */
+static void softrdma_pull_responses(struct softrdma_qp *qp);
+
 static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
@@ -683,8 +727,26 @@ static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c
 	 */
 	if (h->flags & SOFTRDMA_WF_ACK_REQ)
 		softrdma_respond(qp, SOFTRDMA_OP_ACK, h->seq, 0);
-	if (h->op != SOFTRDMA_OP_WRITE)
+	if (h->op != SOFTRDMA_OP_WRITE) {
+		softrdma_pull_responses(qp);
 		softrdma_complete(qp, qp->qpx.qp_base.recv_cq, &wc);
+	}
+}
+
+/*
+ * Responder, before delivering a message of the peer: take in the responses
+ * the peer sent earlier on the requester connection. The peer sends its
+ * ACKs before any later request (softrdma__qp_flush_tx holds requests
+ * behind queued responses), so a SEND or WRITE of this side completes, as
+ * on an RNIC, before the peer's next message is seen here.
+ */
+static void softrdma_pull_responses(struct softrdma_qp *qp)
+{
+	struct softrdma_conn *o = qp->out;
+
+	if (qp->sq_ndone == qp->sq_count || !o || o->dead || o->connecting || o->eos)
+		return;
+	softrdma__qp_conn_readable(o);
 }
 
 /*
@@ -974,21 +1036,11 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 		st = qp->qpx.qp_base.state;
 	}
 	if (st == IBV_QPS_ERR) {
-		if (c->qp) {
-			if (qp->in == c)
-				qp->in = NULL;
-			if (qp->out == c)
-				qp->out = NULL;
-			softrdma__conn_close(c);
-		}
+		softrdma__conn_close(c);
 		return;
 	}
 	if (st == IBV_QPS_RESET || st == IBV_QPS_INIT) {
 		/* not connected yet: only drop the connection */
-		if (qp->in == c)
-			qp->in = NULL;
-		if (qp->out == c)
-			qp->out = NULL;
 		softrdma__conn_close(c);
 		return;
 	}
@@ -997,12 +1049,8 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 		int out = qp->out == c;
 
 		c->eos = 1;
-		if (qp->in == c) {
+		if (qp->in == c)
 			softrdma__shm_revoke(c);
-			qp->in = NULL;
-		}
-		if (out)
-			qp->out = NULL;
 		softrdma__conn_close(c);
 		softrdma_qp_peer_ended(qp, out);
 		return;
@@ -1014,13 +1062,7 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 		/* idle: like real RC, the loss shows on the next request */
 		softrdma_qp_close_conns(qp);
 	}
-	if (c->qp) {
-		if (qp->in == c)
-			qp->in = NULL;
-		if (qp->out == c)
-			qp->out = NULL;
-		softrdma__conn_close(c);
-	}
+	softrdma__conn_close(c);
 }
 
 /* Progress thread: @c is readable (qp->lock held). */
@@ -1041,6 +1083,7 @@ void softrdma__qp_conn_readable(struct softrdma_conn *c)
 /* Progress thread: @c is writable or finished connecting (qp->lock held). */
 void softrdma__qp_conn_writable(struct softrdma_conn *c)
 {
+	struct softrdma_conn *o;
 	int err = 0;
 	socklen_t len = sizeof(err);
 
@@ -1051,8 +1094,15 @@ void softrdma__qp_conn_writable(struct softrdma_conn *c)
 		}
 		c->connecting = 0;
 	}
-	if (softrdma__qp_flush_tx(c))
+	if (softrdma__qp_flush_tx(c)) {
 		softrdma__qp_conn_failed(c, EPIPE);
+		return;
+	}
+	/* responses gone out: requests held behind them may follow */
+	o = c->is_out || !c->qp ? NULL : c->qp->out;
+	if (o && !o->dead && softrdma__list_empty(&c->txq) && !softrdma__list_empty(&o->txq) &&
+	    softrdma__qp_flush_tx(o))
+		softrdma__qp_conn_failed(o, EPIPE);
 }
 
 /* Progress thread: retry a responder stalled for a receive WQE, or time it out. */
@@ -1060,11 +1110,14 @@ void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next
 {
 	struct softrdma_conn *c = qp->in;
 
-	if (!c || c->dead || c->rx != SOFTRDMA_RX_WAIT_RWQE)
-		return;
-	softrdma__qp_conn_readable(c);
+	if (c && !c->dead && c->rx == SOFTRDMA_RX_WAIT_RWQE)
+		softrdma__qp_conn_readable(c);
 	c = qp->in;
-	if (!c || c->dead || c->rx != SOFTRDMA_RX_WAIT_RWQE || !c->rnr_deadline)
+	if (!c || c->dead || c->rx != SOFTRDMA_RX_WAIT_RWQE) {
+		__atomic_store_n(&qp->rnr_waiting, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	if (!c->rnr_deadline)
 		return;
 	if (now >= c->rnr_deadline) {
 		/* receiver not ready too long: the requester gets RNR retry exceeded */
@@ -1409,7 +1462,7 @@ int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 		q->state = IBV_QPS_RESET;
 		softrdma_qp_close_conns(qp);
 		qp->peer_eos = 0;
-		qp->eos_deadline = 0;
+		__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 		qp->sq_head = qp->sq_count = qp->sq_ndone = 0;
 		qp->rq.head = qp->rq.count = 0;
 		break;
@@ -1591,11 +1644,7 @@ static void softrdma_direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e
 	wc.qp_num = qp->qpx.qp_base.qp_num;
 	if (softrdma__cq_push_pos(qp->qpx.qp_base.send_cq, &wc, &e->cq_pos) == EOVERFLOW) {
 		e->cq_pos = 0;
-		if (qp->qpx.qp_base.state != IBV_QPS_ERR) {
-			qp->qpx.qp_base.state = IBV_QPS_ERR;
-			softrdma__async_event(qp->qpx.qp_base.context, IBV_EVENT_QP_FATAL,
-					      &qp->qpx.qp_base);
-		}
+		softrdma_qp_cq_overrun(qp);
 	}
 }
 
@@ -1727,7 +1776,7 @@ static int softrdma_post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 			softrdma_direct_done(qp, e);
 			return 0;
 		}
-		if (softrdma__list_empty(&qp->out->txq)) {
+		if (softrdma__list_empty(&qp->out->txq) && !softrdma_requests_held(qp->out)) {
 			status = softrdma_shm_post(qp, wr, &h, total);
 			if (!status)
 				return 0;

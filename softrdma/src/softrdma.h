@@ -2,6 +2,43 @@
 /*
  * Internal objects of the softrdma verbs library. Every object embeds the
  * public rdma-core structure it is handed out as.
+ *
+ * Threads. Application threads call the verbs; one progress thread per
+ * process (progress.c) accepts data connections and moves their bytes.
+ *
+ * Locks, outermost first; a thread holding one may take only those below:
+ *   qp->lock          everything in a QP and in the connections it points to
+ *   softrdma_prog.lock  the listeners' QP slots, the grave list, the epoch
+ *   cq->qps_lock      the list of QPs completing on a CQ
+ *   srq->lock         an SRQ's receive queue
+ *   channel/event queue locks, softrdma_shm.lock, softrdma_mr_lock
+ *   cq->lock (spin)   a CQ's ring; nothing is taken under it
+ * The progress thread only try-locks a QP from a CQ poll (qp->lock is
+ * never waited for under cq->qps_lock).
+ *
+ * Lifetime of a connection (struct softrdma_conn):
+ *   - created by the progress thread (accepted, on the hello list until its
+ *     hello names a QP) or by an application thread moving a QP to RTR;
+ *   - attached: reachable from qp->in or qp->out; then every field is
+ *     guarded by qp->lock, except @dead and @qp, which are also stored
+ *     atomically so the progress thread may read them unlocked;
+ *   - closed by softrdma__conn_close() under qp->lock, which first clears
+ *     qp->in / qp->out, then puts it on the grave list: no QP ever points
+ *     at a closed connection;
+ *   - freed only by the progress thread, in softrdma_reap() at the top of
+ *     its loop. So a connection pointer read from a QP is valid while
+ *     qp->lock is held; without the lock, only the progress thread may use
+ *     a connection it holds (epoll data, the same-host list), and only
+ *     until its next reap.
+ *
+ * Lifetime of a QP (struct softrdma_qp): created and destroyed by
+ * application threads. Its listener slot is published with a release
+ * store; ibv_destroy_qp() clears the slot, then waits in
+ * softrdma__progress_del_qp() until the progress thread starts a new loop
+ * (the epoch moves on) before freeing it: a QP pointer the progress thread
+ * read from a slot stays valid until the end of that loop. The progress
+ * thread reads a QP's hints (@rnr_waiting, @eos_deadline, @cq_overrun)
+ * without the lock and acts on them only after taking qp->lock.
  */
 #ifndef SOFTRDMA_H
 #define SOFTRDMA_H
@@ -222,6 +259,10 @@ struct softrdma_qp {
 	int draining;
 	int peer_eos;
 	uint64_t eos_deadline;
+	/* set when @in waits for a receive WQE: the rescan then takes the lock */
+	int rnr_waiting;
+	/* set when a CQ of this QP overran: the rescan moves the QP to error */
+	int cq_overrun;
 	pthread_cond_t drain_cond;
 	/* extended post interface */
 	struct ibv_send_wr *xwr;
@@ -255,6 +296,7 @@ void softrdma__qp_conn_writable(struct softrdma_conn *c);
 void softrdma__qp_conn_failed(struct softrdma_conn *c, int err);
 void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
 void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
+void softrdma__qp_check_cq(struct softrdma_qp *qp);
 int softrdma__qp_flush_tx(struct softrdma_conn *c);
 void softrdma__rq_init_slot(void);
 int softrdma__qp_conn_wants_rx(struct softrdma_conn *c);

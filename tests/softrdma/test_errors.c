@@ -92,6 +92,55 @@ static void test_cq_overflow(void **state)
 	assert_int_equal(qp_state(p->qp[0]), IBV_QPS_ERR);
 }
 
+/*
+ * CQ overflow as an RNIC does it: IBV_EVENT_CQ_ERR, and every QP completing
+ * on that CQ (not only the one whose completion overflowed) gets
+ * IBV_EVENT_QP_FATAL and enters the error state; a CQ in use cannot be
+ * destroyed meanwhile.
+ */
+static void test_cq_overflow_all_qps(void **state)
+{
+	struct t_pair *p = make_pair(2, 8, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE);
+	struct ibv_qp_init_attr ia = t_rc_attr(p->cq[0], 4, 4, 1);
+	struct ibv_qp *other = ibv_create_qp(p->pd, &ia), *peer;
+	struct ibv_async_event ev;
+	int i, fatal_first = 0, fatal_other = 0, cq_err = 0;
+	int64_t end;
+
+	*state = p;
+	ia = t_rc_attr(p->cq[1], 4, 4, 1);
+	peer = ibv_create_qp(p->pd, &ia);
+	assert_non_null(other);
+	assert_non_null(peer);
+	t_connect_qp(other, peer->qp_num, T_ACCESS_ALL, 7);
+	t_connect_qp(peer, other->qp_num, T_ACCESS_ALL, 7);
+	for (i = 0; i < p->cq[0]->cqe + 2; i++)
+		assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 8, p->mr[0]->lkey,
+					(uintptr_t)p->buf[1], p->mr[1]->rkey,
+					IBV_SEND_SIGNALED, i), 0);
+	end = t_now_ms() + T_WAIT_MS;
+	while (!(cq_err && fatal_first && fatal_other) && t_now_ms() < end) {
+		struct pollfd pfd = { .fd = p->ctx->async_fd, .events = POLLIN };
+
+		if (poll(&pfd, 1, 100) != 1)
+			continue;
+		assert_int_equal(ibv_get_async_event(p->ctx, &ev), 0);
+		cq_err |= ev.event_type == IBV_EVENT_CQ_ERR && ev.element.cq == p->cq[0];
+		fatal_first |= ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == p->qp[0];
+		fatal_other |= ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == other;
+		assert_false(ev.event_type == IBV_EVENT_QP_FATAL && ev.element.qp == peer);
+		ibv_ack_async_event(&ev);
+	}
+	assert_true(cq_err);
+	assert_true(fatal_first);
+	assert_true(fatal_other);
+	assert_int_equal(qp_state(p->qp[0]), IBV_QPS_ERR);
+	assert_int_equal(qp_state(other), IBV_QPS_ERR);
+	assert_int_equal(ibv_destroy_cq(p->cq[0]), EBUSY);
+	assert_int_equal(ibv_destroy_qp(other), 0);
+	assert_int_equal(ibv_destroy_qp(peer), 0);
+}
+
 /* Everything posted after the QP entered the error state completes flushed. */
 static void test_flush_after_err(void **state)
 {
@@ -278,6 +327,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_cq_overflow, setup_none, teardown_own),
+		cmocka_unit_test_setup_teardown(test_cq_overflow_all_qps, setup_none, teardown_own),
 		cmocka_unit_test_setup_teardown(test_flush_after_err, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unsignaled_slots, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_unmapped_write, setup, teardown),
