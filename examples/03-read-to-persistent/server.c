@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define TEXT "hello from server"
+#define TEXT	 "hello from server"
 #define BUF_SIZE 4096
 
 /*

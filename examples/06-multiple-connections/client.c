@@ -15,7 +15,7 @@
 
 #include "common.h"
 
-#define MSG_SIZE 64
+#define MSG_SIZE     64
 #define NAME_MAX_LEN 40
 
 /*
@@ -49,8 +49,8 @@ main(int argc, char *argv[])
 	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
 	COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 	snprintf(send_buf, MSG_SIZE, "hello from %s", name);
-	COMMON_CHECK(rpma_send(conn, send_mr, 0, strlen(send_buf) + 1, RPMA_F_COMPLETION_ALWAYS,
-			       NULL));
+	COMMON_CHECK(
+	    rpma_send(conn, send_mr, 0, strlen(send_buf) + 1, RPMA_F_COMPLETION_ALWAYS, NULL));
 	common_wait_send_recv(cq, &wc);
 	printf("client: got '%.*s'\n", (int)strnlen(recv_buf, wc.byte_len), recv_buf);
 

@@ -21,8 +21,8 @@
 
 #include "common.h"
 
-#define MAX_CLIENTS 16
-#define MSG_SIZE 64
+#define MAX_CLIENTS  16
+#define MSG_SIZE     64
 #define NAME_MAX_LEN 40
 
 /* what a descriptor in the epoll set belongs to */
@@ -248,10 +248,10 @@ main(int argc, char *argv[])
 
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
-	COMMON_CHECK(rpma_mr_reg(peer, s.recv_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_RECV,
-				 &s.recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, s.send_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_SEND,
-				 &s.send_mr));
+	COMMON_CHECK(
+	    rpma_mr_reg(peer, s.recv_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_RECV, &s.recv_mr));
+	COMMON_CHECK(
+	    rpma_mr_reg(peer, s.send_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_SEND, &s.send_mr));
 
 	s.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s.epfd < 0)

@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define BUF_SIZE 4096
+#define BUF_SIZE	4096
 #define LOG_DATA_OFFSET 8
 
 /*

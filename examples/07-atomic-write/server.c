@@ -16,7 +16,7 @@
 
 #include "common.h"
 
-#define LOG_SIZE 4096
+#define LOG_SIZE	4096
 #define LOG_DATA_OFFSET 8
 
 /*
@@ -56,8 +56,8 @@ main(int argc, char *argv[])
 		if (used > LOG_SIZE - LOG_DATA_OFFSET)
 			common_die("the log's used counter is corrupted: %llu",
 				   (unsigned long long)used);
-		printf("server: log used %llu bytes: '%.*s'\n", (unsigned long long)used,
-		       (int)used, log + LOG_DATA_OFFSET);
+		printf("server: log used %llu bytes: '%.*s'\n", (unsigned long long)used, (int)used,
+		       log + LOG_DATA_OFFSET);
 	}
 
 	COMMON_CHECK(rpma_ep_shutdown(&ep));

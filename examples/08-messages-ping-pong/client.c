@@ -51,8 +51,7 @@ main(int argc, char *argv[])
 		/* the pong needs a buffer before the ping goes out */
 		COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 		*send_buf = counter;
-		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
-				       NULL));
+		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 		common_wait_send_recv(cq, &wc);
 
 		if (*recv_buf != counter + 1)

@@ -82,8 +82,8 @@ main(int argc, char *argv[])
 			/* the next ping needs a buffer before the pong goes out */
 			if (r < rounds)
 				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
-			COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE,
-					       RPMA_F_COMPLETION_ALWAYS, NULL));
+			COMMON_CHECK(
+			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 			if (r < rounds)
 				common_wait_send_recv(cq, &wc);
 			else

@@ -18,7 +18,7 @@
 
 #include "common.h"
 
-#define MSG_SIZE sizeof(uint64_t)
+#define MSG_SIZE    sizeof(uint64_t)
 #define MAX_CLIENTS 64
 
 /* one connected client */

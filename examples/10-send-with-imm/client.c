@@ -47,8 +47,8 @@ main(int argc, char *argv[])
 	struct rpma_conn *conn = common_connect(&req, NULL, 0);
 
 	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-	COMMON_CHECK(rpma_send_with_imm(conn, send_mr, 0, len, RPMA_F_COMPLETION_ALWAYS, imm,
-					NULL));
+	COMMON_CHECK(
+	    rpma_send_with_imm(conn, send_mr, 0, len, RPMA_F_COMPLETION_ALWAYS, imm, NULL));
 	common_wait_one(cq, IBV_WC_SEND, NULL);
 	printf("client: sent '%s' with imm %u\n", text, imm);
 

@@ -59,8 +59,7 @@ main(int argc, char *argv[])
 	for (uint32_t r = 1; r <= rounds; r++) {
 		COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 		*send_buf = counter;
-		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
-				       NULL));
+		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 		common_wait_one(cq, IBV_WC_SEND, NULL);
 		common_wait_one(rcq, IBV_WC_RECV, NULL);
 

@@ -87,8 +87,8 @@ main(int argc, char *argv[])
 			if (r < rounds)
 				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 			*send_buf = value + 1;
-			COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE,
-					       RPMA_F_COMPLETION_ALWAYS, NULL));
+			COMMON_CHECK(
+			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 			common_wait_one(cq, IBV_WC_SEND, NULL);
 		}
 

@@ -102,8 +102,7 @@ main(int argc, char *argv[])
 	for (uint32_t r = 1; r <= rounds; r++) {
 		COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 		*send_buf = counter;
-		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS,
-				       NULL));
+		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 		wait_both(conn, cq, rcq);
 
 		if (*recv_buf != counter + 1)

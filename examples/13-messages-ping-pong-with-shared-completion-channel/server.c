@@ -125,8 +125,8 @@ main(int argc, char *argv[])
 		if (ret != RPMA_E_SHARED_CHANNEL)
 			common_die("rpma_cq_get_fd() returned %d instead of RPMA_E_SHARED_CHANNEL",
 				   ret);
-		printf("server: client %lu connected for %u rounds, CQs share a channel\n",
-		       i + 1, rounds);
+		printf("server: client %lu connected for %u rounds, CQs share a channel\n", i + 1,
+		       rounds);
 
 		for (uint32_t r = 1; r <= rounds; r++) {
 			wait_for(conn, rcq, IBV_WC_RECV);
@@ -137,8 +137,8 @@ main(int argc, char *argv[])
 			if (r < rounds)
 				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
 			*send_buf = value + 1;
-			COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE,
-					       RPMA_F_COMPLETION_ALWAYS, NULL));
+			COMMON_CHECK(
+			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 			wait_for(conn, cq, IBV_WC_SEND);
 		}
 

@@ -78,8 +78,8 @@ main(int argc, char *argv[])
 			   len, offset, remote_size);
 
 	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-	COMMON_CHECK(rpma_write(conn, dst_mr, offset, src_mr, 0, len, RPMA_F_COMPLETION_ON_ERROR,
-				NULL));
+	COMMON_CHECK(
+	    rpma_write(conn, dst_mr, offset, src_mr, 0, len, RPMA_F_COMPLETION_ON_ERROR, NULL));
 
 	/* the answer needs a buffer before the request goes out */
 	COMMON_CHECK(rpma_recv(conn, resp_mr, 0, sizeof(*presp), NULL));

@@ -97,8 +97,8 @@ main(int argc, char *argv[])
 			       (int)strnlen(start, preq->len), start);
 		}
 
-		COMMON_CHECK(rpma_send(conn, resp_mr, 0, sizeof(*presp), RPMA_F_COMPLETION_ALWAYS,
-				       NULL));
+		COMMON_CHECK(
+		    rpma_send(conn, resp_mr, 0, sizeof(*presp), RPMA_F_COMPLETION_ALWAYS, NULL));
 		common_wait_one(cq, IBV_WC_SEND, NULL);
 		common_wait_closed(&conn);
 	}

@@ -60,8 +60,8 @@ log_function(enum rpma_log_level level, const char *file_name, const int line_no
 	va_end(ap);
 
 	__atomic_add_fetch(&Logged, 1, __ATOMIC_RELAXED);
-	printf("client: log: [%s] %s() at %s:%d: %s\n", level_name(level), function_name,
-	       file_name, line_no, msg);
+	printf("client: log: [%s] %s() at %s:%d: %s\n", level_name(level), function_name, file_name,
+	       line_no, msg);
 }
 
 /*

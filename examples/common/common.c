@@ -39,8 +39,7 @@ common_role(void)
 /*
  * usage -- print how to call the program and end it.
  */
-static void __attribute__((noreturn))
-usage(const char *prog, const char *extra_usage)
+static void __attribute__((noreturn)) usage(const char *prog, const char *extra_usage)
 {
 	fprintf(stderr, "usage: %s ADDR PORT%s%s\n", prog, extra_usage ? " " : "",
 		extra_usage ? extra_usage : "");
@@ -434,8 +433,7 @@ unlink_tmp(void)
 /*
  * pmem2_die -- end the program after a failed libpmem2 call.
  */
-static void __attribute__((noreturn))
-pmem2_die(const char *what, int ret)
+static void __attribute__((noreturn)) pmem2_die(const char *what, int ret)
 {
 	common_die("%s failed: %s (%d)", what, pmem2_errormsg(), ret);
 }

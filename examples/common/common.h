@@ -51,8 +51,8 @@ struct common_pmem {
  */
 #define COMMON_CHECK(call) common_check((call), #call)
 
-void common_init(const char *role, int argc, char *argv[], int max_extra,
-		 const char *extra_usage, struct common_args *args);
+void common_init(const char *role, int argc, char *argv[], int max_extra, const char *extra_usage,
+		 struct common_args *args);
 const char *common_role(void);
 void common_die(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void common_check(int ret, const char *what);

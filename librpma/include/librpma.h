@@ -31,15 +31,15 @@ extern "C" {
 #define RPMA_MINOR_VERSION 3
 
 /* error codes */
-#define RPMA_E_UNKNOWN (-100000)	 /* unknown error */
-#define RPMA_E_NOSUPP (-100001)		 /* not supported */
-#define RPMA_E_PROVIDER (-100002)	 /* a provider call failed; errno holds its code */
-#define RPMA_E_NOMEM (-100003)		 /* out of memory */
-#define RPMA_E_INVAL (-100004)		 /* invalid argument */
-#define RPMA_E_NO_COMPLETION (-100005)	 /* no completion available */
-#define RPMA_E_NO_EVENT (-100006)	 /* no next event available */
-#define RPMA_E_AGAIN (-100007)		 /* temporary error, try again */
-#define RPMA_E_SHARED_CHANNEL (-100008)	 /* the completion channel is shared */
+#define RPMA_E_UNKNOWN	       (-100000) /* unknown error */
+#define RPMA_E_NOSUPP	       (-100001) /* not supported */
+#define RPMA_E_PROVIDER	       (-100002) /* a provider call failed; errno holds its code */
+#define RPMA_E_NOMEM	       (-100003) /* out of memory */
+#define RPMA_E_INVAL	       (-100004) /* invalid argument */
+#define RPMA_E_NO_COMPLETION   (-100005) /* no completion available */
+#define RPMA_E_NO_EVENT	       (-100006) /* no next event available */
+#define RPMA_E_AGAIN	       (-100007) /* temporary error, try again */
+#define RPMA_E_SHARED_CHANNEL  (-100008) /* the completion channel is shared */
 #define RPMA_E_NOT_SHARED_CHNL (-100009) /* the completion channel is not shared */
 
 /* warnings */
@@ -48,18 +48,18 @@ extern "C" {
 #define RPMA_DEFAULT_TIMEOUT_MS 1000
 
 /* what a registered memory region may be used for */
-#define RPMA_MR_USAGE_READ_SRC (1 << 0)
-#define RPMA_MR_USAGE_READ_DST (1 << 1)
-#define RPMA_MR_USAGE_WRITE_SRC (1 << 2)
-#define RPMA_MR_USAGE_WRITE_DST (1 << 3)
+#define RPMA_MR_USAGE_READ_SRC		    (1 << 0)
+#define RPMA_MR_USAGE_READ_DST		    (1 << 1)
+#define RPMA_MR_USAGE_WRITE_SRC		    (1 << 2)
+#define RPMA_MR_USAGE_WRITE_DST		    (1 << 3)
 #define RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY (1 << 4)
 #define RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT (1 << 5)
-#define RPMA_MR_USAGE_SEND (1 << 6)
-#define RPMA_MR_USAGE_RECV (1 << 7)
+#define RPMA_MR_USAGE_SEND		    (1 << 6)
+#define RPMA_MR_USAGE_RECV		    (1 << 7)
 
 /* when an operation generates a completion */
 #define RPMA_F_COMPLETION_ON_ERROR (1 << 0)
-#define RPMA_F_COMPLETION_ALWAYS (1 << 1 | RPMA_F_COMPLETION_ON_ERROR)
+#define RPMA_F_COMPLETION_ALWAYS   (1 << 1 | RPMA_F_COMPLETION_ON_ERROR)
 
 #define RPMA_ATOMIC_WRITE_ALIGNMENT 8
 
@@ -139,9 +139,8 @@ struct rpma_completion {
 	uint32_t imm;
 };
 
-typedef void rpma_log_function(enum rpma_log_level level, const char *file_name,
-			       const int line_no, const char *function_name,
-			       const char *message_format, ...);
+typedef void rpma_log_function(enum rpma_log_level level, const char *file_name, const int line_no,
+			       const char *function_name, const char *message_format, ...);
 
 /* ---------------------------------------------------------------- version */
 
@@ -301,8 +300,7 @@ int rpma_mr_get_size(const struct rpma_mr_local *mr, size_t *size);
  * RPMA_E_NOSUPP (the device or advice is not supported), RPMA_E_PROVIDER.
  * Thread-safe.
  */
-int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advice,
-		   uint32_t flags);
+int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advice, uint32_t flags);
 
 /*
  * rpma_mr_remote_from_descriptor -- rebuild a remote region from the

@@ -23,14 +23,13 @@ struct rpma_conn {
 	struct rpma_conn_resources res;
 	struct rdma_event_channel *evch;
 	struct rpma_flush *flush;
-	struct ibv_qp_ex *qpx; /* for the device's atomic write, NULL when emulated */
+	struct ibv_qp_ex *qpx;	   /* for the device's atomic write, NULL when emulated */
 	bool direct_write_to_pmem; /* of the remote peer; accessed atomically */
 };
 
 /* see conn.h */
 int
-rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res,
-	       struct rpma_conn **conn_ptr)
+rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res, struct rpma_conn **conn_ptr)
 {
 	struct rdma_event_channel *evch;
 	struct rpma_flush *flush;
@@ -442,8 +441,8 @@ rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	   const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 	   const void *op_context)
 {
-	return conn_write(conn, IBV_WR_RDMA_WRITE, dst, dst_offset, src, src_offset, len, flags,
-			  0, op_context);
+	return conn_write(conn, IBV_WR_RDMA_WRITE, dst, dst_offset, src, src_offset, len, flags, 0,
+			  op_context);
 }
 
 /* see librpma.h */

@@ -14,11 +14,11 @@
 
 /* the resources a connection request hands over to its connection */
 struct rpma_conn_resources {
-	struct rdma_cm_id *id;		  /* with its QP created */
-	struct rpma_cq *cq;		  /* owned */
-	struct rpma_cq *rcq;		  /* owned when rcq_owned, NULL when none */
-	bool rcq_owned;			  /* false when rcq belongs to a shared receive queue */
-	struct ibv_comp_channel *channel; /* the shared completion channel (owned), or NULL */
+	struct rdma_cm_id *id;		     /* with its QP created */
+	struct rpma_cq *cq;		     /* owned */
+	struct rpma_cq *rcq;		     /* owned when rcq_owned, NULL when none */
+	bool rcq_owned;			     /* false when rcq belongs to a shared receive queue */
+	struct ibv_comp_channel *channel;    /* the shared completion channel (owned), or NULL */
 	struct rpma_conn_private_data pdata; /* private data received so far (owned) */
 };
 

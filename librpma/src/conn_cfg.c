@@ -11,7 +11,7 @@
 #include "conn_cfg.h"
 #include "log.h"
 
-#define RPMA_DEFAULT_Q_SIZE 10
+#define RPMA_DEFAULT_Q_SIZE   10
 #define RPMA_DEFAULT_RCQ_SIZE 0
 
 struct rpma_conn_cfg {
@@ -25,16 +25,16 @@ struct rpma_conn_cfg {
 };
 
 static const struct rpma_conn_cfg Conn_cfg_default = {
-	.timeout_ms = RPMA_DEFAULT_TIMEOUT_MS,
-	.cq_size = RPMA_DEFAULT_Q_SIZE,
-	.rcq_size = RPMA_DEFAULT_RCQ_SIZE,
-	.sq_size = RPMA_DEFAULT_Q_SIZE,
-	.rq_size = RPMA_DEFAULT_Q_SIZE,
-	.shared_comp_channel = false,
-	.srq = NULL,
+    .timeout_ms = RPMA_DEFAULT_TIMEOUT_MS,
+    .cq_size = RPMA_DEFAULT_Q_SIZE,
+    .rcq_size = RPMA_DEFAULT_RCQ_SIZE,
+    .sq_size = RPMA_DEFAULT_Q_SIZE,
+    .rq_size = RPMA_DEFAULT_Q_SIZE,
+    .shared_comp_channel = false,
+    .srq = NULL,
 };
 
-#define LOAD(field) __atomic_load_n(&(field), __ATOMIC_RELAXED)
+#define LOAD(field)	    __atomic_load_n(&(field), __ATOMIC_RELAXED)
 #define STORE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
 
 /* see conn_cfg.h */

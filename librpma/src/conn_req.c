@@ -243,8 +243,8 @@ err_free_req:
 
 /* see librpma.h */
 int
-rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t offset,
-		   size_t len, const void *op_context)
+rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t offset, size_t len,
+		   const void *op_context)
 {
 	if (req == NULL) {
 		RPMA_LOG_ERROR("req is NULL");

@@ -156,7 +156,8 @@ rpma_cq_get_fd(const struct rpma_cq *cq, int *fd)
 		return RPMA_E_INVAL;
 	}
 	if (cq->shared_channel) {
-		RPMA_LOG_ERROR("the CQ shares its completion channel; use rpma_conn_get_compl_fd()");
+		RPMA_LOG_ERROR(
+		    "the CQ shares its completion channel; use rpma_conn_get_compl_fd()");
 		return RPMA_E_SHARED_CHANNEL;
 	}
 	*fd = cq->channel->fd;

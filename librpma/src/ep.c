@@ -22,8 +22,7 @@ struct rpma_ep {
 
 /* see librpma.h */
 int
-rpma_ep_listen(struct rpma_peer *peer, const char *addr, const char *port,
-	       struct rpma_ep **ep_ptr)
+rpma_ep_listen(struct rpma_peer *peer, const char *addr, const char *port, struct rpma_ep **ep_ptr)
 {
 	struct rdma_event_channel *evch;
 	struct rdma_addrinfo *info = NULL;

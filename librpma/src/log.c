@@ -22,8 +22,8 @@
 
 /* thresholds: read and written atomically, so any thread may change them */
 static int Log_threshold[RPMA_LOG_THRESHOLD_MAX] = {
-	[RPMA_LOG_THRESHOLD] = RPMA_LOG_DISABLED,
-	[RPMA_LOG_THRESHOLD_AUX] = RPMA_LOG_DISABLED,
+    [RPMA_LOG_THRESHOLD] = RPMA_LOG_DISABLED,
+    [RPMA_LOG_THRESHOLD_AUX] = RPMA_LOG_DISABLED,
 };
 
 /* the user's log function, NULL for the default one */
@@ -35,15 +35,15 @@ static FILE *Log_file;
 static __thread char Errormsg[RPMA_ERRORMSG_MAX];
 
 static const char *const Level_names[] = {
-	[RPMA_LOG_LEVEL_FATAL] = "*FATAL*",   [RPMA_LOG_LEVEL_ERROR] = "*ERROR*",
-	[RPMA_LOG_LEVEL_WARNING] = "*WARNING*", [RPMA_LOG_LEVEL_NOTICE] = "*NOTE*",
-	[RPMA_LOG_LEVEL_INFO] = "*INFO*",     [RPMA_LOG_LEVEL_DEBUG] = "*DEBUG*",
+    [RPMA_LOG_LEVEL_FATAL] = "*FATAL*",	    [RPMA_LOG_LEVEL_ERROR] = "*ERROR*",
+    [RPMA_LOG_LEVEL_WARNING] = "*WARNING*", [RPMA_LOG_LEVEL_NOTICE] = "*NOTE*",
+    [RPMA_LOG_LEVEL_INFO] = "*INFO*",	    [RPMA_LOG_LEVEL_DEBUG] = "*DEBUG*",
 };
 
 static const int Syslog_priorities[] = {
-	[RPMA_LOG_LEVEL_FATAL] = LOG_CRIT,	   [RPMA_LOG_LEVEL_ERROR] = LOG_ERR,
-	[RPMA_LOG_LEVEL_WARNING] = LOG_WARNING, [RPMA_LOG_LEVEL_NOTICE] = LOG_NOTICE,
-	[RPMA_LOG_LEVEL_INFO] = LOG_INFO,	   [RPMA_LOG_LEVEL_DEBUG] = LOG_DEBUG,
+    [RPMA_LOG_LEVEL_FATAL] = LOG_CRIT,	    [RPMA_LOG_LEVEL_ERROR] = LOG_ERR,
+    [RPMA_LOG_LEVEL_WARNING] = LOG_WARNING, [RPMA_LOG_LEVEL_NOTICE] = LOG_NOTICE,
+    [RPMA_LOG_LEVEL_INFO] = LOG_INFO,	    [RPMA_LOG_LEVEL_DEBUG] = LOG_DEBUG,
 };
 
 /*
@@ -80,8 +80,7 @@ log_default_function(enum rpma_log_level level, const char *file_name, const int
 	FILE *out = Log_file ? Log_file : stderr;
 
 	if (level <= __atomic_load_n(&Log_threshold[RPMA_LOG_THRESHOLD], __ATOMIC_RELAXED)) {
-		fprintf(out, "%s %s:%d %s: %s\n", name, file_name, line_no, function_name,
-			message);
+		fprintf(out, "%s %s:%d %s: %s\n", name, file_name, line_no, function_name, message);
 		fflush(out);
 	}
 

@@ -296,8 +296,8 @@ rpma_mr_remote_get_flush_type(const struct rpma_mr_remote *mr, int *flush_type)
 		RPMA_LOG_ERROR("mr or flush_type is NULL");
 		return RPMA_E_INVAL;
 	}
-	*flush_type = mr->usage &
-		      (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	*flush_type =
+	    mr->usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
 	return 0;
 }
 
@@ -330,8 +330,7 @@ rpma__mr_check_local_failed(const struct rpma_mr_local *mr, size_t offset, size_
 
 /* see mr.h */
 int
-rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len,
-			     int usage)
+rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage)
 {
 	if (mr == NULL)
 		RPMA_LOG_ERROR("remote region is NULL");

@@ -18,7 +18,7 @@
 /* every usage bit librpma defines */
 #define RPMA_MR_USAGE_ALL                                                                          \
 	(RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |               \
-	 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |                            \
+	 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |                           \
 	 RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT | RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV)
 
 #include <arpa/inet.h>
@@ -133,16 +133,15 @@ rpma__post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
  * ERRORS: RPMA_E_PROVIDER (ibv_post_send() failed; errno kept).
  */
 static inline int
-rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode,
-		   const struct rpma_mr_local *local, size_t local_offset,
-		   const struct rpma_mr_remote *remote, size_t remote_offset, size_t len,
-		   unsigned send_flags, uint32_t imm, const void *op_context)
+rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rpma_mr_local *local,
+		   size_t local_offset, const struct rpma_mr_remote *remote, size_t remote_offset,
+		   size_t len, unsigned send_flags, uint32_t imm, const void *op_context)
 {
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
-		.opcode = opcode,
-		.send_flags = send_flags,
+	    .wr_id = (uint64_t)(uintptr_t)op_context,
+	    .opcode = opcode,
+	    .send_flags = send_flags,
 	};
 
 	if (local) {
@@ -183,9 +182,9 @@ rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rp
 {
 	struct ibv_sge sge;
 	struct ibv_send_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
-		.opcode = opcode,
-		.send_flags = send_flags,
+	    .wr_id = (uint64_t)(uintptr_t)op_context,
+	    .opcode = opcode,
+	    .send_flags = send_flags,
 	};
 
 	if (src) {
@@ -212,7 +211,7 @@ rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_
 	struct ibv_recv_wr *bad_wr;
 	struct ibv_sge sge;
 	struct ibv_recv_wr wr = {
-		.wr_id = (uint64_t)(uintptr_t)op_context,
+	    .wr_id = (uint64_t)(uintptr_t)op_context,
 	};
 	int err;
 

@@ -134,9 +134,10 @@ rpma__peer_create_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct rpma_
 	attr.pd = peer->pd;
 	if (peer->native_atomic_write) {
 		attr.comp_mask |= IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
-		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM |
-				      IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM |
-				      IBV_QP_EX_WITH_RDMA_READ | IBV_QP_EX_WITH_ATOMIC_WRITE;
+		attr.send_ops_flags = IBV_QP_EX_WITH_RDMA_WRITE |
+				      IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |
+				      IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ |
+				      IBV_QP_EX_WITH_ATOMIC_WRITE;
 	}
 
 	if (rdma_create_qp_ex(id, &attr)) {

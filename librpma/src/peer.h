@@ -33,8 +33,8 @@ int rpma__peer_create_qp(struct rpma_peer *peer, struct rdma_cm_id *id, struct r
  * ASSUMPTIONS: peer and ibv_mr_ptr are not NULL.
  * ERRORS: RPMA_E_PROVIDER (registration refused; errno kept).
  */
-int rpma__peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *addr,
-		      size_t length, int access);
+int rpma__peer_mr_reg(struct rpma_peer *peer, struct ibv_mr **ibv_mr_ptr, void *addr, size_t length,
+		      int access);
 
 /*
  * rpma__peer_create_srq -- create a shared receive queue of rq_size entries.

@@ -14,7 +14,7 @@
 
 /* the transport's limits on private data (InfiniBand/RoCE connection manager) */
 #define RPMA_PRIVATE_DATA_CONNECT_MAX 56
-#define RPMA_PRIVATE_DATA_ACCEPT_MAX 196
+#define RPMA_PRIVATE_DATA_ACCEPT_MAX  196
 
 /*
  * rpma__private_data_store -- keep a copy of the private data a peer sent

@@ -14,7 +14,6 @@
  * rpma__srq_cfg_get_sizes -- read both sizes of cfg (NULL means the
  * defaults). ERRORS: none.
  */
-void rpma__srq_cfg_get_sizes(const struct rpma_srq_cfg *cfg, uint32_t *rq_size,
-			     uint32_t *rcq_size);
+void rpma__srq_cfg_get_sizes(const struct rpma_srq_cfg *cfg, uint32_t *rq_size, uint32_t *rcq_size);
 
 #endif /* RPMA_SRQ_CFG_H */

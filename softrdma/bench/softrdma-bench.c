@@ -27,11 +27,11 @@
 
 #include <infiniband/verbs.h>
 
-#define MSG		8
-#define BIG		(1u << 20)
-#define BUF_SIZE	(4u * BIG)
-#define QDEPTH		8
-#define MEMCPY_WS	(64u * BIG)
+#define MSG	  8
+#define BIG	  (1u << 20)
+#define BUF_SIZE  (4u * BIG)
+#define QDEPTH	  8
+#define MEMCPY_WS (64u * BIG)
 
 enum cmd { CMD_SEND_PP = 1, CMD_IDLE, CMD_QUIT };
 
@@ -60,7 +60,8 @@ static int iters = 20000;
 static int idle_s = 3;
 
 /* Monotonic time in nanoseconds. */
-static uint64_t now_ns(void)
+static uint64_t
+now_ns(void)
 {
 	struct timespec ts;
 
@@ -69,7 +70,8 @@ static uint64_t now_ns(void)
 }
 
 /* Order two samples. */
-static int cmp_u64(const void *a, const void *b)
+static int
+cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
@@ -77,7 +79,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Median and 99th percentile (in microseconds) of @n samples in ns. */
-static struct stats summarize(uint64_t *s, int n)
+static struct stats
+summarize(uint64_t *s, int n)
 {
 	struct stats st;
 
@@ -88,13 +91,14 @@ static struct stats summarize(uint64_t *s, int n)
 }
 
 /* Read or write exactly @len bytes on @fd; 0 or -1. */
-static int xfer(int fd, void *buf, size_t len, int wr)
+static int
+xfer(int fd, void *buf, size_t len, int wr)
 {
 	size_t done = 0;
 
 	while (done < len) {
-		ssize_t n = wr ? write(fd, (char *)buf + done, len - done) :
-				 read(fd, (char *)buf + done, len - done);
+		ssize_t n = wr ? write(fd, (char *)buf + done, len - done)
+			       : read(fd, (char *)buf + done, len - done);
 
 		if (n < 0 && errno == EINTR)
 			continue;
@@ -110,7 +114,8 @@ static int xfer(int fd, void *buf, size_t len, int wr)
  * blocks (modulo @ws) of two @ws-byte buffers: with @ws == BIG both stay in
  * cache, with a larger @ws the copies stream through memory.
  */
-static double bench_memcpy(size_t ws)
+static double
+bench_memcpy(size_t ws)
 {
 	char *a = aligned_alloc(4096, ws), *b = aligned_alloc(4096, ws);
 	size_t nb = ws / BIG, off;
@@ -136,20 +141,21 @@ static double bench_memcpy(size_t ws)
 }
 
 /* 8-byte ping-pong over TCP loopback between two processes. */
-static struct stats bench_tcp(void)
+static struct stats
+bench_tcp(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sin);
 	int lfd, fd, one = 1, i, n = iters / 4;
 	uint64_t *s = calloc(n, sizeof(*s));
-	char m[MSG] = { 0 };
+	char m[MSG] = {0};
 	struct stats st;
 	pid_t pid;
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	lfd = socket(AF_INET, SOCK_STREAM, 0);
-	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) ||
-	    listen(lfd, 1) || getsockname(lfd, (struct sockaddr *)&sin, &len)) {
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sin, sizeof(sin)) || listen(lfd, 1) ||
+	    getsockname(lfd, (struct sockaddr *)&sin, &len)) {
 		perror("tcp listener");
 		exit(1);
 	}
@@ -184,10 +190,11 @@ static struct stats bench_tcp(void)
 }
 
 /* Round trip of a value through one shared cache line between two processes. */
-static struct stats bench_cacheline(void)
+static struct stats
+bench_cacheline(void)
 {
-	volatile uint64_t *line = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
-				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	volatile uint64_t *line =
+	    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	int i, n = iters * 5;
 	uint64_t *s = calloc(n, sizeof(*s));
 	struct stats st;
@@ -218,7 +225,8 @@ static struct stats bench_cacheline(void)
 }
 
 /* Open the device and create PD, CQ, QP and a registered buffer. */
-static void ep_init(struct ep *e)
+static void
+ep_init(struct ep *e)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_qp_init_attr ia;
@@ -237,8 +245,9 @@ static void ep_init(struct ep *e)
 	if (!e->pd || !e->cq || !e->buf)
 		goto fail;
 	memset(e->buf, 0, BUF_SIZE);
-	e->mr = ibv_reg_mr(e->pd, e->buf, BUF_SIZE, IBV_ACCESS_LOCAL_WRITE |
-			   IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	e->mr =
+	    ibv_reg_mr(e->pd, e->buf, BUF_SIZE,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = e->cq;
 	ia.qp_type = IBV_QPT_RC;
@@ -257,17 +266,18 @@ fail:
 }
 
 /* Move the QP through INIT, RTR and RTS towards the peer on 127.0.0.1. */
-static void ep_connect(struct ep *e)
+static void
+ep_connect(struct ep *e)
 {
 	struct ibv_qp_attr a;
 
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
-			    IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			  IBV_QP_ACCESS_FLAGS))
+	a.qp_access_flags =
+	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
+	if (ibv_modify_qp(e->qp, &a,
+			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
 		goto fail;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTR;
@@ -281,9 +291,9 @@ static void ep_connect(struct ep *e)
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
 	a.ah_attr.grh.dgid.raw[12] = 127;
 	a.ah_attr.grh.dgid.raw[15] = 1;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			  IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			  IBV_QP_MIN_RNR_TIMER))
+	if (ibv_modify_qp(e->qp, &a,
+			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
 		goto fail;
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_RTS;
@@ -291,8 +301,9 @@ static void ep_connect(struct ep *e)
 	a.retry_cnt = 7;
 	a.rnr_retry = 7;
 	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(e->qp, &a, IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-			  IBV_QP_RNR_RETRY | IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
+	if (ibv_modify_qp(e->qp, &a,
+			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
+			      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
 		goto fail;
 	return;
 fail:
@@ -301,7 +312,8 @@ fail:
 }
 
 /* Busy-poll @cq for one completion; exit on an error status. */
-static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
+static void
+wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	int n;
 
@@ -315,10 +327,11 @@ static void wait_wc(struct ibv_cq *cq, struct ibv_wc *wc)
 }
 
 /* Post a receive of @len bytes at @off. */
-static void post_recv(struct ep *e, uint32_t off, uint32_t len)
+static void
+post_recv(struct ep *e, uint32_t off, uint32_t len)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)e->buf + off, .length = len, .lkey = e->mr->lkey };
-	struct ibv_recv_wr wr = { .sg_list = &s, .num_sge = 1 }, *bad;
+	struct ibv_sge s = {.addr = (uintptr_t)e->buf + off, .length = len, .lkey = e->mr->lkey};
+	struct ibv_recv_wr wr = {.sg_list = &s, .num_sge = 1}, *bad;
 
 	if (ibv_post_recv(e->qp, &wr, &bad)) {
 		perror("ibv_post_recv");
@@ -327,12 +340,12 @@ static void post_recv(struct ep *e, uint32_t off, uint32_t len)
 }
 
 /* Post one send-queue WR; @off is local, @roff remote. */
-static void post(struct ep *e, enum ibv_wr_opcode op, uint32_t off, uint32_t len,
-		 uint64_t roff, int flags)
+static void
+post(struct ep *e, enum ibv_wr_opcode op, uint32_t off, uint32_t len, uint64_t roff, int flags)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)e->buf + off, .length = len, .lkey = e->mr->lkey };
-	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = op,
-				  .send_flags = flags }, *bad;
+	struct ibv_sge s = {.addr = (uintptr_t)e->buf + off, .length = len, .lkey = e->mr->lkey};
+	struct ibv_send_wr wr = {.sg_list = &s, .num_sge = 1, .opcode = op, .send_flags = flags},
+			   *bad;
 
 	wr.wr.rdma.remote_addr = e->remote.addr + roff;
 	wr.wr.rdma.rkey = e->remote.rkey;
@@ -343,7 +356,8 @@ static void post(struct ep *e, enum ibv_wr_opcode op, uint32_t off, uint32_t len
 }
 
 /* 8-byte one-sided latency: post to completion. */
-static struct stats bench_lat(struct ep *e, enum ibv_wr_opcode op)
+static struct stats
+bench_lat(struct ep *e, enum ibv_wr_opcode op)
 {
 	uint64_t *s = calloc(iters, sizeof(*s));
 	struct ibv_wc wc;
@@ -364,7 +378,8 @@ static struct stats bench_lat(struct ep *e, enum ibv_wr_opcode op)
 }
 
 /* 1 MiB one-sided bandwidth in GB/s with QDEPTH requests in flight. */
-static double bench_bw(struct ep *e, enum ibv_wr_opcode op)
+static double
+bench_bw(struct ep *e, enum ibv_wr_opcode op)
 {
 	int n = 1024, posted = 0, done = 0;
 	struct ibv_wc wc;
@@ -383,7 +398,8 @@ static double bench_bw(struct ep *e, enum ibv_wr_opcode op)
 }
 
 /* 8-byte SEND ping-pong; the peer answers every message. */
-static struct stats bench_send(struct ep *e, int ctl)
+static struct stats
+bench_send(struct ep *e, int ctl)
 {
 	uint64_t *s = calloc(iters, sizeof(*s));
 	int cmd = CMD_SEND_PP, i, got;
@@ -414,19 +430,21 @@ static struct stats bench_send(struct ep *e, int ctl)
 }
 
 /* CPU seconds (user + system, all threads) of this process so far. */
-static double cpu_s(void)
+static double
+cpu_s(void)
 {
 	struct rusage ru;
 
 	getrusage(RUSAGE_SELF, &ru);
-	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 +
-	       ru.ru_stime.tv_sec + ru.ru_stime.tv_usec / 1e6;
+	return ru.ru_utime.tv_sec + ru.ru_utime.tv_usec / 1e6 + ru.ru_stime.tv_sec +
+	       ru.ru_stime.tv_usec / 1e6;
 }
 
 /* The forked peer: serve commands from the parent on @ctl. */
-static void peer_main(int ctl)
+static void
+peer_main(int ctl)
 {
-	struct ep e = { 0 };
+	struct ep e = {0};
 	struct conn_info me;
 	struct ibv_wc wc;
 	int cmd, i;
@@ -450,8 +468,8 @@ static void peer_main(int ctl)
 				if (wc.opcode != IBV_WC_RECV)
 					continue;
 				post_recv(&e, 2 * BIG, MSG);
-				post(&e, IBV_WR_SEND, 0, MSG, 0, IBV_SEND_INLINE |
-				     (i % 16 == 15 ? IBV_SEND_SIGNALED : 0));
+				post(&e, IBV_WR_SEND, 0, MSG, 0,
+				     IBV_SEND_INLINE | (i % 16 == 15 ? IBV_SEND_SIGNALED : 0));
 				i++;
 			}
 		} else if (cmd == CMD_IDLE) {
@@ -468,17 +486,19 @@ static void peer_main(int ctl)
 }
 
 /* Print a latency line. */
-static void print_lat(const char *what, struct stats s)
+static void
+print_lat(const char *what, struct stats s)
 {
 	printf("  %-38s median %8.2f us   p99 %8.2f us\n", what, s.median, s.p99);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	struct stats tcp, line, wr, rd, snd;
 	double mc, mcs, bww, bwr, idle_self, idle_peer;
 	const char *tr = getenv("SOFTRDMA_TRANSPORT");
-	struct ep e = { 0 };
+	struct ep e = {0};
 	struct conn_info me;
 	int sv[2], opt, cmd;
 	pid_t pid;

@@ -377,8 +377,7 @@ t_setup_region(struct rpma_peer **peer_ptr, unsigned seconds, int usage, uint8_t
 
 /* t_teardown_region -- undo t_setup_region() */
 int
-t_teardown_region(struct rpma_peer **peer_ptr, uint8_t **local_ptr,
-		  struct rpma_mr_local **mr_ptr)
+t_teardown_region(struct rpma_peer **peer_ptr, uint8_t **local_ptr, struct rpma_mr_local **mr_ptr)
 {
 	int ret = rpma_mr_dereg(mr_ptr);
 

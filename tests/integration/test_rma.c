@@ -40,8 +40,8 @@ setup(void **state)
 {
 	(void)state;
 	return t_setup_region(&Peer, 120,
-			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_SEND |
-				  RPMA_MR_USAGE_RECV,
+			      RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC |
+				  RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV,
 			      &Local, &Lmr);
 }
 

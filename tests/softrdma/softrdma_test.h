@@ -22,9 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <cmocka.h>
 #include <infiniband/verbs.h>
 #include <rdma/rdma_cma.h>
+#include <cmocka.h>
 
 #define T_WAIT_MS 10000
 
@@ -32,7 +32,8 @@
 #define T_ACCESS_ALL (IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ)
 
 /* Milliseconds of CLOCK_MONOTONIC. */
-static inline int64_t t_now_ms(void)
+static inline int64_t
+t_now_ms(void)
 {
 	struct timespec ts;
 
@@ -41,7 +42,8 @@ static inline int64_t t_now_ms(void)
 }
 
 /* Poll @cq until one completion arrives; fail after T_WAIT_MS. */
-static inline struct ibv_wc t_wait_wc(struct ibv_cq *cq)
+static inline struct ibv_wc
+t_wait_wc(struct ibv_cq *cq)
 {
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	struct ibv_wc wc;
@@ -60,7 +62,8 @@ static inline struct ibv_wc t_wait_wc(struct ibv_cq *cq)
 }
 
 /* Assert that @cq stays empty for @ms milliseconds. */
-static inline void t_no_wc(struct ibv_cq *cq, int ms)
+static inline void
+t_no_wc(struct ibv_cq *cq, int ms)
 {
 	int64_t end = t_now_ms() + ms;
 	struct ibv_wc wc;
@@ -72,9 +75,10 @@ static inline void t_no_wc(struct ibv_cq *cq, int ms)
 }
 
 /* Wait up to @ms for the next CM event on @ch; NULL on timeout. */
-static inline struct rdma_cm_event *t_try_event(struct rdma_event_channel *ch, int ms)
+static inline struct rdma_cm_event *
+t_try_event(struct rdma_event_channel *ch, int ms)
 {
-	struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 	struct rdma_cm_event *ev = NULL;
 
 	if (poll(&pfd, 1, ms) != 1)
@@ -85,27 +89,29 @@ static inline struct rdma_cm_event *t_try_event(struct rdma_event_channel *ch, i
 }
 
 /* Next CM event on @ch, which must be of type @type (caller acks it). */
-static inline struct rdma_cm_event *t_event(struct rdma_event_channel *ch,
-					    enum rdma_cm_event_type type)
+static inline struct rdma_cm_event *
+t_event(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
 {
 	struct rdma_cm_event *ev = t_try_event(ch, T_WAIT_MS);
 
 	if (!ev)
 		fail_msg("no CM event (wanted %s)", rdma_event_str(type));
 	if (ev->event != type)
-		fail_msg("got %s (status %d), wanted %s", rdma_event_str(ev->event),
-			 ev->status, rdma_event_str(type));
+		fail_msg("got %s (status %d), wanted %s", rdma_event_str(ev->event), ev->status,
+			 rdma_event_str(type));
 	return ev;
 }
 
 /* Wait for an event of @type on @ch and acknowledge it. */
-static inline void t_event_ack(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
+static inline void
+t_event_ack(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
 {
 	assert_int_equal(rdma_ack_cm_event(t_event(ch, type)), 0);
 }
 
 /* Assert that no CM event shows up on @ch within @ms. */
-static inline void t_no_event(struct rdma_event_channel *ch, int ms)
+static inline void
+t_no_event(struct rdma_event_channel *ch, int ms)
 {
 	struct rdma_cm_event *ev = t_try_event(ch, ms);
 
@@ -114,9 +120,10 @@ static inline void t_no_event(struct rdma_event_channel *ch, int ms)
 }
 
 /* A TCP port on 127.0.0.1 that nothing listens on right now. */
-static inline uint16_t t_free_port(void)
+static inline uint16_t
+t_free_port(void)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sin);
 	int fd = socket(AF_INET, SOCK_STREAM, 0);
 
@@ -129,9 +136,10 @@ static inline uint16_t t_free_port(void)
 }
 
 /* 127.0.0.1:@port as a sockaddr_in. */
-static inline struct sockaddr_in t_lo(uint16_t port)
+static inline struct sockaddr_in
+t_lo(uint16_t port)
 {
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	sin.sin_port = htons(port);
@@ -139,7 +147,8 @@ static inline struct sockaddr_in t_lo(uint16_t port)
 }
 
 /* Create a listener on 127.0.0.1:@port (0 = any) with events on @ch. */
-static inline struct rdma_cm_id *t_listen(struct rdma_event_channel *ch, uint16_t port)
+static inline struct rdma_cm_id *
+t_listen(struct rdma_event_channel *ch, uint16_t port)
 {
 	struct sockaddr_in sin = t_lo(port);
 	struct rdma_cm_id *id;
@@ -151,7 +160,8 @@ static inline struct rdma_cm_id *t_listen(struct rdma_event_channel *ch, uint16_
 }
 
 /* Create an id on @ch and resolve address and route towards 127.0.0.1:@port. */
-static inline struct rdma_cm_id *t_resolve(struct rdma_event_channel *ch, uint16_t port)
+static inline struct rdma_cm_id *
+t_resolve(struct rdma_event_channel *ch, uint16_t port)
 {
 	struct sockaddr_in dst = t_lo(port);
 	struct rdma_cm_id *id;
@@ -168,7 +178,8 @@ static inline struct rdma_cm_id *t_resolve(struct rdma_event_channel *ch, uint16
  * Connection parameters with one outstanding READ each way and RNR retries
  * without limit, carrying @len bytes of private data at @data.
  */
-static inline struct rdma_conn_param t_conn_param(const void *data, uint8_t len)
+static inline struct rdma_conn_param
+t_conn_param(const void *data, uint8_t len)
 {
 	struct rdma_conn_param p;
 
@@ -185,8 +196,8 @@ static inline struct rdma_conn_param t_conn_param(const void *data, uint8_t len)
  * Init attributes of an RC QP on @cq (NULL: CQs made by rdma_create_qp())
  * with @send_wr and @recv_wr WRs of @sge SGEs each.
  */
-static inline struct ibv_qp_init_attr t_rc_attr(struct ibv_cq *cq, uint32_t send_wr,
-						uint32_t recv_wr, uint32_t sge)
+static inline struct ibv_qp_init_attr
+t_rc_attr(struct ibv_cq *cq, uint32_t send_wr, uint32_t recv_wr, uint32_t sge)
 {
 	struct ibv_qp_init_attr a;
 
@@ -202,7 +213,8 @@ static inline struct ibv_qp_init_attr t_rc_attr(struct ibv_cq *cq, uint32_t send
 }
 
 /* Create an RC QP with CM-made CQs on @id. */
-static inline void t_create_qp(struct rdma_cm_id *id)
+static inline void
+t_create_qp(struct rdma_cm_id *id)
 {
 	struct ibv_qp_init_attr a = t_rc_attr(NULL, 8, 8, 1);
 
@@ -211,7 +223,8 @@ static inline void t_create_qp(struct rdma_cm_id *id)
 }
 
 /* Open the first device (softrdma0); NULL when there is none or it fails. */
-static inline struct ibv_context *t_try_open_dev(void)
+static inline struct ibv_context *
+t_try_open_dev(void)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_context *ctx = NULL;
@@ -225,7 +238,8 @@ static inline struct ibv_context *t_try_open_dev(void)
 }
 
 /* Open the first device (softrdma0), which must exist and open. */
-static inline struct ibv_context *t_open_dev(void)
+static inline struct ibv_context *
+t_open_dev(void)
 {
 	struct ibv_context *ctx = t_try_open_dev();
 
@@ -238,7 +252,8 @@ static inline struct ibv_context *t_open_dev(void)
  * 127.0.0.1, with QP access flags @access and @rnr_retry RNR retries.
  * Returns 0 or the error of the first ibv_modify_qp() that failed.
  */
-static inline int t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
+static inline int
+t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
 {
 	struct ibv_qp_attr a;
 	int err;
@@ -247,8 +262,8 @@ static inline int t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, in
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
 	a.qp_access_flags = access;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			    IBV_QP_ACCESS_FLAGS);
+	err = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 	if (err)
 		return err;
 	memset(&a, 0, sizeof(a));
@@ -264,9 +279,9 @@ static inline int t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, in
 	a.ah_attr.grh.dgid.raw[11] = 0xff;
 	a.ah_attr.grh.dgid.raw[12] = 127;
 	a.ah_attr.grh.dgid.raw[15] = 1;
-	err = ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU |
-			    IBV_QP_DEST_QPN | IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC |
-			    IBV_QP_MIN_RNR_TIMER);
+	err = ibv_modify_qp(qp, &a,
+			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
+				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
 	if (err)
 		return err;
 	memset(&a, 0, sizeof(a));
@@ -275,27 +290,29 @@ static inline int t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, in
 	a.retry_cnt = 7;
 	a.rnr_retry = rnr_retry;
 	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a, IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT |
-			     IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return ibv_modify_qp(qp, &a,
+			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
+				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
 }
 
 /* t_qp_to_rts(), which must succeed. */
-static inline void t_connect_qp(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
+static inline void
+t_connect_qp(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
 {
 	assert_int_equal(t_qp_to_rts(qp, remote, access, rnr_retry), 0);
 }
 
 /* How t_pair_new() builds a pair. */
 struct t_pair_cfg {
-	int cqe;		/* entries of each CQ */
-	int channel;		/* both CQs report to one completion channel */
-	uint32_t send_wr;	/* send queue entries of each QP */
-	uint32_t recv_wr;	/* receive queue entries of each QP */
-	uint32_t sge;		/* SGEs of each send and receive WR */
-	uint32_t max_inline;	/* inline data bytes of each QP */
-	size_t len;		/* bytes of each side's buffer */
-	int access[2];		/* QP access flags of each side */
-	int rnr_retry[2];	/* RNR retries of each side */
+	int cqe;	     /* entries of each CQ */
+	int channel;	     /* both CQs report to one completion channel */
+	uint32_t send_wr;    /* send queue entries of each QP */
+	uint32_t recv_wr;    /* receive queue entries of each QP */
+	uint32_t sge;	     /* SGEs of each send and receive WR */
+	uint32_t max_inline; /* inline data bytes of each QP */
+	size_t len;	     /* bytes of each side's buffer */
+	int access[2];	     /* QP access flags of each side */
+	int rnr_retry[2];    /* RNR retries of each side */
 };
 
 /*
@@ -316,7 +333,8 @@ struct t_pair {
 };
 
 /* Build and connect a pair as @c says. */
-static inline struct t_pair *t_pair_new(const struct t_pair_cfg *c)
+static inline struct t_pair *
+t_pair_new(const struct t_pair_cfg *c)
 {
 	struct t_pair *p = calloc(1, sizeof(*p));
 	struct ibv_qp_init_attr ia;
@@ -338,8 +356,8 @@ static inline struct t_pair *t_pair_new(const struct t_pair_cfg *c)
 		ia.cap.max_inline_data = c->max_inline;
 		p->qp[i] = ibv_create_qp(p->pd, &ia);
 		assert_non_null(p->qp[i]);
-		p->buf[i] = mmap(NULL, p->len, PROT_READ | PROT_WRITE,
-				 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		p->buf[i] =
+		    mmap(NULL, p->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		assert_true(p->buf[i] != MAP_FAILED);
 		p->mr[i] = ibv_reg_mr(p->pd, p->buf[i], p->len, T_ACCESS_ALL);
 		assert_non_null(p->mr[i]);
@@ -350,7 +368,8 @@ static inline struct t_pair *t_pair_new(const struct t_pair_cfg *c)
 }
 
 /* Release a pair; buffers and MRs set to NULL are skipped. */
-static inline void t_pair_free(struct t_pair *p)
+static inline void
+t_pair_free(struct t_pair *p)
 {
 	int i;
 
@@ -370,20 +389,21 @@ static inline void t_pair_free(struct t_pair *p)
 }
 
 /* Post one receive of @len bytes at @buf. */
-static inline void t_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len,
-			       uint64_t wr_id)
+static inline void
+t_post_recv(struct ibv_qp *qp, struct ibv_mr *mr, void *buf, uint32_t len, uint64_t wr_id)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)buf, .length = len, .lkey = mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = wr_id, .sg_list = &s, .num_sge = 1 }, *bad;
+	struct ibv_sge s = {.addr = (uintptr_t)buf, .length = len, .lkey = mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = wr_id, .sg_list = &s, .num_sge = 1}, *bad;
 
 	assert_int_equal(ibv_post_recv(qp, &wr, &bad), 0);
 }
 
 /* Post one send WR; returns the ibv_post_send result. */
-static inline int t_post(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, uint32_t len,
-			 uint32_t lkey, uint64_t raddr, uint32_t rkey, int flags, uint64_t wr_id)
+static inline int
+t_post(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, uint32_t len, uint32_t lkey,
+       uint64_t raddr, uint32_t rkey, int flags, uint64_t wr_id)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)buf, .length = len, .lkey = lkey };
+	struct ibv_sge s = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
 	struct ibv_send_wr wr, *bad;
 
 	memset(&wr, 0, sizeof(wr));

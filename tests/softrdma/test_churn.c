@@ -23,7 +23,8 @@
 static const char *self_path;
 
 /* How long each loop runs. */
-static int64_t churn_ms(void)
+static int64_t
+churn_ms(void)
 {
 	const char *s = getenv("SOFTRDMA_CHURN_MS");
 
@@ -31,14 +32,16 @@ static int64_t churn_ms(void)
 }
 
 /* One SEND from @from to @to, and one WRITE back, both checked. */
-static void pair_traffic(struct t_pair *p, int from, int to, unsigned char seed)
+static void
+pair_traffic(struct t_pair *p, int from, int to, unsigned char seed)
 {
 	struct ibv_wc wc;
 
 	memset(p->buf[from], seed, 64);
 	t_post_recv(p->qp[to], p->mr[to], p->buf[to], 64, 1);
-	assert_int_equal(t_post(p->qp[from], IBV_WR_SEND, p->buf[from], 64, p->mr[from]->lkey,
-				0, 0, IBV_SEND_SIGNALED, 2), 0);
+	assert_int_equal(t_post(p->qp[from], IBV_WR_SEND, p->buf[from], 64, p->mr[from]->lkey, 0, 0,
+				IBV_SEND_SIGNALED, 2),
+			 0);
 	wc = t_wait_wc(p->cq[from]);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	wc = t_wait_wc(p->cq[to]);
@@ -46,8 +49,9 @@ static void pair_traffic(struct t_pair *p, int from, int to, unsigned char seed)
 	assert_int_equal(wc.opcode, IBV_WC_RECV);
 	assert_int_equal((unsigned char)p->buf[to][63], seed);
 	assert_int_equal(t_post(p->qp[to], IBV_WR_RDMA_WRITE, p->buf[to], 64, p->mr[to]->lkey,
-				(uintptr_t)p->buf[from] + 128, p->mr[from]->rkey,
-				IBV_SEND_SIGNALED, 3), 0);
+				(uintptr_t)p->buf[from] + 128, p->mr[from]->rkey, IBV_SEND_SIGNALED,
+				3),
+			 0);
 	wc = t_wait_wc(p->cq[to]);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal((unsigned char)p->buf[from][128 + 63], seed);
@@ -61,7 +65,8 @@ static int spin_stop;
  * in the middle of the close: the interleaving that used to free a
  * connection still referenced by its QP.
  */
-static void *spinner(void *arg)
+static void *
+spinner(void *arg)
 {
 	(void)arg;
 	while (!__atomic_load_n(&spin_stop, __ATOMIC_RELAXED))
@@ -73,13 +78,19 @@ static void *spinner(void *arg)
  * QP pairs built, used in both directions and destroyed, over and over,
  * while spinners keep every core busy.
  */
-static void test_pair_churn(void **state)
+static void
+test_pair_churn(void **state)
 {
 	long i, ncpu = sysconf(_SC_NPROCESSORS_ONLN);
 	pthread_t spin[4];
 	const struct t_pair_cfg cfg = {
-		.cqe = 16, .send_wr = 8, .recv_wr = 8, .sge = 1, .len = BUFLEN,
-		.access = { T_ACCESS_ALL, T_ACCESS_ALL }, .rnr_retry = { 7, 7 },
+	    .cqe = 16,
+	    .send_wr = 8,
+	    .recv_wr = 8,
+	    .sge = 1,
+	    .len = BUFLEN,
+	    .access = {T_ACCESS_ALL, T_ACCESS_ALL},
+	    .rnr_retry = {7, 7},
 	};
 	int64_t end = t_now_ms() + churn_ms();
 	int rounds = 0;
@@ -95,10 +106,14 @@ static void test_pair_churn(void **state)
 		pair_traffic(p, rounds & 1, !(rounds & 1), (unsigned char)rounds);
 		/* one side torn down while the other still holds the connection */
 		ibv_destroy_qp(p->qp[rounds & 1]);
-		p->qp[rounds & 1] = ibv_create_qp(p->pd, &(struct ibv_qp_init_attr){
-			.send_cq = p->cq[rounds & 1], .recv_cq = p->cq[rounds & 1], .qp_type = IBV_QPT_RC,
-			.cap = { .max_send_wr = 1, .max_recv_wr = 1, .max_send_sge = 1,
-				 .max_recv_sge = 1 } });
+		p->qp[rounds & 1] =
+		    ibv_create_qp(p->pd, &(struct ibv_qp_init_attr){.send_cq = p->cq[rounds & 1],
+								    .recv_cq = p->cq[rounds & 1],
+								    .qp_type = IBV_QPT_RC,
+								    .cap = {.max_send_wr = 1,
+									    .max_recv_wr = 1,
+									    .max_send_sge = 1,
+									    .max_recv_sge = 1}});
 		assert_non_null(p->qp[rounds & 1]);
 		t_pair_free(p);
 		rounds++;
@@ -111,7 +126,8 @@ static void test_pair_churn(void **state)
 }
 
 /* rdma_cm connect, one message each way, disconnect, destroy, in a loop. */
-static void test_cm_churn(void **state)
+static void
+test_cm_churn(void **state)
 {
 	struct rdma_event_channel *sch = rdma_create_event_channel();
 	struct rdma_event_channel *cch = rdma_create_event_channel();
@@ -158,7 +174,8 @@ static void test_cm_churn(void **state)
  * Child role: connect a QP to the QP number read from stdin, print its own
  * number, then send to the parent until killed.
  */
-static int run_sender(void)
+static int
+run_sender(void)
 {
 	struct ibv_context *ctx = t_try_open_dev();
 	struct ibv_pd *pd = ctx ? ibv_alloc_pd(ctx) : NULL;
@@ -186,20 +203,21 @@ static int run_sender(void)
 	for (;;) {
 		int i, n;
 
-		while (out < 16 && !t_post(qp, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0,
-					   IBV_SEND_SIGNALED, 0))
+		while (out < 16 &&
+		       !t_post(qp, IBV_WR_SEND, buf, 256, mr->lkey, 0, 0, IBV_SEND_SIGNALED, 0))
 			out++;
 		n = ibv_poll_cq(cq, 8, wc);
 		for (i = 0; i < n; i++) {
 			if (wc[i].status != IBV_WC_SUCCESS)
-				return 0;	/* the parent's QP is gone */
+				return 0; /* the parent's QP is gone */
 		}
 		out -= n;
 	}
 }
 
 /* Receive from a child sender, kill it mid-stream, destroy the QP; repeat. */
-static void test_peer_kill_churn(void **state)
+static void
+test_peer_kill_churn(void **state)
 {
 	int64_t end = t_now_ms() + churn_ms();
 	struct ibv_context *ctx = t_open_dev();
@@ -259,12 +277,13 @@ static void test_peer_kill_churn(void **state)
 	ibv_close_device(ctx);
 }
 
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_pair_churn),
-		cmocka_unit_test(test_cm_churn),
-		cmocka_unit_test(test_peer_kill_churn),
+	    cmocka_unit_test(test_pair_churn),
+	    cmocka_unit_test(test_cm_churn),
+	    cmocka_unit_test(test_peer_kill_churn),
 	};
 
 	self_path = argv[0];

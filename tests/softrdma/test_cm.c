@@ -14,8 +14,8 @@
 #include "softrdma_test.h"
 
 struct conn {
-	struct rdma_event_channel *sch;	/* server side */
-	struct rdma_event_channel *cch;	/* client side */
+	struct rdma_event_channel *sch; /* server side */
+	struct rdma_event_channel *cch; /* client side */
 	struct rdma_cm_id *listen;
 	struct rdma_cm_id *srv;
 	struct rdma_cm_id *cli;
@@ -23,7 +23,8 @@ struct conn {
 };
 
 /* Two channels and a listener on a fresh port. */
-static int setup(void **state)
+static int
+setup(void **state)
 {
 	struct conn *c = calloc(1, sizeof(*c));
 
@@ -40,7 +41,8 @@ static int setup(void **state)
 }
 
 /* Destroy whatever setup and the test left behind. */
-static int teardown(void **state)
+static int
+teardown(void **state)
 {
 	struct conn *c = *state;
 
@@ -60,7 +62,8 @@ static int teardown(void **state)
 }
 
 /* Fill @p with @len bytes of a recognisable pattern. */
-static void pattern(unsigned char *p, size_t len, unsigned char seed)
+static void
+pattern(unsigned char *p, size_t len, unsigned char seed)
 {
 	size_t i;
 
@@ -69,7 +72,8 @@ static void pattern(unsigned char *p, size_t len, unsigned char seed)
 }
 
 /* Check that @len bytes of @p hold the pattern and the rest up to @field is 0. */
-static void check_pdata(const void *p, size_t field, size_t len, unsigned char seed)
+static void
+check_pdata(const void *p, size_t field, size_t len, unsigned char seed)
 {
 	unsigned char want[256];
 	size_t i;
@@ -82,7 +86,8 @@ static void check_pdata(const void *p, size_t field, size_t len, unsigned char s
 }
 
 /* Send @len bytes from one connected id to the other and check them. */
-static void exchange(struct rdma_cm_id *from, struct rdma_cm_id *to)
+static void
+exchange(struct rdma_cm_id *from, struct rdma_cm_id *to)
 {
 	char sbuf[64] = "softrdma cm data", rbuf[64] = "";
 	struct ibv_mr *smr = ibv_reg_mr(from->pd, sbuf, sizeof(sbuf), IBV_ACCESS_LOCAL_WRITE);
@@ -92,8 +97,8 @@ static void exchange(struct rdma_cm_id *from, struct rdma_cm_id *to)
 	assert_non_null(smr);
 	assert_non_null(rmr);
 	t_post_recv(to->qp, rmr, rbuf, sizeof(rbuf), 11);
-	assert_int_equal(t_post(from->qp, IBV_WR_SEND, sbuf, 17, smr->lkey, 0, 0,
-				IBV_SEND_SIGNALED, 12), 0);
+	assert_int_equal(
+	    t_post(from->qp, IBV_WR_SEND, sbuf, 17, smr->lkey, 0, 0, IBV_SEND_SIGNALED, 12), 0);
 	wc = t_wait_wc(from->send_cq);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_int_equal(wc.wr_id, 12);
@@ -107,7 +112,8 @@ static void exchange(struct rdma_cm_id *from, struct rdma_cm_id *to)
 }
 
 /* Client connects with @cpd_len bytes; server gets CONNECT_REQUEST (kept in c->srv). */
-static void connect_to_request(struct conn *c, size_t cpd_len)
+static void
+connect_to_request(struct conn *c, size_t cpd_len)
 {
 	unsigned char cpd[56];
 	struct rdma_conn_param p;
@@ -129,7 +135,8 @@ static void connect_to_request(struct conn *c, size_t cpd_len)
 }
 
 /* Names of CM events, and of an unknown one. */
-static void test_event_str(void **state)
+static void
+test_event_str(void **state)
 {
 	(void)state;
 	assert_string_equal(rdma_event_str(RDMA_CM_EVENT_ADDR_RESOLVED),
@@ -143,7 +150,8 @@ static void test_event_str(void **state)
 }
 
 /* Active and passive rdma_getaddrinfo results. */
-static void test_getaddrinfo(void **state)
+static void
+test_getaddrinfo(void **state)
 {
 	struct rdma_addrinfo hints, *res;
 	struct sockaddr_in *sin;
@@ -168,7 +176,8 @@ static void test_getaddrinfo(void **state)
 }
 
 /* Full asynchronous life cycle with private data, event order and disconnect. */
-static void test_connect_accept(void **state)
+static void
+test_connect_accept(void **state)
 {
 	struct conn *c = *state;
 	unsigned char apd[196];
@@ -178,10 +187,10 @@ static void test_connect_accept(void **state)
 	c->cli = t_resolve(c->cch, c->port);
 	assert_non_null(c->cli->verbs);
 	t_create_qp(c->cli);
-	connect_to_request(c, 10);	/* receiver sees 56 bytes, zero padded */
+	connect_to_request(c, 10); /* receiver sees 56 bytes, zero padded */
 	t_create_qp(c->srv);
 	pattern(apd, sizeof(apd), 3);
-	p = t_conn_param(apd, 20);	/* client sees 196 bytes, zero padded */
+	p = t_conn_param(apd, 20); /* client sees 196 bytes, zero padded */
 	assert_int_equal(rdma_accept(c->srv, &p), 0);
 	ev = t_event(c->cch, RDMA_CM_EVENT_ESTABLISHED);
 	assert_ptr_equal(ev->id, c->cli);
@@ -204,7 +213,8 @@ static void test_connect_accept(void **state)
 }
 
 /* Private data at the InfiniBand limits; one byte more fails with EINVAL. */
-static void test_pdata_limits(void **state)
+static void
+test_pdata_limits(void **state)
 {
 	struct conn *c = *state;
 	unsigned char buf[256];
@@ -242,7 +252,8 @@ static void test_pdata_limits(void **state)
 }
 
 /* Reject with 148 bytes: REJECTED with status 28 and the data, zero padded. */
-static void test_reject(void **state)
+static void
+test_reject(void **state)
 {
 	struct conn *c = *state;
 	unsigned char buf[200];
@@ -277,7 +288,8 @@ static void test_reject(void **state)
 }
 
 /* Nobody listens: REJECTED with status 8 (invalid service id). */
-static void test_no_listener(void **state)
+static void
+test_no_listener(void **state)
 {
 	struct conn *c = *state;
 	struct rdma_cm_event *ev;
@@ -292,7 +304,8 @@ static void test_no_listener(void **state)
 }
 
 /* A listener that comes up just after the connect still gets the request. */
-static void test_late_listener(void **state)
+static void
+test_late_listener(void **state)
 {
 	struct conn *c = *state;
 	uint16_t port = t_free_port();
@@ -323,7 +336,8 @@ static void test_late_listener(void **state)
 }
 
 /* The peer accepts the TCP connection but never answers: UNREACHABLE. */
-static void test_unreachable(void **state)
+static void
+test_unreachable(void **state)
 {
 	struct conn *c = *state;
 	struct sockaddr_in sin = t_lo(0);
@@ -349,11 +363,12 @@ static void test_unreachable(void **state)
 }
 
 /* Unroutable and invalid destinations fail address resolution. */
-static void test_addr_error(void **state)
+static void
+test_addr_error(void **state)
 {
 	struct conn *c = *state;
-	struct sockaddr_in bcast = { .sin_family = AF_INET };
-	struct sockaddr bad = { .sa_family = AF_UNIX };
+	struct sockaddr_in bcast = {.sin_family = AF_INET};
+	struct sockaddr bad = {.sa_family = AF_UNIX};
 	struct rdma_cm_event *ev;
 
 	bcast.sin_addr.s_addr = htonl(INADDR_BROADCAST);
@@ -369,7 +384,7 @@ static void test_addr_error(void **state)
 	assert_int_equal(rdma_resolve_addr(c->cli, NULL, &bad, 2000), -1);
 	/* a QP attribute query needs a resolved id */
 	{
-		struct ibv_qp_attr a = { .qp_state = IBV_QPS_RTR };
+		struct ibv_qp_attr a = {.qp_state = IBV_QPS_RTR};
 		int mask;
 
 		assert_int_equal(rdma_init_qp_attr(c->cli, &a, &mask), -1);
@@ -386,7 +401,8 @@ struct sync_srv {
 };
 
 /* Server thread of the synchronous test: one request, one message. */
-static void *sync_server(void *arg)
+static void *
+sync_server(void *arg)
 {
 	struct sync_srv *s = arg;
 	struct rdma_addrinfo hints, *res = NULL;
@@ -447,10 +463,10 @@ fail:
 }
 
 /* Synchronous ids (rdma_create_ep, rdma_get_request): calls block until done. */
-static void test_sync(void **state)
+static void
+test_sync(void **state)
 {
-	struct sync_srv s = { .lock = PTHREAD_MUTEX_INITIALIZER,
-			      .cond = PTHREAD_COND_INITIALIZER };
+	struct sync_srv s = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
 	struct rdma_addrinfo hints, *res;
 	struct ibv_qp_init_attr attr;
 	struct rdma_cm_id *id;
@@ -507,7 +523,8 @@ static void test_sync(void **state)
 }
 
 /* rdma_migrate_id moves pending events; later events follow the id. */
-static void test_migrate(void **state)
+static void
+test_migrate(void **state)
 {
 	struct conn *c = *state;
 	struct rdma_event_channel *other = rdma_create_event_channel();
@@ -572,7 +589,8 @@ static void test_migrate(void **state)
 }
 
 /* Move a self-created QP through INIT, RTR and RTS with rdma_init_qp_attr. */
-static void self_modify(struct rdma_cm_id *id, struct ibv_qp *qp)
+static void
+self_modify(struct rdma_cm_id *id, struct ibv_qp *qp)
 {
 	struct ibv_qp_attr a;
 	int mask;
@@ -599,7 +617,8 @@ static void self_modify(struct rdma_cm_id *id, struct ibv_qp *qp)
 }
 
 /* No QP on the id: CONNECT_RESPONSE, then rdma_establish; passive side ESTABLISHED. */
-static void test_establish(void **state)
+static void
+test_establish(void **state)
 {
 	struct conn *c = *state;
 	struct ibv_qp_init_attr ia;
@@ -660,12 +679,13 @@ static void test_establish(void **state)
 		struct ibv_mr *m3 = ibv_reg_mr(c->srv->pd, r2, sizeof(r2), IBV_ACCESS_LOCAL_WRITE);
 
 		t_post_recv(c->srv->qp, m3, r2, sizeof(r2), 2);
-		assert_int_equal(t_post(qp, IBV_WR_SEND, sbuf, 16, smr->lkey, 0, 0,
-					IBV_SEND_SIGNALED, 3), 0);
+		assert_int_equal(
+		    t_post(qp, IBV_WR_SEND, sbuf, 16, smr->lkey, 0, 0, IBV_SEND_SIGNALED, 3), 0);
 		assert_int_equal(t_wait_wc(c->srv->recv_cq).status, IBV_WC_SUCCESS);
 		assert_string_equal(r2, "after establish");
-		assert_int_equal(t_post(c->srv->qp, IBV_WR_SEND, b2, 19, m2->lkey, 0, 0,
-					IBV_SEND_SIGNALED, 4), 0);
+		assert_int_equal(
+		    t_post(c->srv->qp, IBV_WR_SEND, b2, 19, m2->lkey, 0, 0, IBV_SEND_SIGNALED, 4),
+		    0);
 		assert_int_equal(t_wait_wc(c->srv->send_cq).status, IBV_WC_SUCCESS);
 		ibv_dereg_mr(m2);
 		ibv_dereg_mr(m3);
@@ -685,7 +705,8 @@ static void test_establish(void **state)
 }
 
 /* rdma_create_qp_ex with caller-made CQs; a second QP on the id is refused. */
-static void test_create_qp_ex(void **state)
+static void
+test_create_qp_ex(void **state)
 {
 	struct conn *c = *state;
 	struct ibv_qp_init_attr_ex a;
@@ -720,22 +741,23 @@ static void test_create_qp_ex(void **state)
 }
 
 /* Run the CM tests with short CM timers. */
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_event_str),
-		cmocka_unit_test(test_getaddrinfo),
-		cmocka_unit_test_setup_teardown(test_connect_accept, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_pdata_limits, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_no_listener, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_late_listener, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_addr_error, setup, teardown),
-		cmocka_unit_test(test_sync),
-		cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_establish, setup, teardown),
-		cmocka_unit_test_setup_teardown(test_create_qp_ex, setup, teardown),
+	    cmocka_unit_test(test_event_str),
+	    cmocka_unit_test(test_getaddrinfo),
+	    cmocka_unit_test_setup_teardown(test_connect_accept, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_pdata_limits, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_listener, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_late_listener, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_addr_error, setup, teardown),
+	    cmocka_unit_test(test_sync),
+	    cmocka_unit_test_setup_teardown(test_migrate, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_establish, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_create_qp_ex, setup, teardown),
 	};
 
 	/* short CM timers keep the timeout and no-listener cases quick */

@@ -13,8 +13,8 @@
 
 #include "softrdma_test.h"
 
-#define T_ROUNDS	200
-#define T_MSG		64
+#define T_ROUNDS 200
+#define T_MSG	 64
 
 /* What the receiver tells the sender in its connect private data. */
 struct t_remote {
@@ -30,7 +30,8 @@ struct t_rbufs {
 };
 
 /* Poll @cq for one completion for up to T_WAIT_MS; 0 when one arrived. */
-static int t_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
+static int
+t_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	int n;
@@ -46,7 +47,8 @@ static int t_poll_one(struct ibv_cq *cq, struct ibv_wc *wc)
 }
 
 /* Next CM event of @type on @ch, acknowledged; 0 on success. */
-static int t_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
+static int
+t_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
 {
 	struct rdma_cm_event *ev = t_try_event(ch, T_WAIT_MS);
 	int ok;
@@ -62,8 +64,8 @@ static int t_expect(struct rdma_event_channel *ch, enum rdma_cm_event_type type)
  * Receiver: connect to 127.0.0.1:@port with a receive posted, wait for the
  * message and disconnect at once. Returns 0 or the failing step's number.
  */
-static int t_receiver_round(struct rdma_event_channel *ch, uint16_t port,
-			    struct t_rbufs *b)
+static int
+t_receiver_round(struct rdma_event_channel *ch, uint16_t port, struct t_rbufs *b)
 {
 	struct sockaddr_in dst = t_lo(port);
 	struct ibv_qp_init_attr qa;
@@ -90,8 +92,8 @@ static int t_receiver_round(struct rdma_event_channel *ch, uint16_t port,
 		return 3;
 	}
 	mmr = ibv_reg_mr(id->pd, b->msg, sizeof(b->msg), IBV_ACCESS_LOCAL_WRITE);
-	rmr = ibv_reg_mr(id->pd, b->mem, sizeof(b->mem), IBV_ACCESS_LOCAL_WRITE |
-			 IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	rmr = ibv_reg_mr(id->pd, b->mem, sizeof(b->mem),
+			 IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mmr || !rmr) {
 		rc = 4;
 		goto out;
@@ -133,11 +135,13 @@ out:
 }
 
 /* Post one signaled WR of @op on @qp. */
-static void t_post_signaled(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf,
-			    struct ibv_mr *mr, const struct t_remote *r, uint64_t wr_id)
+static void
+t_post_signaled(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf, struct ibv_mr *mr,
+		const struct t_remote *r, uint64_t wr_id)
 {
-	assert_int_equal(t_post(qp, op, buf, T_MSG, mr->lkey, r ? r->addr : 0,
-				r ? r->rkey : 0, IBV_SEND_SIGNALED, wr_id), 0);
+	assert_int_equal(t_post(qp, op, buf, T_MSG, mr->lkey, r ? r->addr : 0, r ? r->rkey : 0,
+				IBV_SEND_SIGNALED, wr_id),
+			 0);
 }
 
 /*
@@ -145,7 +149,8 @@ static void t_post_signaled(struct ibv_qp *qp, enum ibv_wr_opcode op, void *buf,
  * receiver's buffer description into @r, create a QP and accept. Returns
  * the new id.
  */
-static struct rdma_cm_id *t_sender_accept(struct rdma_event_channel *ch, struct t_remote *r)
+static struct rdma_cm_id *
+t_sender_accept(struct rdma_event_channel *ch, struct t_remote *r)
 {
 	struct rdma_cm_event *ev = t_event(ch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	struct rdma_cm_id *id = ev->id;
@@ -163,8 +168,8 @@ static struct rdma_cm_id *t_sender_accept(struct rdma_event_channel *ch, struct 
 }
 
 /* Sender: after the receiver disconnected, check flushes, events and clean up. */
-static void t_sender_finish(struct rdma_event_channel *ch, struct rdma_cm_id *id,
-			    struct ibv_mr *mr)
+static void
+t_sender_finish(struct rdma_event_channel *ch, struct rdma_cm_id *id, struct ibv_mr *mr)
 {
 	struct ibv_wc wc;
 
@@ -180,13 +185,13 @@ static void t_sender_finish(struct rdma_event_channel *ch, struct rdma_cm_id *id
 }
 
 /* Sender: wait for the completion of @wr_id, which must have succeeded. */
-static void t_sender_expect_ok(struct rdma_cm_id *id, uint64_t wr_id, enum ibv_wc_opcode op)
+static void
+t_sender_expect_ok(struct rdma_cm_id *id, uint64_t wr_id, enum ibv_wc_opcode op)
 {
 	struct ibv_wc wc = t_wait_wc(id->send_cq);
 
 	if (wc.status != IBV_WC_SUCCESS)
-		fail_msg("wr %llu: %s", (unsigned long long)wc.wr_id,
-			 ibv_wc_status_str(wc.status));
+		fail_msg("wr %llu: %s", (unsigned long long)wc.wr_id, ibv_wc_status_str(wc.status));
 	assert_int_equal(wc.wr_id, wr_id);
 	assert_int_equal(wc.opcode, op);
 }
@@ -195,7 +200,8 @@ static void t_sender_expect_ok(struct rdma_cm_id *id, uint64_t wr_id, enum ibv_w
  * Both sides in this process: the receiver's DREQ and the ACK race between
  * the CM thread and the progress thread of the same library.
  */
-static void test_send_then_disconnect_local(void **state)
+static void
+test_send_then_disconnect_local(void **state)
 {
 	static char sbuf[T_MSG], rbuf[T_MSG];
 	struct rdma_event_channel *sch = rdma_create_event_channel();
@@ -269,7 +275,8 @@ static void test_send_then_disconnect_local(void **state)
  * Receiver in a child process (same host: rings and process_vm_* on the
  * shm transport): WRITE, READ and SEND in flight when it disconnects.
  */
-static void test_write_read_send_then_disconnect_forked(void **state)
+static void
+test_write_read_send_then_disconnect_forked(void **state)
 {
 	static char sbuf[3][T_MSG];
 	struct rdma_event_channel *sch;
@@ -322,12 +329,13 @@ static void test_write_read_send_then_disconnect_forked(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
-		/* first: it forks before this process starts softrdma's threads */
-		cmocka_unit_test(test_write_read_send_then_disconnect_forked),
-		cmocka_unit_test(test_send_then_disconnect_local),
+	    /* first: it forks before this process starts softrdma's threads */
+	    cmocka_unit_test(test_write_read_send_then_disconnect_forked),
+	    cmocka_unit_test(test_send_then_disconnect_local),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -6,11 +6,12 @@
  */
 #include "softrdma_test.h"
 
-#define NQP	600
-#define BUF	4096
+#define NQP 600
+#define BUF 4096
 
 /* Busy-poll @cq for one completion, failing after 10 s. */
-static struct ibv_wc wait_wc(struct ibv_cq *cq)
+static struct ibv_wc
+wait_wc(struct ibv_cq *cq)
 {
 	struct timespec t0, t;
 	struct ibv_wc wc;
@@ -28,12 +29,16 @@ static struct ibv_wc wait_wc(struct ibv_cq *cq)
 }
 
 /* Post one signaled WR of @len bytes from @buf. */
-static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, char *buf, uint32_t len,
-		uint32_t lkey, char *raddr, uint32_t rkey)
+static int
+post(struct ibv_qp *qp, enum ibv_wr_opcode op, char *buf, uint32_t len, uint32_t lkey, char *raddr,
+     uint32_t rkey)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)buf, .length = len, .lkey = lkey };
-	struct ibv_send_wr wr = { .sg_list = &s, .num_sge = 1, .opcode = op,
-				  .send_flags = IBV_SEND_SIGNALED }, *bad;
+	struct ibv_sge s = {.addr = (uintptr_t)buf, .length = len, .lkey = lkey};
+	struct ibv_send_wr wr = {.sg_list = &s,
+				 .num_sge = 1,
+				 .opcode = op,
+				 .send_flags = IBV_SEND_SIGNALED},
+			   *bad;
 
 	wr.wr.rdma.remote_addr = (uintptr_t)raddr;
 	wr.wr.rdma.rkey = rkey;
@@ -41,14 +46,16 @@ static int post(struct ibv_qp *qp, enum ibv_wr_opcode op, char *buf, uint32_t le
 }
 
 /* Order QP numbers. */
-static int cmp_u32(const void *a, const void *b)
+static int
+cmp_u32(const void *a, const void *b)
 {
 	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
 
 	return x < y ? -1 : x > y;
 }
 
-static void test_600_qps(void **state)
+static void
+test_600_qps(void **state)
 {
 	struct ibv_qp **qp = calloc(NQP, sizeof(*qp));
 	uint32_t *num = calloc(NQP, sizeof(*num));
@@ -86,13 +93,13 @@ static void test_600_qps(void **state)
 	t_connect_qp(qp[NQP - 2], qp[NQP - 1]->qp_num, T_ACCESS_ALL, 7);
 	t_connect_qp(qp[NQP - 1], qp[NQP - 2]->qp_num, T_ACCESS_ALL, 7);
 	strcpy(buf, "six hundred");
-	assert_int_equal(post(qp[NQP - 2], IBV_WR_RDMA_WRITE, buf, 12, mr->lkey, buf + BUF,
-			      mr->rkey), 0);
+	assert_int_equal(
+	    post(qp[NQP - 2], IBV_WR_RDMA_WRITE, buf, 12, mr->lkey, buf + BUF, mr->rkey), 0);
 	wc = wait_wc(cq);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_string_equal(buf + BUF, "six hundred");
-	assert_int_equal(post(qp[NQP - 2], IBV_WR_RDMA_READ, buf + 100, 12, mr->lkey, buf + BUF,
-			      mr->rkey), 0);
+	assert_int_equal(
+	    post(qp[NQP - 2], IBV_WR_RDMA_READ, buf + 100, 12, mr->lkey, buf + BUF, mr->rkey), 0);
 	wc = wait_wc(cq);
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_string_equal(buf + 100, "six hundred");
@@ -122,10 +129,11 @@ static void test_600_qps(void **state)
 	free(num);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_600_qps),
+	    cmocka_unit_test(test_600_qps),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

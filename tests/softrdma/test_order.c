@@ -18,12 +18,12 @@
 #define MSG 64
 
 struct side {
-	struct ibv_comp_channel *ch;	/* both CQs report here in event mode */
-	struct ibv_cq *scq;	/* send completions */
-	struct ibv_cq *rcq;	/* receive completions */
+	struct ibv_comp_channel *ch; /* both CQs report here in event mode */
+	struct ibv_cq *scq;	     /* send completions */
+	struct ibv_cq *rcq;	     /* receive completions */
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
-	char *buf;		/* [0, MSG) send, [MSG, 2 MSG) receive, then a WRITE target */
+	char *buf; /* [0, MSG) send, [MSG, 2 MSG) receive, then a WRITE target */
 };
 
 struct pingpong {
@@ -42,7 +42,8 @@ struct pingpong {
  * poll again, then sleep: the second poll closes the lost wake-up window).
  * Returns 0 on a successful completion.
  */
-static int wait_one_on(struct ibv_comp_channel *ch, struct ibv_cq *cq, struct ibv_wc *wc)
+static int
+wait_one_on(struct ibv_comp_channel *ch, struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	struct ibv_cq *ev_cq;
@@ -52,7 +53,7 @@ static int wait_one_on(struct ibv_comp_channel *ch, struct ibv_cq *cq, struct ib
 	do {
 		n = ibv_poll_cq(cq, 1, wc);
 		if (!n && ch) {
-			struct pollfd pfd = { .fd = ch->fd, .events = POLLIN };
+			struct pollfd pfd = {.fd = ch->fd, .events = POLLIN};
 
 			if (ibv_req_notify_cq(cq, 0))
 				return -1;
@@ -67,16 +68,18 @@ static int wait_one_on(struct ibv_comp_channel *ch, struct ibv_cq *cq, struct ib
 }
 
 /* One completion of @cq, which belongs to @s, the way @s waits. */
-static int wait_one(struct side *s, struct ibv_cq *cq, struct ibv_wc *wc)
+static int
+wait_one(struct side *s, struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	return wait_one_on(s->ch, cq, wc);
 }
 
 /* Post a receive of MSG bytes into the receive half of @s's buffer. */
-static int post_recv(struct side *s)
+static int
+post_recv(struct side *s)
 {
-	struct ibv_sge sge = { (uintptr_t)s->buf + MSG, MSG, s->mr->lkey };
-	struct ibv_recv_wr wr = { .wr_id = 1, .sg_list = &sge, .num_sge = 1 }, *bad;
+	struct ibv_sge sge = {(uintptr_t)s->buf + MSG, MSG, s->mr->lkey};
+	struct ibv_recv_wr wr = {.wr_id = 1, .sg_list = &sge, .num_sge = 1}, *bad;
 
 	return ibv_post_recv(s->qp, &wr, &bad);
 }
@@ -85,7 +88,8 @@ static int post_recv(struct side *s)
  * Echo side: each message is answered; when the next message arrives, the
  * completion of the previous answer must already be in the send CQ.
  */
-static void *echo(void *arg)
+static void *
+echo(void *arg)
 {
 	struct pingpong *pp = arg;
 	struct side *b = &pp->s[1];
@@ -125,7 +129,8 @@ static void *echo(void *arg)
  * Two QPs, each with its own send CQ and receive CQ, connected; with
  * @events, each side's two CQs share one completion channel.
  */
-static struct pingpong *pingpong_new(int events)
+static struct pingpong *
+pingpong_new(int events)
 {
 	struct pingpong *pp = calloc(1, sizeof(*pp));
 	const char *r = getenv("SOFTRDMA_ORDER_ROUNDS");
@@ -164,7 +169,8 @@ static struct pingpong *pingpong_new(int events)
 }
 
 /* Release what pingpong_new() made. */
-static void pingpong_free(struct pingpong *pp)
+static void
+pingpong_free(struct pingpong *pp)
 {
 	int i;
 
@@ -189,7 +195,8 @@ static void pingpong_free(struct pingpong *pp)
  * signaled WRITE followed by an unsignaled SEND. When the reply is there,
  * the signaled request's completion must be there too.
  */
-static int ping(struct side *a, struct side *b, int write, int *missing)
+static int
+ping(struct side *a, struct side *b, int write, int *missing)
 {
 	enum ibv_wc_opcode want = write ? IBV_WC_RDMA_WRITE : IBV_WC_SEND;
 	struct ibv_wc wc;
@@ -214,7 +221,8 @@ static int ping(struct side *a, struct side *b, int write, int *missing)
 }
 
 /* Ping-pong with SENDs (even rounds) and WRITE+SEND (odd rounds). */
-static void pingpong_run(int events)
+static void
+pingpong_run(int events)
 {
 	struct pingpong *pp = pingpong_new(events);
 	struct side *a = &pp->s[0];
@@ -239,24 +247,27 @@ static void pingpong_run(int events)
 }
 
 /* Both sides spin on their CQs. */
-static void test_order_polling(void **state)
+static void
+test_order_polling(void **state)
 {
 	(void)state;
 	pingpong_run(0);
 }
 
 /* Both sides sleep on a completion channel shared by their two CQs. */
-static void test_order_events(void **state)
+static void
+test_order_events(void **state)
 {
 	(void)state;
 	pingpong_run(1);
 }
 
-int main(void)
+int
+main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_order_polling),
-		cmocka_unit_test(test_order_events),
+	    cmocka_unit_test(test_order_polling),
+	    cmocka_unit_test(test_order_events),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

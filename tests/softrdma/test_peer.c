@@ -20,16 +20,17 @@
 #include "../../softrdma/src/wire.h"
 
 #define NVICTIM 8
-#define MRLEN (4u << 20)
+#define MRLEN	(4u << 20)
 
 struct child {
 	pid_t pid;
-	FILE *in;	/* commands to the child */
-	FILE *out;	/* lines from the child */
+	FILE *in;  /* commands to the child */
+	FILE *out; /* lines from the child */
 };
 
 /* Run this program as @role with pipes on stdin/stdout. */
-static void spawn(struct child *c, const char *role)
+static void
+spawn(struct child *c, const char *role)
 {
 	int to[2], from[2];
 
@@ -52,22 +53,25 @@ static void spawn(struct child *c, const char *role)
 }
 
 /* Read one line from the child within T_WAIT_MS. */
-static void child_line(struct child *c, char *line, size_t len)
+static void
+child_line(struct child *c, char *line, size_t len)
 {
-	struct pollfd pfd = { .fd = fileno(c->out), .events = POLLIN };
+	struct pollfd pfd = {.fd = fileno(c->out), .events = POLLIN};
 
 	assert_int_equal(poll(&pfd, 1, T_WAIT_MS), 1);
 	assert_non_null(fgets(line, len, c->out));
 }
 
 /* Is the child still running? */
-static int child_alive(struct child *c)
+static int
+child_alive(struct child *c)
 {
 	return waitpid(c->pid, NULL, WNOHANG) == 0;
 }
 
 /* Ask the child to exit and check that it exits with 0. */
-static void child_quit(struct child *c)
+static void
+child_quit(struct child *c)
 {
 	int st = -1, i;
 
@@ -89,7 +93,8 @@ static void child_quit(struct child *c)
 /* ---- the victim: a CM server with a big MR that gets killed ---- */
 
 /* Victim role: accept one connection, hand out the MR, then wait to die. */
-static int victim(void)
+static int
+victim(void)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id *l, *id;
@@ -111,8 +116,8 @@ static int victim(void)
 	buf = mmap(NULL, MRLEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (buf == MAP_FAILED)
 		return 1;
-	mr = ibv_reg_mr(id->pd, buf, MRLEN, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			IBV_ACCESS_REMOTE_READ);
+	mr = ibv_reg_mr(id->pd, buf, MRLEN,
+			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	if (!mr)
 		return 1;
 	pd[0] = (uintptr_t)buf;
@@ -130,7 +135,8 @@ static int victim(void)
 }
 
 /* A peer killed mid-transfer: errors, one DISCONNECTED, nothing hangs. */
-static void test_peer_killed(void **state)
+static void
+test_peer_killed(void **state)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct child c;
@@ -184,9 +190,10 @@ static void test_peer_killed(void **state)
 		while (!errors && posted - done < 16) {
 			uint32_t off = (posted % 16) * (MRLEN / 16);
 
-			assert_int_equal(t_post(id->qp, posted % 2 ? IBV_WR_RDMA_READ :
-						IBV_WR_RDMA_WRITE, buf + off, MRLEN / 16,
-						mr->lkey, raddr + off, rkey, 0, posted), 0);
+			assert_int_equal(
+			    t_post(id->qp, posted % 2 ? IBV_WR_RDMA_READ : IBV_WR_RDMA_WRITE,
+				   buf + off, MRLEN / 16, mr->lkey, raddr + off, rkey, 0, posted),
+			    0);
 			posted++;
 		}
 		if (ibv_poll_cq(id->send_cq, 1, &wc) != 1) {
@@ -213,8 +220,8 @@ static void test_peer_killed(void **state)
 	/* everything in flight at the kill cannot have completed successfully */
 	assert_true(errors > 0);
 	/* the QP is in error: a new WR completes flushed */
-	assert_int_equal(t_post(id->qp, IBV_WR_RDMA_WRITE, buf, 8, mr->lkey, raddr, rkey, 0,
-				999), 0);
+	assert_int_equal(t_post(id->qp, IBV_WR_RDMA_WRITE, buf, 8, mr->lkey, raddr, rkey, 0, 999),
+			 0);
 	wc = t_wait_wc(id->send_cq);
 	assert_int_equal(wc.wr_id, 999);
 	assert_true(wc.status == IBV_WC_WR_FLUSH_ERR || wc.status == IBV_WC_RETRY_EXC_ERR);
@@ -249,7 +256,8 @@ struct target {
 };
 
 /* Create an RC QP of the target. */
-static struct ibv_qp *target_qp(struct target *t)
+static struct ibv_qp *
+target_qp(struct target *t)
 {
 	struct ibv_qp_init_attr ia = t_rc_attr(t->cq, 8, 8, 1);
 
@@ -257,7 +265,8 @@ static struct ibv_qp *target_qp(struct target *t)
 }
 
 /* Serve CM events of the target's listener: accept whatever asks. */
-static void *target_cm(void *arg)
+static void *
+target_cm(void *arg)
 {
 	struct target *t = arg;
 	struct rdma_cm_event *ev;
@@ -275,7 +284,8 @@ static void *target_cm(void *arg)
 }
 
 /* Poll @cq for one completion; returns its status or -1 after 10 s. */
-static int target_wc(struct ibv_cq *cq)
+static int
+target_wc(struct ibv_cq *cq)
 {
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	struct ibv_wc wc;
@@ -289,11 +299,11 @@ static int target_wc(struct ibv_cq *cq)
 }
 
 /* The target's own traffic still works: a WRITE, a SEND and a CM connect. */
-static const char *target_check(struct target *t)
+static const char *
+target_check(struct target *t)
 {
-	struct ibv_sge s = { .addr = (uintptr_t)t->buf + 4096, .length = 64,
-			     .lkey = t->mr->lkey };
-	struct ibv_recv_wr rwr = { .wr_id = 1, .sg_list = &s, .num_sge = 1 }, *rbad;
+	struct ibv_sge s = {.addr = (uintptr_t)t->buf + 4096, .length = 64, .lkey = t->mr->lkey};
+	struct ibv_recv_wr rwr = {.wr_id = 1, .sg_list = &s, .num_sge = 1}, *rbad;
 	struct rdma_event_channel *ch;
 	struct sockaddr_in dst;
 	struct rdma_cm_event *ev;
@@ -302,8 +312,8 @@ static const char *target_check(struct target *t)
 
 	strcpy(t->buf, "still alive");
 	if (t_post(t->a, IBV_WR_RDMA_WRITE, t->buf, 12, t->mr->lkey, (uintptr_t)t->buf + 100,
-		   t->mr->rkey, IBV_SEND_SIGNALED, 1) || target_wc(t->cq) != IBV_WC_SUCCESS ||
-	    strcmp(t->buf + 100, "still alive"))
+		   t->mr->rkey, IBV_SEND_SIGNALED, 1) ||
+	    target_wc(t->cq) != IBV_WC_SUCCESS || strcmp(t->buf + 100, "still alive"))
 		return "write";
 	if (ibv_post_recv(t->b, &rwr, &rbad) ||
 	    t_post(t->a, IBV_WR_SEND, t->buf, 12, t->mr->lkey, 0, 0, IBV_SEND_SIGNALED, 2) ||
@@ -345,7 +355,8 @@ static const char *target_check(struct target *t)
 }
 
 /* Target role: QPs, a listener, then commands from the test. */
-static int target(void)
+static int
+target(void)
 {
 	struct target t;
 	char line[64];
@@ -417,7 +428,8 @@ struct hostile {
 };
 
 /* Start the target and read its addresses. */
-static int hostile_setup(void **state)
+static int
+hostile_setup(void **state)
 {
 	struct hostile *h = calloc(1, sizeof(*h));
 	char line[512], *p;
@@ -447,7 +459,8 @@ static int hostile_setup(void **state)
 }
 
 /* The target survived everything and its own traffic works; it exits cleanly. */
-static int hostile_teardown(void **state)
+static int
+hostile_teardown(void **state)
 {
 	struct hostile *h = *state;
 	char line[128];
@@ -464,7 +477,8 @@ static int hostile_teardown(void **state)
 }
 
 /* A TCP connection to 127.0.0.1:@port. */
-static int tcp_to(uint16_t port)
+static int
+tcp_to(uint16_t port)
 {
 	struct sockaddr_in sin = t_lo(port);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -475,7 +489,8 @@ static int tcp_to(uint16_t port)
 }
 
 /* Send all of @buf (the peer may already have closed: errors are fine). */
-static void put(int fd, const void *buf, size_t len)
+static void
+put(int fd, const void *buf, size_t len)
 {
 	if (send(fd, buf, len, MSG_NOSIGNAL) < 0) {
 		/* closed by the target: that is the expected outcome anyway */
@@ -483,9 +498,10 @@ static void put(int fd, const void *buf, size_t len)
 }
 
 /* Read exactly @len bytes within T_WAIT_MS; returns 0 or -1. */
-static int get(int fd, void *buf, size_t len)
+static int
+get(int fd, void *buf, size_t len)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	size_t have = 0;
 
@@ -503,9 +519,10 @@ static int get(int fd, void *buf, size_t len)
 }
 
 /* The target closes @fd (EOF or reset) within T_WAIT_MS; then close it here. */
-static void expect_closed(int fd)
+static void
+expect_closed(int fd)
 {
-	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int64_t end = t_now_ms() + T_WAIT_MS;
 	char sink[512];
 
@@ -522,7 +539,8 @@ static void expect_closed(int fd)
 }
 
 /* A CM message in wire order. */
-static struct softrdma_cm_msg cm_msg(uint8_t type, uint8_t pdata_len, uint32_t qpn)
+static struct softrdma_cm_msg
+cm_msg(uint8_t type, uint8_t pdata_len, uint32_t qpn)
 {
 	struct softrdma_cm_msg m;
 
@@ -535,7 +553,8 @@ static struct softrdma_cm_msg cm_msg(uint8_t type, uint8_t pdata_len, uint32_t q
 }
 
 /* Garbage, bad types, oversized private data and out-of-order messages on the CM port. */
-static void test_hostile_cm(void **state)
+static void
+test_hostile_cm(void **state)
 {
 	struct hostile *h = *state;
 	struct softrdma_cm_msg m;
@@ -592,8 +611,8 @@ static void test_hostile_cm(void **state)
 }
 
 /* A hello (plus same-host block) from @src to @dst in wire order. */
-static void hello(unsigned char *out, uint32_t magic, uint16_t version, uint32_t src,
-		  uint32_t dst)
+static void
+hello(unsigned char *out, uint32_t magic, uint16_t version, uint32_t src, uint32_t dst)
 {
 	struct softrdma_wire_hello hl;
 	struct softrdma_wire_shm shm;
@@ -609,15 +628,18 @@ static void hello(unsigned char *out, uint32_t magic, uint16_t version, uint32_t
 }
 
 /* Malformed hellos on the data port: each connection is dropped. */
-static void test_hostile_hello(void **state)
+static void
+test_hostile_hello(void **state)
 {
 	struct hostile *h = *state;
 	unsigned char buf[SOFTRDMA_WIRE_HELLO_LEN];
 	int fd;
 
 	fd = tcp_to(h->data_port);
-	put(fd, "GET / HTTP/1.0\r\n\r\n....................................................."
-		"...........................", 100);
+	put(fd,
+	    "GET / HTTP/1.0\r\n\r\n....................................................."
+	    "...........................",
+	    100);
 	expect_closed(fd);
 	hello(buf, 0x12345678, SOFTRDMA_WIRE_VERSION, h->fake[0], h->vqpn[0]);
 	fd = tcp_to(h->data_port);
@@ -650,7 +672,8 @@ static void test_hostile_hello(void **state)
 }
 
 /* Attach to victim @i as its peer; returns the fd after the target's answer. */
-static int attach(struct hostile *h, int i, int bogus_offer)
+static int
+attach(struct hostile *h, int i, int bogus_offer)
 {
 	unsigned char buf[SOFTRDMA_WIRE_HELLO_LEN];
 	struct softrdma_wire_shm answer;
@@ -658,8 +681,8 @@ static int attach(struct hostile *h, int i, int bogus_offer)
 
 	hello(buf, SOFTRDMA_WIRE_MAGIC, SOFTRDMA_WIRE_VERSION, h->fake[i], h->vqpn[i]);
 	if (bogus_offer) {
-		struct softrdma_wire_shm *o = (struct softrdma_wire_shm *)
-					      (buf + sizeof(struct softrdma_wire_hello));
+		struct softrdma_wire_shm *o =
+		    (struct softrdma_wire_shm *)(buf + sizeof(struct softrdma_wire_hello));
 
 		memset(o, 0xa5, sizeof(*o));
 		o->flags = htole32(SOFTRDMA_SHM_OFFER);
@@ -672,8 +695,8 @@ static int attach(struct hostile *h, int i, int bogus_offer)
 }
 
 /* A request header in wire order. */
-static struct softrdma_wire_hdr req(uint8_t op, uint32_t len, uint64_t raddr, uint32_t rkey,
-				    uint32_t rlen)
+static struct softrdma_wire_hdr
+req(uint8_t op, uint32_t len, uint64_t raddr, uint32_t rkey, uint32_t rlen)
 {
 	struct softrdma_wire_hdr r;
 
@@ -690,7 +713,8 @@ static struct softrdma_wire_hdr req(uint8_t op, uint32_t len, uint64_t raddr, ui
 }
 
 /* Expect a NAK with @status, then the close. */
-static void expect_nak(int fd, uint8_t status)
+static void
+expect_nak(int fd, uint8_t status)
 {
 	struct softrdma_wire_hdr r;
 
@@ -701,7 +725,8 @@ static void expect_nak(int fd, uint8_t status)
 }
 
 /* Bad opcodes, oversized lengths, out-of-range keys after a valid hello. */
-static void test_hostile_requests(void **state)
+static void
+test_hostile_requests(void **state)
 {
 	struct hostile *h = *state;
 	struct softrdma_wire_hdr r;
@@ -755,15 +780,14 @@ static void test_hostile_requests(void **state)
 }
 
 /* Run the tests, or play the victim or target role for them. */
-int main(int argc, char **argv)
+int
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_peer_killed),
-		cmocka_unit_test_setup_teardown(test_hostile_cm, hostile_setup, hostile_teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_hello, hostile_setup,
-						hostile_teardown),
-		cmocka_unit_test_setup_teardown(test_hostile_requests, hostile_setup,
-						hostile_teardown),
+	    cmocka_unit_test(test_peer_killed),
+	    cmocka_unit_test_setup_teardown(test_hostile_cm, hostile_setup, hostile_teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_hello, hostile_setup, hostile_teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_requests, hostile_setup, hostile_teardown),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "victim"))

@@ -43,38 +43,38 @@
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
-#define MAX_QD		16
-#define SLOT_SIZE	4096
-#define SRV_NRECV	(2 * MAX_QD)	/* server receive buffers */
-#define SRV_NSEND	(4 * MAX_QD)	/* server send ring */
-#define CLI_NRECV	(2 * MAX_QD)	/* client receive buffers */
-#define Q_SIZE		128		/* SQ, RQ and CQ sizes */
-#define WC_BATCH	16
+#define MAX_QD	  16
+#define SLOT_SIZE 4096
+#define SRV_NRECV (2 * MAX_QD) /* server receive buffers */
+#define SRV_NSEND (4 * MAX_QD) /* server send ring */
+#define CLI_NRECV (2 * MAX_QD) /* client receive buffers */
+#define Q_SIZE	  128	       /* SQ, RQ and CQ sizes */
+#define WC_BATCH  16
 
-#define MSG_MAGIC	0x52424d47u	/* a message of a measured op */
-#define MSG_QUIT	0x51554954u	/* the last message: the server stops */
+#define MSG_MAGIC 0x52424d47u /* a message of a measured op */
+#define MSG_QUIT  0x51554954u /* the last message: the server stops */
 
 /* op_context tags: the high bits of wr_id say what completed */
-#define TAG_SHIFT	32
-#define TAG_OP		1ull	/* write_flush, read: the slot's own op */
-#define TAG_SEND	2ull
-#define TAG_RECV	3ull
+#define TAG_SHIFT 32
+#define TAG_OP	  1ull /* write_flush, read: the slot's own op */
+#define TAG_SEND  2ull
+#define TAG_RECV  3ull
 
 enum bench_op { OP_WRITE_FLUSH, OP_READ, OP_PINGPONG, OP_NUM };
 
-static const char *const Op_names[OP_NUM] = { "write_flush", "read", "pingpong" };
-static const size_t Sizes[] = { 64, 4096 };
-static const unsigned Qds[] = { 1, MAX_QD };
+static const char *const Op_names[OP_NUM] = {"write_flush", "read", "pingpong"};
+static const size_t Sizes[] = {64, 4096};
+static const unsigned Qds[] = {1, MAX_QD};
 
 struct bench_opts {
 	const char *addr;
 	const char *port;
 	const char *label;
-	double seconds;		/* measured time per case, 0 with ops */
-	unsigned long ops;	/* measured ops per case, 0 with seconds */
-	unsigned long warmup;	/* warm-up ops per case */
-	bool busy;		/* busy-poll the CQ instead of waiting on it */
-	unsigned watchdog;	/* seconds before the whole run is killed */
+	double seconds;	      /* measured time per case, 0 with ops */
+	unsigned long ops;    /* measured ops per case, 0 with seconds */
+	unsigned long warmup; /* warm-up ops per case */
+	bool busy;	      /* busy-poll the CQ instead of waiting on it */
+	unsigned watchdog;    /* seconds before the whole run is killed */
 };
 
 /* the message sent in a ping-pong; the rest of the message is payload */
@@ -85,18 +85,18 @@ struct msg_hdr {
 
 /* one outstanding op of the client */
 struct slot {
-	uint64_t t_post;	/* ns when posted */
-	uint64_t seq;		/* post order: the first opts->warmup are not measured */
-	unsigned wait;		/* completions still awaited (pingpong: send + echo) */
+	uint64_t t_post; /* ns when posted */
+	uint64_t seq;	 /* post order: the first opts->warmup are not measured */
+	unsigned wait;	 /* completions still awaited (pingpong: send + echo) */
 };
 
 struct client {
 	struct rpma_peer *peer;
 	struct rpma_conn *conn;
 	struct rpma_cq *cq;
-	struct rpma_mr_local *data_mr;	/* MAX_QD slots: write source, read target */
-	struct rpma_mr_local *msg_mr;	/* MAX_QD send slots, then CLI_NRECV recv slots */
-	struct rpma_mr_remote *rmr;	/* the server's data region */
+	struct rpma_mr_local *data_mr; /* MAX_QD slots: write source, read target */
+	struct rpma_mr_local *msg_mr;  /* MAX_QD send slots, then CLI_NRECV recv slots */
+	struct rpma_mr_remote *rmr;    /* the server's data region */
 	char *data;
 	char *msg;
 	bool busy;
@@ -105,7 +105,7 @@ struct client {
 struct result {
 	unsigned long ops;
 	double secs;
-	uint64_t *lat;		/* ns, one per measured op */
+	uint64_t *lat; /* ns, one per measured op */
 	size_t nlat;
 	size_t cap;
 };
@@ -113,8 +113,7 @@ struct result {
 static pid_t Server_pid = -1;
 
 /* die -- print a message and end the process with code 1 */
-static void __attribute__((noreturn, format(printf, 1, 2)))
-die(const char *fmt, ...)
+static void __attribute__((noreturn, format(printf, 1, 2))) die(const char *fmt, ...)
 {
 	va_list ap;
 
@@ -216,14 +215,14 @@ expect_event(struct rpma_conn *conn, enum rpma_conn_event want)
 struct server {
 	struct rpma_conn *conn;
 	struct rpma_cq *cq;
-	struct rpma_mr_local *msg_mr;	/* SRV_NRECV recv slots, then SRV_NSEND send slots */
+	struct rpma_mr_local *msg_mr; /* SRV_NRECV recv slots, then SRV_NSEND send slots */
 	char *msg;
 	bool busy;
-	unsigned pend[SRV_NRECV];	/* received, not yet echoed: recv slot indexes */
+	unsigned pend[SRV_NRECV]; /* received, not yet echoed: recv slot indexes */
 	unsigned npend;
 	unsigned pend_head;
 	unsigned send_next;
-	unsigned sending;		/* echoes posted, not completed */
+	unsigned sending; /* echoes posted, not completed */
 	bool quit;
 };
 
@@ -247,7 +246,8 @@ server_echo(struct server *s, const uint32_t *len)
 		check(rpma_recv(s->conn, s->msg_mr, roff, SLOT_SIZE, ctx(TAG_RECV, r)),
 		      "server rpma_recv");
 		check(rpma_send(s->conn, s->msg_mr, toff, len[r], RPMA_F_COMPLETION_ALWAYS,
-				ctx(TAG_SEND, t)), "server rpma_send");
+				ctx(TAG_SEND, t)),
+		      "server rpma_send");
 		s->send_next = (t + 1) % SRV_NSEND;
 		s->sending++;
 	}
@@ -305,8 +305,7 @@ peer_cfg_pdata(char *buf, size_t room)
 	check(rpma_peer_cfg_new(&pcfg), "rpma_peer_cfg_new");
 	check(rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true),
 	      "rpma_peer_cfg_set_direct_write_to_pmem");
-	check(rpma_peer_cfg_get_descriptor_size(pcfg, &size),
-	      "rpma_peer_cfg_get_descriptor_size");
+	check(rpma_peer_cfg_get_descriptor_size(pcfg, &size), "rpma_peer_cfg_get_descriptor_size");
 	if (size > room || size > UINT8_MAX)
 		die("peer cfg descriptor too big: %zu", size);
 	check(rpma_peer_cfg_get_descriptor(pcfg, buf), "rpma_peer_cfg_get_descriptor");
@@ -328,7 +327,7 @@ server_main(const struct bench_opts *o, int ready_fd)
 	struct rpma_ep *ep;
 	struct rpma_conn_req *req;
 	struct rpma_conn_cfg *cfg;
-	struct server s = { .busy = o->busy };
+	struct server s = {.busy = o->busy};
 	char pdata_buf[256];
 	size_t msz;
 
@@ -346,7 +345,8 @@ server_main(const struct bench_opts *o, int ready_fd)
 	s.msg = zalloc_aligned((size_t)(SRV_NRECV + SRV_NSEND) * SLOT_SIZE);
 	check(rpma_mr_reg(peer, data, (size_t)MAX_QD * SLOT_SIZE,
 			  RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
-			  RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT, &data_mr),
+			      RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
+			  &data_mr),
 	      "server rpma_mr_reg(data)");
 	check(rpma_mr_reg(peer, s.msg, (size_t)(SRV_NRECV + SRV_NSEND) * SLOT_SIZE,
 			  RPMA_MR_USAGE_SEND | RPMA_MR_USAGE_RECV, &s.msg_mr),
@@ -363,8 +363,8 @@ server_main(const struct bench_opts *o, int ready_fd)
 	pdata_buf[1] = (char)psz;
 
 	struct rpma_conn_private_data pdata = {
-		.ptr = pdata_buf,
-		.len = (uint8_t)(2 + msz + psz),
+	    .ptr = pdata_buf,
+	    .len = (uint8_t)(2 + msz + psz),
 	};
 
 	check(rpma_ep_listen(peer, o->addr, o->port, &ep), "server rpma_ep_listen");
@@ -377,7 +377,8 @@ server_main(const struct bench_opts *o, int ready_fd)
 	check(rpma_ep_next_conn_req(ep, cfg, &req), "server rpma_ep_next_conn_req");
 	for (unsigned r = 0; r < SRV_NRECV; r++)
 		check(rpma_conn_req_recv(req, s.msg_mr, (size_t)r * SLOT_SIZE, SLOT_SIZE,
-					 ctx(TAG_RECV, r)), "server rpma_conn_req_recv");
+					 ctx(TAG_RECV, r)),
+		      "server rpma_conn_req_recv");
 	check(rpma_conn_req_connect(&req, &pdata, &s.conn), "server rpma_conn_req_connect");
 	expect_event(s.conn, RPMA_CONN_ESTABLISHED);
 	check(rpma_conn_get_cq(s.conn, &s.cq), "server rpma_conn_get_cq");
@@ -403,8 +404,7 @@ server_main(const struct bench_opts *o, int ready_fd)
  * bench_phase_begin -- called right before the measured phase of a case;
  * callgrind's --zero-before= names it. Kept out of line on purpose.
  */
-void __attribute__((noinline))
-bench_phase_begin(unsigned case_no)
+void __attribute__((noinline)) bench_phase_begin(unsigned case_no)
 {
 	__asm__ __volatile__("" : : "r"(case_no) : "memory");
 }
@@ -413,8 +413,7 @@ bench_phase_begin(unsigned case_no)
  * bench_phase_end -- called right after the measured phase of a case;
  * callgrind's --dump-after= names it. Kept out of line on purpose.
  */
-void __attribute__((noinline))
-bench_phase_end(unsigned case_no)
+void __attribute__((noinline)) bench_phase_end(unsigned case_no)
 {
 	__asm__ __volatile__("" : : "r"(case_no) : "memory");
 }
@@ -428,13 +427,16 @@ client_post(struct client *c, enum bench_op op, unsigned idx, size_t size)
 	switch (op) {
 	case OP_WRITE_FLUSH:
 		check(rpma_write(c->conn, c->rmr, off, c->data_mr, off, size,
-				 RPMA_F_COMPLETION_ON_ERROR, NULL), "rpma_write");
+				 RPMA_F_COMPLETION_ON_ERROR, NULL),
+		      "rpma_write");
 		check(rpma_flush(c->conn, c->rmr, off, size, RPMA_FLUSH_TYPE_PERSISTENT,
-				 RPMA_F_COMPLETION_ALWAYS, ctx(TAG_OP, idx)), "rpma_flush");
+				 RPMA_F_COMPLETION_ALWAYS, ctx(TAG_OP, idx)),
+		      "rpma_flush");
 		break;
 	case OP_READ:
 		check(rpma_read(c->conn, c->data_mr, off, c->rmr, off, size,
-				RPMA_F_COMPLETION_ALWAYS, ctx(TAG_OP, idx)), "rpma_read");
+				RPMA_F_COMPLETION_ALWAYS, ctx(TAG_OP, idx)),
+		      "rpma_read");
 		break;
 	default: {
 		struct msg_hdr *h = (void *)(c->msg + off);
@@ -442,7 +444,8 @@ client_post(struct client *c, enum bench_op op, unsigned idx, size_t size)
 		h->magic = MSG_MAGIC;
 		h->slot = idx;
 		check(rpma_send(c->conn, c->msg_mr, off, size, RPMA_F_COMPLETION_ALWAYS,
-				ctx(TAG_SEND, idx)), "rpma_send");
+				ctx(TAG_SEND, idx)),
+		      "rpma_send");
 		break;
 	}
 	}
@@ -596,9 +599,10 @@ print_result(const struct bench_opts *o, enum bench_op op, size_t size, unsigned
 {
 	qsort(r->lat, r->nlat, sizeof(*r->lat), cmp_u64);
 	printf("RESULT label=%s op=%s size=%zu qd=%u ops=%lu secs=%.3f ops_per_sec=%.0f "
-	       "p50_us=%.2f p99_us=%.2f p999_us=%.2f\n", o->label, Op_names[op], size, qd,
-	       r->ops, r->secs, r->secs > 0 ? (double)r->ops / r->secs : 0.0,
-	       pct_us(r, 0.50), pct_us(r, 0.99), pct_us(r, 0.999));
+	       "p50_us=%.2f p99_us=%.2f p999_us=%.2f\n",
+	       o->label, Op_names[op], size, qd, r->ops, r->secs,
+	       r->secs > 0 ? (double)r->ops / r->secs : 0.0, pct_us(r, 0.50), pct_us(r, 0.99),
+	       pct_us(r, 0.999));
 	if (fflush(stdout))
 		die("stdout: %s", strerror(errno));
 }
@@ -644,7 +648,7 @@ print_transport(void)
 		snprintf(path, sizeof(path), "/proc/self/fd/%s", d->d_name);
 		n = readlink(path, link, sizeof(link) - 1);
 		if (n < 0)
-			continue;	/* the directory's own descriptor may be gone */
+			continue; /* the directory's own descriptor may be gone */
 		link[n] = '\0';
 		if (strstr(link, "softrdma-seg") != NULL)
 			seg = true;
@@ -685,7 +689,8 @@ client_connect(struct client *c, const struct bench_opts *o)
 	check(rpma_conn_req_new(c->peer, o->addr, o->port, cfg, &req), "rpma_conn_req_new");
 	for (unsigned r = 0; r < CLI_NRECV; r++)
 		check(rpma_conn_req_recv(req, c->msg_mr, (size_t)(MAX_QD + r) * SLOT_SIZE,
-					 SLOT_SIZE, ctx(TAG_RECV, r)), "rpma_conn_req_recv");
+					 SLOT_SIZE, ctx(TAG_RECV, r)),
+		      "rpma_conn_req_recv");
 	check(rpma_conn_req_connect(&req, NULL, &c->conn), "rpma_conn_req_connect");
 	check(rpma_conn_cfg_delete(&cfg), "rpma_conn_cfg_delete");
 	expect_event(c->conn, RPMA_CONN_ESTABLISHED);
@@ -701,8 +706,7 @@ client_connect(struct client *c, const struct bench_opts *o)
 	      "rpma_peer_cfg_from_descriptor");
 	check(rpma_conn_apply_remote_peer_cfg(c->conn, pcfg), "rpma_conn_apply_remote_peer_cfg");
 	check(rpma_peer_cfg_delete(&pcfg), "rpma_peer_cfg_delete");
-	check(rpma_mr_remote_get_flush_type(c->rmr, &flush_type),
-	      "rpma_mr_remote_get_flush_type");
+	check(rpma_mr_remote_get_flush_type(c->rmr, &flush_type), "rpma_mr_remote_get_flush_type");
 	if (!(flush_type & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
 		die("the server's region does not support persistent flush");
 	check(rpma_conn_get_cq(c->conn, &c->cq), "rpma_conn_get_cq");
@@ -721,7 +725,8 @@ client_close(struct client *c)
 	h->magic = MSG_QUIT;
 	h->slot = 0;
 	check(rpma_send(c->conn, c->msg_mr, 0, sizeof(*h), RPMA_F_COMPLETION_ALWAYS,
-			ctx(TAG_SEND, 0)), "rpma_send(quit)");
+			ctx(TAG_SEND, 0)),
+	      "rpma_send(quit)");
 	while (!sent) {
 		check(wait_wc(c->cq, c->busy, wc, &got), "wait for the quit message");
 		for (int i = 0; i < got; i++) {
@@ -746,8 +751,8 @@ client_close(struct client *c)
 static void
 client_main(const struct bench_opts *o)
 {
-	struct client c = { .busy = o->busy };
-	struct result r = { 0 };
+	struct client c = {.busy = o->busy};
+	struct result r = {0};
 	unsigned case_no = 0;
 
 	client_connect(&c, o);
@@ -780,8 +785,7 @@ on_alarm(int sig)
 }
 
 /* usage -- print the options and end the process */
-static void __attribute__((noreturn))
-usage(const char *prog)
+static void __attribute__((noreturn)) usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-a ADDR] [-p PORT] [-l LABEL] [-t SECONDS | -n OPS] [-w WARMUP] [-b]\n"
@@ -792,7 +796,8 @@ usage(const char *prog)
 		"  -n OPS      measured ops per case instead of a time\n"
 		"  -w WARMUP   warm-up ops per case (1000)\n"
 		"  -b          busy-poll completion queues instead of waiting\n"
-		"  -T SECONDS  watchdog for the whole run (derived from -t/-n)\n", prog);
+		"  -T SECONDS  watchdog for the whole run (derived from -t/-n)\n",
+		prog);
 	exit(2);
 }
 
@@ -817,8 +822,8 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 	int opt;
 	char *end;
 
-	*o = (struct bench_opts){ .addr = "127.0.0.1", .port = "7471", .label = "rpma",
-				  .seconds = 2.0, .warmup = 1000 };
+	*o = (struct bench_opts){
+	    .addr = "127.0.0.1", .port = "7471", .label = "rpma", .seconds = 2.0, .warmup = 1000};
 	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bT:h")) != -1) {
 		switch (opt) {
 		case 'a':

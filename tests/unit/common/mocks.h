@@ -169,8 +169,8 @@ void mock_comp_event_push(struct ibv_cq *cq);
  * (param.conn.private_data is NULL when len == 0). When the queue is empty
  * rdma_get_cm_event fails with errno EAGAIN.
  */
-void mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id,
-			const void *pdata, uint8_t len);
+void mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id, const void *pdata,
+			uint8_t len);
 
 /*
  * mock_cm_last_req_id -- the id created by the last mock_cm_push_event of a

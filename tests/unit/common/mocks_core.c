@@ -4,11 +4,11 @@
  * fake objects shared by all the mocks
  */
 
+#include <setjmp.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
-#include <stdalign.h>
 #include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
@@ -22,75 +22,75 @@ struct mock_name {
 
 /* every mocked function; void functions cannot be armed */
 static const struct mock_name Names[] = {
-	/* libibverbs */
-	{"ibv_alloc_pd", true},
-	{"ibv_dealloc_pd", true},
-	{"ibv_reg_mr", true},
-	{"ibv_reg_mr_iova2", true},
-	{"ibv_dereg_mr", true},
-	{"ibv_create_comp_channel", true},
-	{"ibv_destroy_comp_channel", true},
-	{"ibv_create_cq", true},
-	{"ibv_destroy_cq", true},
-	{"ibv_get_cq_event", true},
-	{"ibv_ack_cq_events", false},
-	{"ibv_create_srq", true},
-	{"ibv_destroy_srq", true},
-	{"ibv_qp_to_qp_ex", true},
-	{"ibv_query_device", true},
-	{"ibv_query_port", true},
-	{"ibv_fork_init", true},
-	{"ibv_wc_status_str", false},
-	{"ibv_get_device_list", true},
-	{"ibv_free_device_list", false},
-	{"ibv_open_device", true},
-	{"ibv_close_device", true},
-	/* context ops reached through the inline functions */
-	{"ibv_post_send", true},
-	{"ibv_post_recv", true},
-	{"ibv_post_srq_recv", true},
-	{"ibv_poll_cq", true},
-	{"ibv_req_notify_cq", true},
-	{"ibv_query_device_ex", true},
-	{"ibv_advise_mr", true},
-	/* struct ibv_qp_ex callbacks */
-	{"ibv_wr_start", false},
-	{"ibv_wr_complete", true},
-	{"ibv_wr_abort", false},
-	{"ibv_wr_atomic_write", false},
-	{"ibv_wr_rdma_write", false},
-	{"ibv_wr_rdma_read", false},
-	{"ibv_wr_send", false},
-	{"ibv_wr_set_sge", false},
-	{"ibv_wr_set_inline_data", false},
-	/* librdmacm */
-	{"rdma_getaddrinfo", true},
-	{"rdma_freeaddrinfo", false},
-	{"rdma_create_id", true},
-	{"rdma_destroy_id", true},
-	{"rdma_bind_addr", true},
-	{"rdma_resolve_addr", true},
-	{"rdma_resolve_route", true},
-	{"rdma_listen", true},
-	{"rdma_create_event_channel", true},
-	{"rdma_destroy_event_channel", false},
-	{"rdma_get_cm_event", true},
-	{"rdma_ack_cm_event", true},
-	{"rdma_migrate_id", true},
-	{"rdma_create_qp_ex", true},
-	{"rdma_create_qp", true},
-	{"rdma_destroy_qp", false},
-	{"rdma_connect", true},
-	{"rdma_accept", true},
-	{"rdma_reject", true},
-	{"rdma_disconnect", true},
-	{"rdma_establish", true},
-	{"rdma_event_str", false},
-	/* allocator */
-	{"malloc", true},
-	{"calloc", true},
-	{"realloc", true},
-	{"free", false},
+    /* libibverbs */
+    {"ibv_alloc_pd", true},
+    {"ibv_dealloc_pd", true},
+    {"ibv_reg_mr", true},
+    {"ibv_reg_mr_iova2", true},
+    {"ibv_dereg_mr", true},
+    {"ibv_create_comp_channel", true},
+    {"ibv_destroy_comp_channel", true},
+    {"ibv_create_cq", true},
+    {"ibv_destroy_cq", true},
+    {"ibv_get_cq_event", true},
+    {"ibv_ack_cq_events", false},
+    {"ibv_create_srq", true},
+    {"ibv_destroy_srq", true},
+    {"ibv_qp_to_qp_ex", true},
+    {"ibv_query_device", true},
+    {"ibv_query_port", true},
+    {"ibv_fork_init", true},
+    {"ibv_wc_status_str", false},
+    {"ibv_get_device_list", true},
+    {"ibv_free_device_list", false},
+    {"ibv_open_device", true},
+    {"ibv_close_device", true},
+    /* context ops reached through the inline functions */
+    {"ibv_post_send", true},
+    {"ibv_post_recv", true},
+    {"ibv_post_srq_recv", true},
+    {"ibv_poll_cq", true},
+    {"ibv_req_notify_cq", true},
+    {"ibv_query_device_ex", true},
+    {"ibv_advise_mr", true},
+    /* struct ibv_qp_ex callbacks */
+    {"ibv_wr_start", false},
+    {"ibv_wr_complete", true},
+    {"ibv_wr_abort", false},
+    {"ibv_wr_atomic_write", false},
+    {"ibv_wr_rdma_write", false},
+    {"ibv_wr_rdma_read", false},
+    {"ibv_wr_send", false},
+    {"ibv_wr_set_sge", false},
+    {"ibv_wr_set_inline_data", false},
+    /* librdmacm */
+    {"rdma_getaddrinfo", true},
+    {"rdma_freeaddrinfo", false},
+    {"rdma_create_id", true},
+    {"rdma_destroy_id", true},
+    {"rdma_bind_addr", true},
+    {"rdma_resolve_addr", true},
+    {"rdma_resolve_route", true},
+    {"rdma_listen", true},
+    {"rdma_create_event_channel", true},
+    {"rdma_destroy_event_channel", false},
+    {"rdma_get_cm_event", true},
+    {"rdma_ack_cm_event", true},
+    {"rdma_migrate_id", true},
+    {"rdma_create_qp_ex", true},
+    {"rdma_create_qp", true},
+    {"rdma_destroy_qp", false},
+    {"rdma_connect", true},
+    {"rdma_accept", true},
+    {"rdma_reject", true},
+    {"rdma_disconnect", true},
+    {"rdma_establish", true},
+    {"rdma_event_str", false},
+    /* allocator */
+    {"malloc", true},
+    {"calloc", true},
+    {"realloc", true},
+    {"free", false},
 };
 
 #define NAMES_NUM (sizeof(Names) / sizeof(Names[0]))
@@ -99,8 +99,8 @@ static const struct mock_name Names[] = {
 static int Calls[NAMES_NUM];
 
 static struct {
-	int idx;	/* index in Names */
-	int target;	/* value of Calls[idx] at the failing call */
+	int idx;    /* index in Names */
+	int target; /* value of Calls[idx] at the failing call */
 	int err;
 } Armed[ARMED_MAX];
 static int Armed_num;
@@ -113,9 +113,8 @@ struct mock_obj {
 	unsigned long gen;
 };
 
-#define OBJ_HDR_SIZE \
-	((sizeof(struct mock_obj) + alignof(max_align_t) - 1) & \
-	 ~(alignof(max_align_t) - 1))
+#define OBJ_HDR_SIZE                                                                               \
+	((sizeof(struct mock_obj) + alignof(max_align_t) - 1) & ~(alignof(max_align_t) - 1))
 
 static struct mock_obj Objs = {&Objs, &Objs, "head", 0};
 static unsigned long Gen = 1;
@@ -258,8 +257,7 @@ mock_obj_destroy(void *obj, const char *kind, const char *func)
 	struct mock_obj *o = obj_find(obj);
 
 	if (o == NULL || strcmp(o->kind, kind) != 0)
-		mock_die("%s(%p): not a live fake %s (double destroy?)", func,
-			obj, kind);
+		mock_die("%s(%p): not a live fake %s (double destroy?)", func, obj, kind);
 
 	o->prev->next = o->next;
 	o->next->prev = o->prev;
@@ -273,8 +271,7 @@ mock_enter_obj(const char *func, const void *obj, const char *kind, int *err)
 	bool fail = mock_enter(func, err);
 
 	if (!mock_obj_is(obj, kind))
-		mock_die("%s(%p): not a live fake %s (double destroy?)", func,
-			obj, kind);
+		mock_die("%s(%p): not a live fake %s (double destroy?)", func, obj, kind);
 
 	return fail;
 }

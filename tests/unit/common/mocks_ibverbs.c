@@ -16,7 +16,7 @@
 #undef ibv_query_port
 #undef ibv_get_device_list
 
-#define WC_QUEUE_MAX 1024
+#define WC_QUEUE_MAX	     1024
 #define COMP_EVENT_QUEUE_MAX 256
 
 /* captured arguments (see mocks.h) */
@@ -62,12 +62,11 @@ static bool No_atomic_write;
 
 /* ops_post_send -- the post_send op: capture the first WR or fail */
 static int
-ops_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-		struct ibv_send_wr **bad_wr)
+ops_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad_wr)
 {
 	int err;
 
-	(void) qp;
+	(void)qp;
 	if (mock_enter("ibv_post_send", &err)) {
 		*bad_wr = wr;
 		return err;
@@ -112,12 +111,11 @@ capture_recv(struct ibv_recv_wr *wr)
 
 /* ops_post_recv -- the post_recv op: capture the first WR or fail */
 static int
-ops_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-		struct ibv_recv_wr **bad_wr)
+ops_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	int err;
 
-	(void) qp;
+	(void)qp;
 	if (mock_enter("ibv_post_recv", &err)) {
 		*bad_wr = wr;
 		return err;
@@ -129,12 +127,11 @@ ops_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 
 /* ops_post_srq_recv -- the post_srq_recv op: capture the first WR or fail */
 static int
-ops_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-		struct ibv_recv_wr **bad_wr)
+ops_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad_wr)
 {
 	int err;
 
-	(void) srq;
+	(void)srq;
 	if (mock_enter("ibv_post_srq_recv", &err)) {
 		*bad_wr = wr;
 		return err;
@@ -165,15 +162,14 @@ ops_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	int err;
 
-	(void) cq;
+	(void)cq;
 	if (mock_enter("ibv_poll_cq", &err))
 		return err > 0 ? -err : (err < 0 ? err : -1);
 
 	if (Poll_ret_armed) {
 		Poll_ret_armed = false;
 		if (Poll_ret > 0)
-			(void) wc_dequeue(wc, Poll_ret < num_entries ?
-					Poll_ret : num_entries);
+			(void)wc_dequeue(wc, Poll_ret < num_entries ? Poll_ret : num_entries);
 		return Poll_ret;
 	}
 
@@ -186,8 +182,8 @@ ops_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	int err;
 
-	(void) cq;
-	(void) solicited_only;
+	(void)cq;
+	(void)solicited_only;
 	if (mock_enter("ibv_req_notify_cq", &err))
 		return err;
 
@@ -196,31 +192,29 @@ ops_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 
 /* vops_query_device_ex -- the query_device_ex verbs op */
 static int
-vops_query_device_ex(struct ibv_context *context,
-		const struct ibv_query_device_ex_input *input,
-		struct ibv_device_attr_ex *attr, size_t attr_size)
+vops_query_device_ex(struct ibv_context *context, const struct ibv_query_device_ex_input *input,
+		     struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	int err;
 
-	(void) context;
-	(void) input;
+	(void)context;
+	(void)input;
 	if (mock_enter("ibv_query_device_ex", &err))
 		return err;
 
-	memcpy(attr, &Dev_attr,
-		attr_size < sizeof(Dev_attr) ? attr_size : sizeof(Dev_attr));
+	memcpy(attr, &Dev_attr, attr_size < sizeof(Dev_attr) ? attr_size : sizeof(Dev_attr));
 
 	return 0;
 }
 
 /* vops_advise_mr -- the advise_mr verbs op: capture the arguments */
 static int
-vops_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
-		uint32_t flags, struct ibv_sge *sg_list, uint32_t num_sges)
+vops_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice, uint32_t flags,
+	       struct ibv_sge *sg_list, uint32_t num_sges)
 {
 	int err;
 
-	(void) pd;
+	(void)pd;
 	if (mock_enter("ibv_advise_mr", &err))
 		return err;
 
@@ -235,18 +229,18 @@ vops_advise_mr(struct ibv_pd *pd, enum ibv_advise_mr_advice advice,
 
 /* vops_query_port -- the query_port verbs op */
 static int
-vops_query_port(struct ibv_context *context, uint8_t port_num,
-		struct ibv_port_attr *port_attr, size_t port_attr_len)
+vops_query_port(struct ibv_context *context, uint8_t port_num, struct ibv_port_attr *port_attr,
+		size_t port_attr_len)
 {
 	int err;
 
-	(void) context;
-	(void) port_num;
+	(void)context;
+	(void)port_num;
 	if (mock_enter("ibv_query_port", &err))
 		return err;
 
-	memcpy(port_attr, &Port_attr, port_attr_len < sizeof(Port_attr) ?
-			port_attr_len : sizeof(Port_attr));
+	memcpy(port_attr, &Port_attr,
+	       port_attr_len < sizeof(Port_attr) ? port_attr_len : sizeof(Port_attr));
 
 	return 0;
 }
@@ -445,10 +439,9 @@ ibv_get_device_list(int *num_devices)
 		return NULL;
 	}
 
-	struct ibv_device **list =
-		mock_obj_new(2 * sizeof(*list), "device_list");
+	struct ibv_device **list = mock_obj_new(2 * sizeof(*list), "device_list");
 
-	(void) mock_ibv_context();
+	(void)mock_ibv_context();
 	list[0] = &Dev;
 	list[1] = NULL;
 	if (num_devices != NULL)
@@ -463,8 +456,7 @@ ibv_free_device_list(struct ibv_device **list)
 {
 	int err;
 
-	(void) mock_enter_obj("ibv_free_device_list", list, "device_list",
-			&err);
+	(void)mock_enter_obj("ibv_free_device_list", list, "device_list", &err);
 	mock_obj_destroy(list, "device_list", "ibv_free_device_list");
 }
 
@@ -474,7 +466,7 @@ ibv_open_device(struct ibv_device *device)
 {
 	int err;
 
-	(void) device;
+	(void)device;
 	if (mock_enter("ibv_open_device", &err)) {
 		errno = err;
 		return NULL;
@@ -489,7 +481,7 @@ ibv_close_device(struct ibv_context *context)
 {
 	int err;
 
-	(void) context;
+	(void)context;
 	if (mock_enter("ibv_close_device", &err))
 		return err;
 
@@ -510,12 +502,11 @@ ibv_fork_init(void)
 
 /* ibv_query_device -- legacy device query (orig_attr) */
 int
-ibv_query_device(struct ibv_context *context,
-		struct ibv_device_attr *device_attr)
+ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	int err;
 
-	(void) context;
+	(void)context;
 	if (mock_enter("ibv_query_device", &err))
 		return err;
 
@@ -531,12 +522,12 @@ ibv_query_device(struct ibv_context *context,
  */
 int
 ibv_query_port(struct ibv_context *context, uint8_t port_num,
-		struct _compat_ibv_port_attr *port_attr)
+	       struct _compat_ibv_port_attr *port_attr)
 {
 	int err;
 
-	(void) context;
-	(void) port_num;
+	(void)context;
+	(void)port_num;
 	if (mock_enter("ibv_query_port", &err))
 		return err;
 
@@ -550,36 +541,35 @@ const char *
 ibv_wc_status_str(enum ibv_wc_status status)
 {
 	static const char *const str[] = {
-		[IBV_WC_SUCCESS] = "success",
-		[IBV_WC_LOC_LEN_ERR] = "local length error",
-		[IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[IBV_WC_LOC_PROT_ERR] = "local protection error",
-		[IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-		[IBV_WC_MW_BIND_ERR] = "memory management operation error",
-		[IBV_WC_BAD_RESP_ERR] = "bad response error",
-		[IBV_WC_LOC_ACCESS_ERR] = "local access error",
-		[IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[IBV_WC_REM_ACCESS_ERR] = "remote access error",
-		[IBV_WC_REM_OP_ERR] = "remote operation error",
-		[IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[IBV_WC_REM_ABORT_ERR] = "aborted error",
-		[IBV_WC_INV_EECN_ERR] = "invalid EE context number",
-		[IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[IBV_WC_FATAL_ERR] = "fatal error",
-		[IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[IBV_WC_GENERAL_ERR] = "general error",
-		[IBV_WC_TM_ERR] = "TM error",
-		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
+	    [IBV_WC_SUCCESS] = "success",
+	    [IBV_WC_LOC_LEN_ERR] = "local length error",
+	    [IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
+	    [IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
+	    [IBV_WC_LOC_PROT_ERR] = "local protection error",
+	    [IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
+	    [IBV_WC_MW_BIND_ERR] = "memory management operation error",
+	    [IBV_WC_BAD_RESP_ERR] = "bad response error",
+	    [IBV_WC_LOC_ACCESS_ERR] = "local access error",
+	    [IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
+	    [IBV_WC_REM_ACCESS_ERR] = "remote access error",
+	    [IBV_WC_REM_OP_ERR] = "remote operation error",
+	    [IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+	    [IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+	    [IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
+	    [IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
+	    [IBV_WC_REM_ABORT_ERR] = "aborted error",
+	    [IBV_WC_INV_EECN_ERR] = "invalid EE context number",
+	    [IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
+	    [IBV_WC_FATAL_ERR] = "fatal error",
+	    [IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
+	    [IBV_WC_GENERAL_ERR] = "general error",
+	    [IBV_WC_TM_ERR] = "TM error",
+	    [IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
 	};
 	int err;
 
-	(void) mock_enter("ibv_wc_status_str", &err);
-	if ((unsigned)status >= sizeof(str) / sizeof(str[0]) ||
-			str[status] == NULL)
+	(void)mock_enter("ibv_wc_status_str", &err);
+	if ((unsigned)status >= sizeof(str) / sizeof(str[0]) || str[status] == NULL)
 		return "unknown";
 
 	return str[status];
@@ -619,8 +609,7 @@ ibv_dealloc_pd(struct ibv_pd *pd)
 
 /* reg_mr -- common part of ibv_reg_mr and ibv_reg_mr_iova2 */
 static struct ibv_mr *
-reg_mr(const char *func, struct ibv_pd *pd, void *addr, size_t length,
-		unsigned int access)
+reg_mr(const char *func, struct ibv_pd *pd, void *addr, size_t length, unsigned int access)
 {
 	int err;
 
@@ -629,8 +618,7 @@ reg_mr(const char *func, struct ibv_pd *pd, void *addr, size_t length,
 		errno = err;
 		return NULL;
 	}
-	if (Reg_mr_eopnotsupp_without_odp &&
-			!(access & IBV_ACCESS_ON_DEMAND)) {
+	if (Reg_mr_eopnotsupp_without_odp && !(access & IBV_ACCESS_ON_DEMAND)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -658,10 +646,9 @@ ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 
 /* ibv_reg_mr_iova2 -- what the ibv_reg_mr() macro calls in most cases */
 struct ibv_mr *
-ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length,
-		uint64_t iova, unsigned int access)
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
-	(void) iova;
+	(void)iova;
 	return reg_mr("ibv_reg_mr_iova2", pd, addr, length, access);
 }
 
@@ -694,8 +681,7 @@ ibv_create_comp_channel(struct ibv_context *context)
 	if (fd < 0)
 		return NULL;
 
-	struct ibv_comp_channel *ch =
-		mock_obj_new(sizeof(*ch), "comp_channel");
+	struct ibv_comp_channel *ch = mock_obj_new(sizeof(*ch), "comp_channel");
 
 	ch->context = context;
 	ch->fd = fd;
@@ -709,8 +695,7 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	int err;
 
-	if (mock_enter_obj("ibv_destroy_comp_channel", channel, "comp_channel",
-			&err))
+	if (mock_enter_obj("ibv_destroy_comp_channel", channel, "comp_channel", &err))
 		return err;
 
 	close(channel->fd);
@@ -722,11 +707,11 @@ ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 /* ibv_create_cq -- a fake completion queue */
 struct ibv_cq *
 ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-		struct ibv_comp_channel *channel, int comp_vector)
+	      struct ibv_comp_channel *channel, int comp_vector)
 {
 	int err;
 
-	(void) comp_vector;
+	(void)comp_vector;
 	mock_last_cq_cqe = cqe;
 	if (mock_enter("ibv_create_cq", &err)) {
 		errno = err;
@@ -759,12 +744,11 @@ ibv_destroy_cq(struct ibv_cq *cq)
 
 /* ibv_get_cq_event -- the next queued completion-channel event */
 int
-ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq,
-		void **cq_context)
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
 	int err;
 
-	(void) channel;
+	(void)channel;
 	if (mock_enter("ibv_get_cq_event", &err)) {
 		errno = err;
 		return -1;
@@ -790,8 +774,8 @@ ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	int err;
 
-	(void) cq;
-	(void) mock_enter("ibv_ack_cq_events", &err);
+	(void)cq;
+	(void)mock_enter("ibv_ack_cq_events", &err);
 	mock_cq_events_acked += nevents;
 }
 
@@ -812,8 +796,7 @@ ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *srq_init_attr)
 
 	srq->context = pd != NULL ? pd->context : mock_ibv_context();
 	srq->pd = pd;
-	srq->srq_context = srq_init_attr != NULL ?
-		srq_init_attr->srq_context : NULL;
+	srq->srq_context = srq_init_attr != NULL ? srq_init_attr->srq_context : NULL;
 	srq->handle = 1;
 
 	return srq;
@@ -834,8 +817,7 @@ ibv_destroy_srq(struct ibv_srq *srq)
 
 /* qpx_record_op -- capture a qp_ex operation */
 static void
-qpx_record_op(struct ibv_qp_ex *qpx, const char *op, uint32_t rkey,
-		uint64_t remote_addr)
+qpx_record_op(struct ibv_qp_ex *qpx, const char *op, uint32_t rkey, uint64_t remote_addr)
 {
 	mock_last_qpx_wr.op = op;
 	mock_last_qpx_wr.wr_id = qpx->wr_id;
@@ -850,8 +832,8 @@ qpx_wr_start(struct ibv_qp_ex *qpx)
 {
 	int err;
 
-	(void) qpx;
-	(void) mock_enter("ibv_wr_start", &err);
+	(void)qpx;
+	(void)mock_enter("ibv_wr_start", &err);
 }
 
 /* qpx_wr_complete -- ibv_wr_complete callback (failable) */
@@ -860,7 +842,7 @@ qpx_wr_complete(struct ibv_qp_ex *qpx)
 {
 	int err;
 
-	(void) qpx;
+	(void)qpx;
 	if (mock_enter("ibv_wr_complete", &err))
 		return err;
 
@@ -873,23 +855,22 @@ qpx_wr_abort(struct ibv_qp_ex *qpx)
 {
 	int err;
 
-	(void) qpx;
-	(void) mock_enter("ibv_wr_abort", &err);
+	(void)qpx;
+	(void)mock_enter("ibv_wr_abort", &err);
 }
 
 /* qpx_wr_atomic_write -- ibv_wr_atomic_write callback: capture 8 bytes */
 static void
-qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey,
-		uint64_t remote_addr, const void *atomic_wr)
+qpx_wr_atomic_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr,
+		    const void *atomic_wr)
 {
 	int err;
 
-	(void) mock_enter("ibv_wr_atomic_write", &err);
+	(void)mock_enter("ibv_wr_atomic_write", &err);
 	qpx_record_op(qpx, "ibv_wr_atomic_write", rkey, remote_addr);
 	mock_last_atomic_write.rkey = rkey;
 	mock_last_atomic_write.remote_addr = remote_addr;
-	memcpy(mock_last_atomic_write.data, atomic_wr,
-		sizeof(mock_last_atomic_write.data));
+	memcpy(mock_last_atomic_write.data, atomic_wr, sizeof(mock_last_atomic_write.data));
 	mock_last_atomic_write.wr_id = qpx->wr_id;
 	mock_last_atomic_write.wr_flags = qpx->wr_flags;
 }
@@ -900,7 +881,7 @@ qpx_wr_rdma_write(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
 	int err;
 
-	(void) mock_enter("ibv_wr_rdma_write", &err);
+	(void)mock_enter("ibv_wr_rdma_write", &err);
 	qpx_record_op(qpx, "ibv_wr_rdma_write", rkey, remote_addr);
 }
 
@@ -910,7 +891,7 @@ qpx_wr_rdma_read(struct ibv_qp_ex *qpx, uint32_t rkey, uint64_t remote_addr)
 {
 	int err;
 
-	(void) mock_enter("ibv_wr_rdma_read", &err);
+	(void)mock_enter("ibv_wr_rdma_read", &err);
 	qpx_record_op(qpx, "ibv_wr_rdma_read", rkey, remote_addr);
 }
 
@@ -920,19 +901,18 @@ qpx_wr_send(struct ibv_qp_ex *qpx)
 {
 	int err;
 
-	(void) mock_enter("ibv_wr_send", &err);
+	(void)mock_enter("ibv_wr_send", &err);
 	qpx_record_op(qpx, "ibv_wr_send", 0, 0);
 }
 
 /* qpx_wr_set_sge -- ibv_wr_set_sge callback */
 static void
-qpx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr,
-		uint32_t length)
+qpx_wr_set_sge(struct ibv_qp_ex *qpx, uint32_t lkey, uint64_t addr, uint32_t length)
 {
 	int err;
 
-	(void) qpx;
-	(void) mock_enter("ibv_wr_set_sge", &err);
+	(void)qpx;
+	(void)mock_enter("ibv_wr_set_sge", &err);
 	mock_last_qpx_sge.lkey = lkey;
 	mock_last_qpx_sge.addr = addr;
 	mock_last_qpx_sge.length = length;
@@ -944,8 +924,8 @@ qpx_wr_set_inline_data(struct ibv_qp_ex *qpx, void *addr, size_t length)
 {
 	int err;
 
-	(void) qpx;
-	(void) mock_enter("ibv_wr_set_inline_data", &err);
+	(void)qpx;
+	(void)mock_enter("ibv_wr_set_inline_data", &err);
 	mock_last_qpx_inline_addr = addr;
 	mock_last_qpx_inline_len = length;
 }

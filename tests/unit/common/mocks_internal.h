@@ -29,8 +29,7 @@ bool mock_enter(const char *func, int *err);
  * of the given kind; any other pointer (NULL, stale, other kind) fails the
  * test (double destroy, wrong object)
  */
-bool mock_enter_obj(const char *func, const void *obj, const char *kind,
-		int *err);
+bool mock_enter_obj(const char *func, const void *obj, const char *kind, int *err);
 
 /* mock_die -- report a misuse of the mock layer and fail the current test */
 void mock_die(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -44,14 +44,13 @@ static struct rdma_cm_event *Last_event;
 static size_t
 sockaddr_len(const struct sockaddr *addr)
 {
-	return addr->sa_family == AF_INET6 ?
-		sizeof(struct sockaddr_in6) : sizeof(struct sockaddr_in);
+	return addr->sa_family == AF_INET6 ? sizeof(struct sockaddr_in6)
+					   : sizeof(struct sockaddr_in);
 }
 
 /* id_new -- a fake CM id */
 static struct rdma_cm_id *
-id_new(struct rdma_event_channel *channel, void *context,
-		enum rdma_port_space ps)
+id_new(struct rdma_event_channel *channel, void *context, enum rdma_port_space ps)
 {
 	struct rdma_cm_id *id = mock_obj_new(sizeof(*id), "cm_id");
 
@@ -60,16 +59,15 @@ id_new(struct rdma_event_channel *channel, void *context,
 	id->context = context;
 	id->ps = ps;
 	id->port_num = 1;
-	id->qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ?
-		IBV_QPT_UD : IBV_QPT_RC;
+	id->qp_type = (ps == RDMA_PS_UDP || ps == RDMA_PS_IPOIB) ? IBV_QPT_UD : IBV_QPT_RC;
 
 	return id;
 }
 
 /* mock_cm_push_event -- queue a CM event for rdma_get_cm_event */
 void
-mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id,
-		const void *pdata, uint8_t len)
+mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id, const void *pdata,
+		   uint8_t len)
 {
 	if (Cm_num == CM_EVENT_QUEUE_MAX)
 		mock_die("too many CM events queued");
@@ -80,9 +78,8 @@ mock_cm_push_event(enum rdma_cm_event_type type, struct rdma_cm_id *id,
 	e->ev.status = 0;
 	if (type == RDMA_CM_EVENT_CONNECT_REQUEST) {
 		e->ev.listen_id = id;
-		e->ev.id = id_new(id != NULL ? id->channel : NULL,
-				id != NULL ? id->context : NULL,
-				id != NULL ? id->ps : RDMA_PS_TCP);
+		e->ev.id = id_new(id != NULL ? id->channel : NULL, id != NULL ? id->context : NULL,
+				  id != NULL ? id->ps : RDMA_PS_TCP);
 		Last_req_id = e->ev.id;
 	} else {
 		e->ev.id = id;
@@ -152,12 +149,12 @@ capture_conn_param(const struct rdma_conn_param *param)
 {
 	memset(&mock_last_conn_param, 0, sizeof(mock_last_conn_param));
 	if (param == NULL) {
-		(void) capture_pdata(NULL, 0);
+		(void)capture_pdata(NULL, 0);
 		return;
 	}
 	mock_last_conn_param = *param;
 	mock_last_conn_param.private_data =
-		capture_pdata(param->private_data, param->private_data_len);
+	    capture_pdata(param->private_data, param->private_data_len);
 }
 
 /*
@@ -166,8 +163,8 @@ capture_conn_param(const struct rdma_conn_param *param)
  * ai_src_addr for RAI_PASSIVE hints, ai_dst_addr otherwise
  */
 int
-rdma_getaddrinfo(const char *node, const char *service,
-		const struct rdma_addrinfo *hints, struct rdma_addrinfo **res)
+rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		 struct rdma_addrinfo **res)
 {
 	int err;
 
@@ -180,20 +177,17 @@ rdma_getaddrinfo(const char *node, const char *service,
 	bool passive = hints != NULL && (hints->ai_flags & RAI_PASSIVE);
 
 	ai->sin.sin_family = AF_INET;
-	ai->sin.sin_port = htons(service != NULL ?
-			(uint16_t)strtoul(service, NULL, 10) : 0);
+	ai->sin.sin_port = htons(service != NULL ? (uint16_t)strtoul(service, NULL, 10) : 0);
 	if (node == NULL)
-		ai->sin.sin_addr.s_addr = htonl(passive ?
-				INADDR_ANY : INADDR_LOOPBACK);
+		ai->sin.sin_addr.s_addr = htonl(passive ? INADDR_ANY : INADDR_LOOPBACK);
 	else if (inet_pton(AF_INET, node, &ai->sin.sin_addr) != 1)
 		ai->sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 
 	ai->rai.ai_flags = hints != NULL ? hints->ai_flags : 0;
 	ai->rai.ai_family = AF_INET;
-	ai->rai.ai_qp_type = hints != NULL && hints->ai_qp_type ?
-		hints->ai_qp_type : IBV_QPT_RC;
-	ai->rai.ai_port_space = hints != NULL && hints->ai_port_space ?
-		hints->ai_port_space : RDMA_PS_TCP;
+	ai->rai.ai_qp_type = hints != NULL && hints->ai_qp_type ? hints->ai_qp_type : IBV_QPT_RC;
+	ai->rai.ai_port_space =
+	    hints != NULL && hints->ai_port_space ? hints->ai_port_space : RDMA_PS_TCP;
 	if (passive) {
 		ai->rai.ai_src_addr = (struct sockaddr *)&ai->sin;
 		ai->rai.ai_src_len = sizeof(ai->sin);
@@ -212,7 +206,7 @@ rdma_freeaddrinfo(struct rdma_addrinfo *res)
 {
 	int err;
 
-	(void) mock_enter("rdma_freeaddrinfo", &err);
+	(void)mock_enter("rdma_freeaddrinfo", &err);
 	while (res != NULL) {
 		struct rdma_addrinfo *next = res->ai_next;
 
@@ -237,8 +231,7 @@ rdma_create_event_channel(void)
 	if (fd < 0)
 		return NULL;
 
-	struct rdma_event_channel *ch =
-		mock_obj_new(sizeof(*ch), "event_channel");
+	struct rdma_event_channel *ch = mock_obj_new(sizeof(*ch), "event_channel");
 
 	ch->fd = fd;
 
@@ -251,17 +244,15 @@ rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	int err;
 
-	(void) mock_enter_obj("rdma_destroy_event_channel", channel,
-			"event_channel", &err);
+	(void)mock_enter_obj("rdma_destroy_event_channel", channel, "event_channel", &err);
 	close(channel->fd);
-	mock_obj_destroy(channel, "event_channel",
-			"rdma_destroy_event_channel");
+	mock_obj_destroy(channel, "event_channel", "rdma_destroy_event_channel");
 }
 
 /* rdma_create_id -- a fake CM id on channel */
 int
-rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id,
-		void *context, enum rdma_port_space ps)
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
+	       enum rdma_port_space ps)
 {
 	int err;
 
@@ -318,22 +309,20 @@ rdma_bind_addr(struct rdma_cm_id *id, struct sockaddr *addr)
 
 /* rdma_resolve_addr -- record the addresses of id */
 int
-rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr,
-		struct sockaddr *dst_addr, int timeout_ms)
+rdma_resolve_addr(struct rdma_cm_id *id, struct sockaddr *src_addr, struct sockaddr *dst_addr,
+		  int timeout_ms)
 {
 	int err;
 
-	(void) timeout_ms;
+	(void)timeout_ms;
 	if (mock_enter_obj("rdma_resolve_addr", id, "cm_id", &err)) {
 		errno = err;
 		return -1;
 	}
 	if (src_addr != NULL)
-		memcpy(&id->route.addr.src_addr, src_addr,
-			sockaddr_len(src_addr));
+		memcpy(&id->route.addr.src_addr, src_addr, sockaddr_len(src_addr));
 	if (dst_addr != NULL)
-		memcpy(&id->route.addr.dst_addr, dst_addr,
-			sockaddr_len(dst_addr));
+		memcpy(&id->route.addr.dst_addr, dst_addr, sockaddr_len(dst_addr));
 	if (Bind_no_device)
 		id->verbs = NULL;
 
@@ -346,7 +335,7 @@ rdma_resolve_route(struct rdma_cm_id *id, int timeout_ms)
 {
 	int err;
 
-	(void) timeout_ms;
+	(void)timeout_ms;
 	if (mock_enter_obj("rdma_resolve_route", id, "cm_id", &err)) {
 		errno = err;
 		return -1;
@@ -361,7 +350,7 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 {
 	int err;
 
-	(void) backlog;
+	(void)backlog;
 	if (mock_enter_obj("rdma_listen", id, "cm_id", &err)) {
 		errno = err;
 		return -1;
@@ -372,13 +361,11 @@ rdma_listen(struct rdma_cm_id *id, int backlog)
 
 /* rdma_get_cm_event -- the next queued CM event (any channel) */
 int
-rdma_get_cm_event(struct rdma_event_channel *channel,
-		struct rdma_cm_event **event)
+rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
 {
 	int err;
 
-	if (mock_enter_obj("rdma_get_cm_event", channel, "event_channel",
-			&err)) {
+	if (mock_enter_obj("rdma_get_cm_event", channel, "event_channel", &err)) {
 		errno = err;
 		return -1;
 	}
@@ -450,8 +437,7 @@ rdma_create_qp_ex(struct rdma_cm_id *id, struct ibv_qp_init_attr_ex *qp_attr)
 
 /* rdma_create_qp -- rdma_create_qp_ex with converted attributes */
 int
-rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd,
-		struct ibv_qp_init_attr *qp_init_attr)
+rdma_create_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_qp_init_attr *qp_init_attr)
 {
 	struct ibv_qp_init_attr_ex attr;
 	int err;
@@ -489,7 +475,7 @@ rdma_destroy_qp(struct rdma_cm_id *id)
 {
 	int err;
 
-	(void) mock_enter_obj("rdma_destroy_qp", id, "cm_id", &err);
+	(void)mock_enter_obj("rdma_destroy_qp", id, "cm_id", &err);
 	if (id->qp == NULL)
 		return;
 	mock_obj_destroy(id->qp, "qp", "rdma_destroy_qp");
@@ -528,12 +514,11 @@ rdma_accept(struct rdma_cm_id *id, struct rdma_conn_param *conn_param)
 
 /* rdma_reject -- capture the private data */
 int
-rdma_reject(struct rdma_cm_id *id, const void *private_data,
-		uint8_t private_data_len)
+rdma_reject(struct rdma_cm_id *id, const void *private_data, uint8_t private_data_len)
 {
 	int err;
 
-	(void) capture_pdata(private_data, private_data_len);
+	(void)capture_pdata(private_data, private_data_len);
 	if (mock_enter_obj("rdma_reject", id, "cm_id", &err)) {
 		errno = err;
 		return -1;
@@ -575,31 +560,26 @@ const char *
 rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const str[] = {
-		[RDMA_CM_EVENT_ADDR_RESOLVED] = "RDMA_CM_EVENT_ADDR_RESOLVED",
-		[RDMA_CM_EVENT_ADDR_ERROR] = "RDMA_CM_EVENT_ADDR_ERROR",
-		[RDMA_CM_EVENT_ROUTE_RESOLVED] = "RDMA_CM_EVENT_ROUTE_RESOLVED",
-		[RDMA_CM_EVENT_ROUTE_ERROR] = "RDMA_CM_EVENT_ROUTE_ERROR",
-		[RDMA_CM_EVENT_CONNECT_REQUEST] =
-			"RDMA_CM_EVENT_CONNECT_REQUEST",
-		[RDMA_CM_EVENT_CONNECT_RESPONSE] =
-			"RDMA_CM_EVENT_CONNECT_RESPONSE",
-		[RDMA_CM_EVENT_CONNECT_ERROR] = "RDMA_CM_EVENT_CONNECT_ERROR",
-		[RDMA_CM_EVENT_UNREACHABLE] = "RDMA_CM_EVENT_UNREACHABLE",
-		[RDMA_CM_EVENT_REJECTED] = "RDMA_CM_EVENT_REJECTED",
-		[RDMA_CM_EVENT_ESTABLISHED] = "RDMA_CM_EVENT_ESTABLISHED",
-		[RDMA_CM_EVENT_DISCONNECTED] = "RDMA_CM_EVENT_DISCONNECTED",
-		[RDMA_CM_EVENT_DEVICE_REMOVAL] =
-			"RDMA_CM_EVENT_DEVICE_REMOVAL",
-		[RDMA_CM_EVENT_MULTICAST_JOIN] =
-			"RDMA_CM_EVENT_MULTICAST_JOIN",
-		[RDMA_CM_EVENT_MULTICAST_ERROR] =
-			"RDMA_CM_EVENT_MULTICAST_ERROR",
-		[RDMA_CM_EVENT_ADDR_CHANGE] = "RDMA_CM_EVENT_ADDR_CHANGE",
-		[RDMA_CM_EVENT_TIMEWAIT_EXIT] = "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	    [RDMA_CM_EVENT_ADDR_RESOLVED] = "RDMA_CM_EVENT_ADDR_RESOLVED",
+	    [RDMA_CM_EVENT_ADDR_ERROR] = "RDMA_CM_EVENT_ADDR_ERROR",
+	    [RDMA_CM_EVENT_ROUTE_RESOLVED] = "RDMA_CM_EVENT_ROUTE_RESOLVED",
+	    [RDMA_CM_EVENT_ROUTE_ERROR] = "RDMA_CM_EVENT_ROUTE_ERROR",
+	    [RDMA_CM_EVENT_CONNECT_REQUEST] = "RDMA_CM_EVENT_CONNECT_REQUEST",
+	    [RDMA_CM_EVENT_CONNECT_RESPONSE] = "RDMA_CM_EVENT_CONNECT_RESPONSE",
+	    [RDMA_CM_EVENT_CONNECT_ERROR] = "RDMA_CM_EVENT_CONNECT_ERROR",
+	    [RDMA_CM_EVENT_UNREACHABLE] = "RDMA_CM_EVENT_UNREACHABLE",
+	    [RDMA_CM_EVENT_REJECTED] = "RDMA_CM_EVENT_REJECTED",
+	    [RDMA_CM_EVENT_ESTABLISHED] = "RDMA_CM_EVENT_ESTABLISHED",
+	    [RDMA_CM_EVENT_DISCONNECTED] = "RDMA_CM_EVENT_DISCONNECTED",
+	    [RDMA_CM_EVENT_DEVICE_REMOVAL] = "RDMA_CM_EVENT_DEVICE_REMOVAL",
+	    [RDMA_CM_EVENT_MULTICAST_JOIN] = "RDMA_CM_EVENT_MULTICAST_JOIN",
+	    [RDMA_CM_EVENT_MULTICAST_ERROR] = "RDMA_CM_EVENT_MULTICAST_ERROR",
+	    [RDMA_CM_EVENT_ADDR_CHANGE] = "RDMA_CM_EVENT_ADDR_CHANGE",
+	    [RDMA_CM_EVENT_TIMEWAIT_EXIT] = "RDMA_CM_EVENT_TIMEWAIT_EXIT",
 	};
 	int err;
 
-	(void) mock_enter("rdma_event_str", &err);
+	(void)mock_enter("rdma_event_str", &err);
 	if ((unsigned)event >= sizeof(str) / sizeof(str[0]))
 		return "UNKNOWN EVENT";
 

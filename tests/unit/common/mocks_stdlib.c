@@ -15,28 +15,27 @@
 
 #include "mocks_internal.h"
 
-#define KEY_MASK ((uintptr_t)0x5a5a5a5a5a5a5a5aULL)
-#define SLOT_EMPTY ((uintptr_t)0)
-#define SLOT_TOMB ((uintptr_t)1)
+#define KEY_MASK       ((uintptr_t)0x5a5a5a5a5a5a5a5aULL)
+#define SLOT_EMPTY     ((uintptr_t)0)
+#define SLOT_TOMB      ((uintptr_t)1)
 #define ALLOC_FAIL_MAX 32
 
 static pthread_mutex_t Lock = PTHREAD_MUTEX_INITIALIZER;
 
-static uintptr_t *Tab;	/* slots: SLOT_EMPTY, SLOT_TOMB or ptr ^ KEY_MASK */
-static size_t Cap;	/* number of slots, a power of 2 */
-static size_t Used;	/* live + tombstones */
-static long Live;	/* live tracked allocations */
+static uintptr_t *Tab; /* slots: SLOT_EMPTY, SLOT_TOMB or ptr ^ KEY_MASK */
+static size_t Cap;     /* number of slots, a power of 2 */
+static size_t Used;    /* live + tombstones */
+static long Live;      /* live tracked allocations */
 
 static long Alloc_calls;		/* malloc+calloc+realloc calls */
-static long Alloc_fail[ALLOC_FAIL_MAX];	/* Alloc_calls values to fail */
+static long Alloc_fail[ALLOC_FAIL_MAX]; /* Alloc_calls values to fail */
 static int Alloc_fail_num;
 
 /* slot_of -- first slot to probe for key */
 static size_t
 slot_of(uintptr_t key)
 {
-	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 32) &
-		(Cap - 1);
+	return (size_t)(((uint64_t)key * 0x9e3779b97f4a7c15ULL) >> 32) & (Cap - 1);
 }
 
 /* set_rehash -- rebuild the set with new_cap slots (drops tombstones) */
@@ -104,8 +103,7 @@ set_remove(void *ptr)
 	if (Cap == 0)
 		return false;
 
-	for (size_t s = slot_of(key); Tab[s] != SLOT_EMPTY;
-			s = (s + 1) & (Cap - 1)) {
+	for (size_t s = slot_of(key); Tab[s] != SLOT_EMPTY; s = (s + 1) & (Cap - 1)) {
 		if (Tab[s] == key) {
 			Tab[s] = SLOT_TOMB;
 			Live--;
@@ -225,7 +223,7 @@ __wrap_free(void *ptr)
 	int err;
 
 	pthread_mutex_lock(&Lock);
-	(void) mock_enter("free", &err);
+	(void)mock_enter("free", &err);
 	if (ptr != NULL)
 		set_remove(ptr);
 	pthread_mutex_unlock(&Lock);

@@ -5,10 +5,10 @@
  * ops.c)
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
@@ -16,8 +16,8 @@
 #include <string.h>
 
 #include "conn.h"
-#include "cq.h"
 #include "conn_helpers.h"
+#include "cq.h"
 #include "ops.h"
 
 /*

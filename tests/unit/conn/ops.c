@@ -4,10 +4,10 @@
  * atomic write, flush, send and receive, checked on the posted work requests
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <arpa/inet.h>

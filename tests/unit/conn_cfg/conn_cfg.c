@@ -4,22 +4,22 @@
  * configuration, its defaults, setters, getters and snapshot
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <pthread.h>
 #include <string.h>
 
-#include "mocks.h"
 #include "conn_cfg.h"
 #include "librpma.h"
+#include "mocks.h"
 
 #define BAD_CFG ((struct rpma_conn_cfg *)0x5a5a)
-#define SRQ_A ((struct rpma_srq *)0x1000)
-#define SRQ_B ((struct rpma_srq *)0x2000)
+#define SRQ_A	((struct rpma_srq *)0x1000)
+#define SRQ_B	((struct rpma_srq *)0x2000)
 
 /* check_defaults -- cfg holds the documented defaults, read through the getters */
 static void
@@ -57,7 +57,7 @@ new_defaults(void **state)
 {
 	struct rpma_conn_cfg *cfg = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 	assert_non_null(cfg);
 	assert_int_equal(mock_alloc_live(), 1);
@@ -71,7 +71,7 @@ new_defaults(void **state)
 static void
 new_delete_invalid(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_cfg_delete(NULL), RPMA_E_INVAL);
 	assert_string_equal(rpma_errormsg(), "cfg_ptr is NULL");
@@ -83,7 +83,7 @@ new_nomem(void **state)
 {
 	struct rpma_conn_cfg *cfg = BAD_CFG;
 
-	(void) state;
+	(void)state;
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma_conn_cfg_new(&cfg), RPMA_E_NOMEM);
 	assert_ptr_equal(cfg, BAD_CFG);
@@ -99,7 +99,7 @@ set_get_all(void **state)
 	bool shared;
 	struct rpma_srq *srq;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 0), 0);
 	assert_int_equal(rpma_conn_cfg_get_timeout(cfg, &timeout), 0);
@@ -149,7 +149,7 @@ timeout_negative(void **state)
 	struct rpma_conn_cfg *cfg = NULL;
 	int timeout;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 500), 0);
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, -1), RPMA_E_INVAL);
@@ -164,7 +164,7 @@ timeout_negative(void **state)
 static void
 setters_null_cfg(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_set_timeout(NULL, 1), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_cfg_set_cq_size(NULL, 1), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_cfg_set_rcq_size(NULL, 1), RPMA_E_INVAL);
@@ -185,7 +185,7 @@ getters_null(void **state)
 	bool shared = true;
 	struct rpma_srq *srq = SRQ_B;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 
 	assert_int_equal(rpma_conn_cfg_get_timeout(NULL, &timeout), RPMA_E_INVAL);
@@ -219,7 +219,7 @@ snapshot_defaults(void **state)
 {
 	struct rpma_conn_cfg_snapshot snap;
 
-	(void) state;
+	(void)state;
 	memset(&snap, 0xab, sizeof(snap));
 	rpma__conn_cfg_snapshot(NULL, &snap);
 	assert_int_equal(snap.timeout_ms, RPMA_DEFAULT_TIMEOUT_MS);
@@ -238,7 +238,7 @@ snapshot_values(void **state)
 	struct rpma_conn_cfg *cfg = NULL;
 	struct rpma_conn_cfg_snapshot snap;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 1), 0);
 	assert_int_equal(rpma_conn_cfg_set_cq_size(cfg, 2), 0);
@@ -261,7 +261,7 @@ snapshot_values(void **state)
 }
 
 #define NTHREADS 4
-#define NITER 20000
+#define NITER	 20000
 
 struct mt_arg {
 	struct rpma_conn_cfg *cfg;
@@ -336,7 +336,7 @@ multithreaded(void **state)
 	struct mt_arg args[NTHREADS];
 	pthread_t th[NTHREADS];
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
 	/* start from values of "thread 1", so that every read must pass */
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 0x01010101), 0);
@@ -369,16 +369,17 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(set_get_all, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(timeout_negative, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(setters_null_cfg, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(getters_null, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(snapshot_defaults, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(snapshot_values, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(set_get_all, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(timeout_negative, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(setters_null_cfg, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(getters_null, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(snapshot_defaults, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(snapshot_values, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

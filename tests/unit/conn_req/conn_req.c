@@ -4,10 +4,10 @@
  * receiving on and deleting connection requests
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
@@ -15,9 +15,9 @@
 #include <string.h>
 
 #include "conn.h"
+#include "conn_helpers.h"
 #include "conn_req.h"
 #include "cq.h"
-#include "conn_helpers.h"
 #include "srq.h"
 
 /* an armed provider failure and where it is expected */

@@ -5,10 +5,10 @@
  * completion
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <arpa/inet.h>
@@ -16,9 +16,9 @@
 #include <fcntl.h>
 #include <string.h>
 
-#include "mocks.h"
-#include "librpma.h"
 #include "cq.h"
+#include "librpma.h"
+#include "mocks.h"
 
 /* a pointer value no function may write over an output on failure */
 #define SENTINEL ((void *)(uintptr_t)0xbadc0ffe)

@@ -4,30 +4,30 @@
  * rpma_check_version()
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 
 static const int Codes[] = {
-	0,
-	RPMA_W_WAIT_FOR_COMPLETION,
-	RPMA_E_UNKNOWN,
-	RPMA_E_NOSUPP,
-	RPMA_E_PROVIDER,
-	RPMA_E_NOMEM,
-	RPMA_E_INVAL,
-	RPMA_E_NO_COMPLETION,
-	RPMA_E_NO_EVENT,
-	RPMA_E_AGAIN,
-	RPMA_E_SHARED_CHANNEL,
-	RPMA_E_NOT_SHARED_CHNL,
+    0,
+    RPMA_W_WAIT_FOR_COMPLETION,
+    RPMA_E_UNKNOWN,
+    RPMA_E_NOSUPP,
+    RPMA_E_PROVIDER,
+    RPMA_E_NOMEM,
+    RPMA_E_INVAL,
+    RPMA_E_NO_COMPLETION,
+    RPMA_E_NO_EVENT,
+    RPMA_E_AGAIN,
+    RPMA_E_SHARED_CHANNEL,
+    RPMA_E_NOT_SHARED_CHNL,
 };
 #define NCODES (sizeof(Codes) / sizeof(Codes[0]))
 
@@ -35,7 +35,7 @@ static const int Codes[] = {
 static void
 err_2str_distinct(void **state)
 {
-	(void) state;
+	(void)state;
 	for (size_t i = 0; i < NCODES; i++) {
 		const char *a = rpma_err_2str(Codes[i]);
 
@@ -50,7 +50,7 @@ err_2str_distinct(void **state)
 static void
 err_2str_texts(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_string_equal(rpma_err_2str(0), "Success");
 	assert_string_equal(rpma_err_2str(RPMA_E_INVAL), "Invalid argument");
 	assert_string_equal(rpma_err_2str(RPMA_E_NOMEM), "Out of memory");
@@ -62,10 +62,10 @@ err_2str_texts(void **state)
 static void
 err_2str_unknown(void **state)
 {
-	static const int others[] = {-1, 2, 12345, RPMA_E_NOT_SHARED_CHNL - 1,
-				     RPMA_E_UNKNOWN + 1, -2147483647 - 1};
+	static const int others[] = {
+	    -1, 2, 12345, RPMA_E_NOT_SHARED_CHNL - 1, RPMA_E_UNKNOWN + 1, -2147483647 - 1};
 
-	(void) state;
+	(void)state;
 	for (size_t i = 0; i < sizeof(others) / sizeof(others[0]); i++)
 		assert_string_equal(rpma_err_2str(others[i]), rpma_err_2str(RPMA_E_UNKNOWN));
 }
@@ -74,7 +74,7 @@ err_2str_unknown(void **state)
 static void
 version_equal(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(RPMA_MAJOR_VERSION, 1);
 	assert_int_equal(RPMA_MINOR_VERSION, 3);
 	assert_null(rpma_check_version(RPMA_MAJOR_VERSION, RPMA_MINOR_VERSION));
@@ -84,7 +84,7 @@ version_equal(void **state)
 static void
 version_older_minor(void **state)
 {
-	(void) state;
+	(void)state;
 	for (unsigned minor = 0; minor < RPMA_MINOR_VERSION; minor++)
 		assert_null(rpma_check_version(RPMA_MAJOR_VERSION, minor));
 }
@@ -95,7 +95,7 @@ version_newer_minor(void **state)
 {
 	const char *r;
 
-	(void) state;
+	(void)state;
 	r = rpma_check_version(RPMA_MAJOR_VERSION, RPMA_MINOR_VERSION + 1);
 	assert_non_null(r);
 	assert_string_equal(r, "librpma minor version too old");
@@ -109,7 +109,7 @@ version_major_mismatch(void **state)
 {
 	const char *r;
 
-	(void) state;
+	(void)state;
 	r = rpma_check_version(RPMA_MAJOR_VERSION + 1, 0);
 	assert_non_null(r);
 	assert_string_equal(r, "librpma major version mismatch");
@@ -126,13 +126,16 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(err_2str_distinct, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(err_2str_texts, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(err_2str_unknown, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(version_equal, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(version_older_minor, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(version_newer_minor, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(version_major_mismatch, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(err_2str_distinct, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(err_2str_texts, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(err_2str_unknown, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(version_equal, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(version_older_minor, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(version_newer_minor, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(version_major_mismatch, mock_test_setup,
+					    mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,18 +4,18 @@
  * flushing RDMA READ
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
 #include <string.h>
 
-#include "mocks.h"
-#include "librpma.h"
 #include "flush.h"
+#include "librpma.h"
+#include "mocks.h"
 #include "mr.h"
 #include "peer.h"
 

@@ -4,10 +4,10 @@
  * resolving for the connection manager
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <arpa/inet.h>
@@ -15,9 +15,9 @@
 #include <netinet/in.h>
 #include <string.h>
 
-#include "mocks.h"
 #include "info.h"
 #include "librpma.h"
+#include "mocks.h"
 
 #define BAD_INFO ((struct rdma_addrinfo *)0x5a5a)
 
@@ -41,7 +41,7 @@ info_new_passive(void **state)
 {
 	struct rdma_addrinfo *info = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__info_new("10.0.0.5", "7204", RPMA_INFO_PASSIVE, &info), 0);
 	assert_non_null(info);
 	assert_true(info->ai_flags & RAI_PASSIVE);
@@ -61,7 +61,7 @@ info_new_active(void **state)
 {
 	struct rdma_addrinfo *info = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__info_new("10.0.0.6", NULL, RPMA_INFO_ACTIVE, &info), 0);
 	assert_non_null(info);
 	assert_false(info->ai_flags & RAI_PASSIVE);
@@ -77,7 +77,7 @@ info_new_fail(void **state)
 {
 	struct rdma_addrinfo *info = BAD_INFO;
 
-	(void) state;
+	(void)state;
 	mock_fail("rdma_getaddrinfo", ENOENT);
 	errno = 0;
 	assert_int_equal(rpma__info_new("10.0.0.5", "1", RPMA_INFO_PASSIVE, &info),
@@ -98,7 +98,7 @@ info_delete_null(void **state)
 {
 	struct rdma_addrinfo *info = NULL;
 
-	(void) state;
+	(void)state;
 	rpma__info_delete(&info);
 	assert_null(info);
 	assert_int_equal(mock_calls("rdma_freeaddrinfo"), 0);
@@ -111,7 +111,7 @@ info_bind(void **state)
 	struct rdma_addrinfo *info = NULL;
 	struct rdma_cm_id *id = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__info_new("10.1.2.3", "4000", RPMA_INFO_PASSIVE, &info), 0);
 	assert_int_equal(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
 
@@ -135,7 +135,7 @@ info_resolve(void **state)
 	struct rdma_addrinfo *info = NULL;
 	struct rdma_cm_id *id = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__info_new("10.3.2.1", "5000", RPMA_INFO_ACTIVE, &info), 0);
 	assert_int_equal(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
 
@@ -156,12 +156,12 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(info_new_passive, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(info_new_active, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(info_new_fail, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(info_delete_null, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(info_bind, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(info_resolve, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_new_passive, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_new_active, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_new_fail, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_delete_null, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_bind, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_resolve, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

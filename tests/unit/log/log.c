@@ -4,10 +4,10 @@
  * function, rpma_errormsg(), the default function and the environment
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
@@ -20,11 +20,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "mocks.h"
 #include "librpma.h"
 #include "log.h"
+#include "mocks.h"
 
-#define REC_MAX 16
+#define REC_MAX	 16
 #define TEXT_MAX 1100
 
 /* one message received by rec_log_function() */
@@ -100,7 +100,7 @@ reset_log(void)
 static int
 setup(void **state)
 {
-	(void) state;
+	(void)state;
 	mock_reset();
 	reset_log();
 	snprintf(Tmpdir, sizeof(Tmpdir), "/tmp/rpma_log_test.XXXXXX");
@@ -114,7 +114,7 @@ teardown(void **state)
 {
 	char cmd[128];
 
-	(void) state;
+	(void)state;
 	reset_log();
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", Tmpdir);
 	assert_int_equal(system(cmd), 0);
@@ -169,7 +169,7 @@ capture_stderr_end(char *buf, size_t size)
 static void
 thresholds_default(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(Initial_threshold[RPMA_LOG_THRESHOLD], RPMA_LOG_DISABLED);
 	assert_int_equal(Initial_threshold[RPMA_LOG_THRESHOLD_AUX], RPMA_LOG_DISABLED);
 }
@@ -180,7 +180,7 @@ threshold_set_get(void **state)
 {
 	enum rpma_log_level level;
 
-	(void) state;
+	(void)state;
 	for (int t = RPMA_LOG_THRESHOLD; t < RPMA_LOG_THRESHOLD_MAX; t++) {
 		for (int l = RPMA_LOG_DISABLED; l <= RPMA_LOG_LEVEL_DEBUG; l++) {
 			assert_int_equal(rpma_log_set_threshold(t, l), 0);
@@ -204,24 +204,25 @@ threshold_set_invalid(void **state)
 {
 	enum rpma_log_level level;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_NOTICE), 0);
 
-	assert_int_equal(rpma_log_set_threshold((enum rpma_log_threshold)-1,
-						RPMA_LOG_LEVEL_ERROR), RPMA_E_INVAL);
+	assert_int_equal(
+	    rpma_log_set_threshold((enum rpma_log_threshold) - 1, RPMA_LOG_LEVEL_ERROR),
+	    RPMA_E_INVAL);
 	assert_non_null(strstr(rpma_errormsg(), "invalid log threshold"));
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_MAX, RPMA_LOG_LEVEL_ERROR),
 			 RPMA_E_INVAL);
-	assert_int_equal(rpma_log_set_threshold((enum rpma_log_threshold)77,
-						RPMA_LOG_LEVEL_ERROR), RPMA_E_INVAL);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level)-2),
+	assert_int_equal(rpma_log_set_threshold((enum rpma_log_threshold)77, RPMA_LOG_LEVEL_ERROR),
+			 RPMA_E_INVAL);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, (enum rpma_log_level) - 2),
 			 RPMA_E_INVAL);
 	assert_non_null(strstr(rpma_errormsg(), "invalid log level: -2"));
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD,
 						(enum rpma_log_level)(RPMA_LOG_LEVEL_DEBUG + 1)),
 			 RPMA_E_INVAL);
-	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX,
-						(enum rpma_log_level)100), RPMA_E_INVAL);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, (enum rpma_log_level)100),
+			 RPMA_E_INVAL);
 
 	assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level), 0);
 	assert_int_equal(level, RPMA_LOG_LEVEL_NOTICE);
@@ -235,8 +236,8 @@ threshold_get_invalid(void **state)
 {
 	enum rpma_log_level level = (enum rpma_log_level)4321;
 
-	(void) state;
-	assert_int_equal(rpma_log_get_threshold((enum rpma_log_threshold)-1, &level),
+	(void)state;
+	assert_int_equal(rpma_log_get_threshold((enum rpma_log_threshold) - 1, &level),
 			 RPMA_E_INVAL);
 	assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD_MAX, &level), RPMA_E_INVAL);
 	assert_int_equal(level, 4321);
@@ -248,7 +249,7 @@ threshold_get_invalid(void **state)
 static void
 function_receives(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_log_set_function(rec_log_function), 0);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING), 0);
 
@@ -271,7 +272,7 @@ function_receives(void **state)
 static void
 function_threshold(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_log_set_function(rec_log_function), 0);
 
 	/* both disabled: nothing at all, not even fatal */
@@ -299,12 +300,12 @@ function_threshold(void **state)
 static void
 function_library_message(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_log_set_function(rec_log_function), 0);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
 
-	assert_int_equal(rpma_log_set_threshold((enum rpma_log_threshold)99,
-						RPMA_LOG_LEVEL_ERROR), RPMA_E_INVAL);
+	assert_int_equal(rpma_log_set_threshold((enum rpma_log_threshold)99, RPMA_LOG_LEVEL_ERROR),
+			 RPMA_E_INVAL);
 	assert_int_equal(Nrecs, 1);
 	assert_int_equal(Recs[0].level, RPMA_LOG_LEVEL_ERROR);
 	assert_string_equal(Recs[0].file, "log.c");
@@ -319,7 +320,7 @@ function_restore_default(void **state)
 {
 	char path[128], buf[TEXT_MAX];
 
-	(void) state;
+	(void)state;
 	snprintf(path, sizeof(path), "%s/log", Tmpdir);
 	assert_int_equal(setenv("RPMA_LOG_FILE", path, 1), 0);
 	rpma__log_init();
@@ -344,7 +345,7 @@ errormsg_last_error(void **state)
 {
 	char big[700];
 
-	(void) state;
+	(void)state;
 	assert_non_null(rpma_errormsg());
 
 	/* logging disabled: the text is kept anyway */
@@ -371,7 +372,7 @@ log_keeps_errno(void **state)
 {
 	char path[128];
 
-	(void) state;
+	(void)state;
 	snprintf(path, sizeof(path), "%s/log", Tmpdir);
 	assert_int_equal(setenv("RPMA_LOG_FILE", path, 1), 0);
 	rpma__log_init();
@@ -424,7 +425,7 @@ errormsg_per_thread(void **state)
 	struct errormsg_arg b = {&barrier, "beta", "", 0};
 	pthread_t ta, tb;
 
-	(void) state;
+	(void)state;
 	rpma__log(RPMA_LOG_LEVEL_ERROR, "m.c", 1, "main", "main text");
 	assert_int_equal(pthread_barrier_init(&barrier, NULL, 2), 0);
 	assert_int_equal(pthread_create(&ta, NULL, errormsg_thread, &a), 0);
@@ -446,7 +447,7 @@ default_to_file(void **state)
 {
 	char path[128], buf[4096];
 
-	(void) state;
+	(void)state;
 	snprintf(path, sizeof(path), "%s/rpma.log", Tmpdir);
 	assert_int_equal(setenv("RPMA_LOG_FILE", path, 1), 0);
 	rpma__log_init();
@@ -489,7 +490,7 @@ default_to_syslog(void **state)
 {
 	char path[128], buf[256];
 
-	(void) state;
+	(void)state;
 	snprintf(path, sizeof(path), "%s/rpma.log", Tmpdir);
 	assert_int_equal(setenv("RPMA_LOG_FILE", path, 1), 0);
 	rpma__log_init();
@@ -517,7 +518,7 @@ default_to_stderr(void **state)
 {
 	char buf[1024];
 
-	(void) state;
+	(void)state;
 	rpma__log_init();
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
 	capture_stderr_begin();
@@ -534,7 +535,7 @@ log_file_pid(void **state)
 	char name[128], path[160], buf[256];
 	struct stat st;
 
-	(void) state;
+	(void)state;
 	snprintf(name, sizeof(name), "%s/rpma-", Tmpdir);
 	snprintf(path, sizeof(path), "%s%d", name, (int)getpid());
 	assert_int_equal(setenv("RPMA_LOG_FILE", name, 1), 0);
@@ -554,7 +555,7 @@ log_file_unopenable(void **state)
 {
 	char path[128], expected[256], buf[1024];
 
-	(void) state;
+	(void)state;
 	snprintf(path, sizeof(path), "%s/no/such/dir/log", Tmpdir);
 	assert_int_equal(setenv("RPMA_LOG_FILE", path, 1), 0);
 	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
@@ -566,7 +567,8 @@ log_file_unopenable(void **state)
 
 	snprintf(expected, sizeof(expected),
 		 "librpma: cannot open RPMA_LOG_FILE '%s': No such file or directory\n"
-		 "*ERROR* u.c:3 uf: fallback\n", path);
+		 "*ERROR* u.c:3 uf: fallback\n",
+		 path);
 	assert_string_equal(buf, expected);
 }
 
@@ -577,7 +579,7 @@ log_file_bad_names(void **state)
 	static char longname[5000];
 	char buf[8192];
 
-	(void) state;
+	(void)state;
 	assert_int_equal(setenv("RPMA_LOG_FILE", "", 1), 0);
 	capture_stderr_begin();
 	rpma__log_init();
@@ -604,17 +606,16 @@ env_log_level_valid(void **state)
 		const char *value;
 		enum rpma_log_level level;
 	} cases[] = {
-		{"0", RPMA_LOG_DISABLED},     {"1", RPMA_LOG_LEVEL_ERROR},
-		{"2", RPMA_LOG_LEVEL_NOTICE}, {"3", RPMA_LOG_LEVEL_INFO},
-		{"4", RPMA_LOG_LEVEL_DEBUG},
+	    {"0", RPMA_LOG_DISABLED},	{"1", RPMA_LOG_LEVEL_ERROR}, {"2", RPMA_LOG_LEVEL_NOTICE},
+	    {"3", RPMA_LOG_LEVEL_INFO}, {"4", RPMA_LOG_LEVEL_DEBUG},
 	};
 	enum rpma_log_level level;
 
-	(void) state;
+	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		/* start from a value different from the expected one */
-		assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD,
-							RPMA_LOG_LEVEL_FATAL), 0);
+		assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_FATAL),
+				 0);
 		assert_int_equal(setenv("RPMA_LOG_LEVEL", cases[i].value, 1), 0);
 		rpma__log_init();
 		assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level), 0);
@@ -633,12 +634,12 @@ env_log_level_invalid(void **state)
 	enum rpma_log_level level;
 	char expected[128];
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_log_set_function(rec_log_function), 0);
 	for (size_t i = 0; i < sizeof(values) / sizeof(values[0]); i++) {
 		Nrecs = 0;
-		assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD,
-							RPMA_LOG_LEVEL_WARNING), 0);
+		assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_WARNING),
+				 0);
 		assert_int_equal(setenv("RPMA_LOG_LEVEL", values[i], 1), 0);
 		rpma__log_init();
 		assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level), 0);
@@ -655,7 +656,7 @@ env_log_level_invalid(void **state)
 static void
 strerror_text(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_string_equal(rpma__strerror(ENOENT), "No such file or directory");
 	assert_string_equal(rpma__strerror(EINVAL), "Invalid argument");
 }
@@ -668,26 +669,26 @@ main(void)
 	rpma_log_get_threshold(RPMA_LOG_THRESHOLD_AUX, &Initial_threshold[RPMA_LOG_THRESHOLD_AUX]);
 
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(thresholds_default, setup, teardown),
-		cmocka_unit_test_setup_teardown(threshold_set_get, setup, teardown),
-		cmocka_unit_test_setup_teardown(threshold_set_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(threshold_get_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(function_receives, setup, teardown),
-		cmocka_unit_test_setup_teardown(function_threshold, setup, teardown),
-		cmocka_unit_test_setup_teardown(function_library_message, setup, teardown),
-		cmocka_unit_test_setup_teardown(function_restore_default, setup, teardown),
-		cmocka_unit_test_setup_teardown(errormsg_last_error, setup, teardown),
-		cmocka_unit_test_setup_teardown(log_keeps_errno, setup, teardown),
-		cmocka_unit_test_setup_teardown(errormsg_per_thread, setup, teardown),
-		cmocka_unit_test_setup_teardown(default_to_file, setup, teardown),
-		cmocka_unit_test_setup_teardown(default_to_syslog, setup, teardown),
-		cmocka_unit_test_setup_teardown(default_to_stderr, setup, teardown),
-		cmocka_unit_test_setup_teardown(log_file_pid, setup, teardown),
-		cmocka_unit_test_setup_teardown(log_file_unopenable, setup, teardown),
-		cmocka_unit_test_setup_teardown(log_file_bad_names, setup, teardown),
-		cmocka_unit_test_setup_teardown(env_log_level_valid, setup, teardown),
-		cmocka_unit_test_setup_teardown(env_log_level_invalid, setup, teardown),
-		cmocka_unit_test_setup_teardown(strerror_text, setup, teardown),
+	    cmocka_unit_test_setup_teardown(thresholds_default, setup, teardown),
+	    cmocka_unit_test_setup_teardown(threshold_set_get, setup, teardown),
+	    cmocka_unit_test_setup_teardown(threshold_set_invalid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(threshold_get_invalid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(function_receives, setup, teardown),
+	    cmocka_unit_test_setup_teardown(function_threshold, setup, teardown),
+	    cmocka_unit_test_setup_teardown(function_library_message, setup, teardown),
+	    cmocka_unit_test_setup_teardown(function_restore_default, setup, teardown),
+	    cmocka_unit_test_setup_teardown(errormsg_last_error, setup, teardown),
+	    cmocka_unit_test_setup_teardown(log_keeps_errno, setup, teardown),
+	    cmocka_unit_test_setup_teardown(errormsg_per_thread, setup, teardown),
+	    cmocka_unit_test_setup_teardown(default_to_file, setup, teardown),
+	    cmocka_unit_test_setup_teardown(default_to_syslog, setup, teardown),
+	    cmocka_unit_test_setup_teardown(default_to_stderr, setup, teardown),
+	    cmocka_unit_test_setup_teardown(log_file_pid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(log_file_unopenable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(log_file_bad_names, setup, teardown),
+	    cmocka_unit_test_setup_teardown(env_log_level_valid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(env_log_level_invalid, setup, teardown),
+	    cmocka_unit_test_setup_teardown(strerror_text, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,18 +4,18 @@
  * (tests/unit/common/)
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <stdlib.h>
 #include <string.h>
-#include <arpa/inet.h>
 
 #include "mocks.h"
 
@@ -69,7 +69,7 @@ del_id_with_qp(struct rdma_cm_id *id, struct ibv_pd *pd, struct ibv_cq *cq)
 static void
 fail_next(void **state)
 {
-	(void) state;
+	(void)state;
 	mock_fail("ibv_alloc_pd", ENOMEM);
 
 	errno = 0;
@@ -91,7 +91,7 @@ fail_nth(void **state)
 {
 	struct rdma_cm_id *id = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rdma_connect(id, NULL), 0); /* before arming */
 
@@ -125,7 +125,7 @@ fail_nth(void **state)
 static void
 fail_errno_returning(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_pd *pd = ibv_alloc_pd(mock_ibv_context());
 
 	mock_fail("ibv_dealloc_pd", EBUSY);
@@ -143,10 +143,10 @@ fail_errno_returning(void **state)
 static void
 counters_and_reset(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(mock_calls("ibv_fork_init"), 0);
-	(void) ibv_fork_init();
-	(void) ibv_fork_init();
+	(void)ibv_fork_init();
+	(void)ibv_fork_init();
 	assert_int_equal(mock_calls("ibv_fork_init"), 2);
 	assert_int_equal(mock_calls("rdma_listen"), 0);
 
@@ -168,7 +168,7 @@ counters_and_reset(void **state)
 static void
 alloc_fail_and_live(void **state)
 {
-	(void) state;
+	(void)state;
 	size_t sz = 32;
 
 	mock_alloc_fail_nth(2);
@@ -232,7 +232,7 @@ alloc_fail_and_live(void **state)
 static void
 alloc_before_reset(void **state)
 {
-	(void) state;
+	(void)state;
 	void *p = p_malloc(16);
 
 	assert_int_equal(mock_alloc_live(), 1);
@@ -258,7 +258,7 @@ alloc_before_reset(void **state)
 static void
 context_layout(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_context *ctx = mock_ibv_context();
 	struct verbs_context *vctx = verbs_get_ctx(ctx);
 
@@ -290,15 +290,14 @@ context_layout(void **state)
 static void
 query_device_ex_inline(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_device_attr_ex set, got;
 
 	memset(&set, 0, sizeof(set));
 	set.orig_attr.phys_port_cnt = 1;
 	set.orig_attr.max_qp_wr = 77;
 	set.odp_caps.general_caps = IBV_ODP_SUPPORT;
-	set.odp_caps.per_transport_caps.rc_odp_caps =
-		IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
+	set.odp_caps.per_transport_caps.rc_odp_caps = IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 	set.device_cap_flags_ex = IBV_DEVICE_PCI_WRITE_END_PADDING;
 	mock_set_device_attr_ex(&set);
 
@@ -309,8 +308,7 @@ query_device_ex_inline(void **state)
 	assert_int_equal(mock_calls("ibv_query_device"), 0);
 
 	mock_fail("ibv_query_device_ex", EIO);
-	assert_int_equal(ibv_query_device_ex(mock_ibv_context(), NULL, &got),
-			EIO);
+	assert_int_equal(ibv_query_device_ex(mock_ibv_context(), NULL, &got), EIO);
 
 	/* EOPNOTSUPP makes the inline fall back to ibv_query_device */
 	mock_fail("ibv_query_device_ex", EOPNOTSUPP);
@@ -330,7 +328,7 @@ query_device_ex_inline(void **state)
 static void
 query_port_and_advise_inline(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_port_attr pa;
 
 	assert_int_equal(ibv_query_port(mock_ibv_context(), 1, &pa), 0);
@@ -343,13 +341,13 @@ query_port_and_advise_inline(void **state)
 	struct ibv_sge sge = {.addr = 0x1000, .length = 64, .lkey = 0x11};
 
 	assert_int_equal(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE,
-			IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1), 0);
+				       IBV_ADVISE_MR_FLAG_FLUSH, &sge, 1),
+			 0);
 	assert_int_equal(mock_last_advise, IBV_ADVISE_MR_ADVICE_PREFETCH_WRITE);
 	assert_int_equal(mock_last_advise_flags, IBV_ADVISE_MR_FLAG_FLUSH);
 	assert_int_equal(mock_last_advise_sge.length, 64);
 	mock_fail("ibv_advise_mr", ENOTSUP);
-	assert_int_equal(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0,
-			&sge, 1), ENOTSUP);
+	assert_int_equal(ibv_advise_mr(pd, IBV_ADVISE_MR_ADVICE_PREFETCH, 0, &sge, 1), ENOTSUP);
 	assert_int_equal(ibv_dealloc_pd(pd), 0);
 }
 
@@ -357,7 +355,7 @@ query_port_and_advise_inline(void **state)
 static void
 post_inline(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct rdma_cm_id *id = new_id_with_qp(&pd, &cq);
@@ -432,7 +430,7 @@ post_inline(void **state)
 static void
 poll_cq_queue(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_cq *cq = ibv_create_cq(mock_ibv_context(), 8, NULL, NULL, 0);
 	struct ibv_wc wc[4];
 
@@ -469,10 +467,9 @@ poll_cq_queue(void **state)
 static void
 comp_channel_events(void **state)
 {
-	(void) state;
+	(void)state;
 	int ctx_tag;
-	struct ibv_comp_channel *ch =
-		ibv_create_comp_channel(mock_ibv_context());
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(mock_ibv_context());
 
 	assert_non_null(ch);
 	int flags = fcntl(ch->fd, F_GETFL);
@@ -480,8 +477,7 @@ comp_channel_events(void **state)
 	assert_true(flags >= 0);
 	assert_int_equal(fcntl(ch->fd, F_SETFL, flags | O_NONBLOCK), 0);
 
-	struct ibv_cq *cq =
-		ibv_create_cq(mock_ibv_context(), 8, &ctx_tag, ch, 0);
+	struct ibv_cq *cq = ibv_create_cq(mock_ibv_context(), 8, &ctx_tag, ch, 0);
 
 	assert_ptr_equal(cq->channel, ch);
 	assert_ptr_equal(cq->context, mock_ibv_context());
@@ -514,7 +510,7 @@ comp_channel_events(void **state)
 static void
 cm_events(void **state)
 {
-	(void) state;
+	(void)state;
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct rdma_cm_id *listen_id = NULL;
 	struct rdma_cm_event *ev = NULL;
@@ -529,8 +525,7 @@ cm_events(void **state)
 	assert_ptr_equal(listen_id->channel, ch);
 	assert_int_equal(rdma_listen(listen_id, 0), 0);
 
-	mock_cm_push_event(RDMA_CM_EVENT_CONNECT_REQUEST, listen_id, pdata,
-			sizeof(pdata));
+	mock_cm_push_event(RDMA_CM_EVENT_CONNECT_REQUEST, listen_id, pdata, sizeof(pdata));
 	struct rdma_cm_id *req_id = mock_cm_last_req_id();
 
 	assert_non_null(req_id);
@@ -560,8 +555,7 @@ cm_events(void **state)
 	assert_int_equal(rdma_get_cm_event(ch, &ev), -1);
 	assert_int_equal(errno, EAGAIN);
 
-	assert_string_equal(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED),
-			"RDMA_CM_EVENT_ESTABLISHED");
+	assert_string_equal(rdma_event_str(RDMA_CM_EVENT_ESTABLISHED), "RDMA_CM_EVENT_ESTABLISHED");
 	assert_int_equal(rdma_destroy_id(req_id), 0);
 	assert_int_equal(rdma_destroy_id(listen_id), 0);
 	rdma_destroy_event_channel(ch2);
@@ -573,7 +567,7 @@ cm_events(void **state)
 static void
 conn_param_capture(void **state)
 {
-	(void) state;
+	(void)state;
 	struct rdma_cm_id *id = NULL;
 	struct rdma_conn_param cp;
 	unsigned char pd[4] = {1, 2, 3, 4};
@@ -608,7 +602,7 @@ conn_param_capture(void **state)
 static void
 getaddrinfo_passive_active(void **state)
 {
-	(void) state;
+	(void)state;
 	struct rdma_addrinfo hints, *res = NULL;
 	struct sockaddr_in *sin;
 
@@ -634,8 +628,7 @@ getaddrinfo_passive_active(void **state)
 	assert_int_equal(rdma_getaddrinfo("192.168.0.1", "1", &hints, &res), 0);
 	assert_null(res->ai_src_addr);
 	assert_non_null(res->ai_dst_addr);
-	assert_int_equal(rdma_resolve_addr(id, res->ai_src_addr,
-			res->ai_dst_addr, 1000), 0);
+	assert_int_equal(rdma_resolve_addr(id, res->ai_src_addr, res->ai_dst_addr, 1000), 0);
 	sin = (struct sockaddr_in *)rdma_get_peer_addr(id);
 	assert_int_equal(ntohl(sin->sin_addr.s_addr), 0xc0a80001);
 	rdma_freeaddrinfo(res);
@@ -652,14 +645,13 @@ getaddrinfo_passive_active(void **state)
 static void
 reg_mr_entry_points(void **state)
 {
-	(void) state;
+	(void)state;
 	char buf[64];
 	struct ibv_pd *pd = ibv_alloc_pd(mock_ibv_context());
 	volatile int access = IBV_ACCESS_LOCAL_WRITE;
 
 	/* constant access flags: the ibv_reg_mr symbol */
-	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf),
-			IBV_ACCESS_REMOTE_READ);
+	struct ibv_mr *mr = ibv_reg_mr(pd, buf, sizeof(buf), IBV_ACCESS_REMOTE_READ);
 
 	assert_non_null(mr);
 	assert_int_equal(mock_calls("ibv_reg_mr"), 1);
@@ -683,11 +675,9 @@ reg_mr_entry_points(void **state)
 	errno = 0;
 	assert_null(ibv_reg_mr_iova2(pd, buf, 8, (uintptr_t)buf, access));
 	assert_int_equal(errno, EOPNOTSUPP);
-	mr = ibv_reg_mr_iova2(pd, buf, 8, (uintptr_t)buf,
-			(unsigned)access | IBV_ACCESS_ON_DEMAND);
+	mr = ibv_reg_mr_iova2(pd, buf, 8, (uintptr_t)buf, (unsigned)access | IBV_ACCESS_ON_DEMAND);
 	assert_non_null(mr);
-	assert_int_equal(mock_last_reg_mr_access,
-			IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
+	assert_int_equal(mock_last_reg_mr_access, IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_ON_DEMAND);
 
 	mock_fail("ibv_dereg_mr", EBUSY);
 	assert_int_equal(ibv_dereg_mr(mr), EBUSY);
@@ -703,7 +693,7 @@ reg_mr_entry_points(void **state)
 static void
 qp_ex_callbacks(void **state)
 {
-	(void) state;
+	(void)state;
 	struct ibv_pd *pd;
 	struct ibv_cq *cq;
 	struct rdma_cm_id *id = new_id_with_qp(&pd, &cq);
@@ -774,12 +764,10 @@ qp_ex_callbacks(void **state)
 static void
 wc_status_str(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_string_equal(ibv_wc_status_str(IBV_WC_SUCCESS), "success");
-	assert_string_equal(ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR),
-			"Work Request Flushed Error");
-	assert_string_equal(ibv_wc_status_str((enum ibv_wc_status)1000),
-			"unknown");
+	assert_string_equal(ibv_wc_status_str(IBV_WC_WR_FLUSH_ERR), "Work Request Flushed Error");
+	assert_string_equal(ibv_wc_status_str((enum ibv_wc_status)1000), "unknown");
 	assert_int_equal(mock_calls("ibv_wc_status_str"), 3);
 }
 
@@ -788,35 +776,34 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(fail_next, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(fail_nth, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(fail_errno_returning, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(counters_and_reset, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(alloc_fail_and_live, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(alloc_before_reset, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(context_layout, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(query_device_ex_inline, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(query_port_and_advise_inline,
-			mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(post_inline, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(poll_cq_queue, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(comp_channel_events, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(cm_events, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(conn_param_capture, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(getaddrinfo_passive_active, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(reg_mr_entry_points, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(qp_ex_callbacks, mock_test_setup,
-			mock_test_teardown),
-		cmocka_unit_test_setup_teardown(wc_status_str, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(fail_next, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(fail_nth, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(fail_errno_returning, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(counters_and_reset, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(alloc_fail_and_live, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(alloc_before_reset, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(context_layout, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(query_device_ex_inline, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(query_port_and_advise_inline, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(post_inline, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(poll_cq_queue, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(comp_channel_events, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(cm_events, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(conn_param_capture, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(getaddrinfo_passive_active, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(reg_mr_entry_points, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(qp_ex_callbacks, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(wc_status_str, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,18 +4,18 @@
  * remote regions, advice, range checks and the posting of work requests
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 #include "mr.h"
 #include "peer.h"
 

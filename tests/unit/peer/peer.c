@@ -4,19 +4,19 @@
  * internal creation of queue pairs, memory regions and shared receive queues
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
 #include <string.h>
 
-#include "mocks.h"
-#include "librpma.h"
 #include "conn_cfg.h"
 #include "cq.h"
+#include "librpma.h"
+#include "mocks.h"
 #include "peer.h"
 #include "srq.h"
 
@@ -496,19 +496,24 @@ main(void)
 	    cmocka_unit_test_setup_teardown(new_atomic_write, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(new_null, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(new_query_fails, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(new_alloc_pd_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_alloc_pd_fails, mock_test_setup,
+					    mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(new_malloc_fails, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(delete_null, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(delete_dealloc_fails, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(delete_dealloc_fails, mock_test_setup,
+					    mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(create_qp_plain, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(create_qp_rcq_srq, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(create_qp_atomic_write, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(create_qp_atomic_write, mock_test_setup,
+					    mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(create_qp_fails, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(mr_reg_ok, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(mr_reg_fails, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_odp_fallback, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_odp_fallback, mock_test_setup,
+					    mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(mr_reg_no_odp, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(mr_reg_odp_other_error, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(mr_reg_odp_other_error, mock_test_setup,
+					    mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(create_srq_ok, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(create_srq_fails, mock_test_setup, mock_test_teardown),
 	};

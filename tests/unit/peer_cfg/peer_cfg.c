@@ -4,16 +4,16 @@
  * and its descriptor
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 #include "peer_cfg.h"
 
 #define BAD_CFG ((struct rpma_peer_cfg *)0x5a5a)
@@ -25,7 +25,7 @@ new_delete(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	bool supported = true;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(&cfg), 0);
 	assert_non_null(cfg);
 	assert_int_equal(mock_alloc_live(), 1);
@@ -42,7 +42,7 @@ new_delete(void **state)
 static void
 new_delete_invalid(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_delete(NULL), RPMA_E_INVAL);
 	assert_string_equal(rpma_errormsg(), "pcfg_ptr is NULL");
@@ -54,7 +54,7 @@ new_nomem(void **state)
 {
 	struct rpma_peer_cfg *cfg = BAD_CFG;
 
-	(void) state;
+	(void)state;
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma_peer_cfg_new(&cfg), RPMA_E_NOMEM);
 	assert_ptr_equal(cfg, BAD_CFG);
@@ -67,7 +67,7 @@ direct_write_set_get(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	bool supported;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(cfg, true), 0);
 	supported = false;
@@ -87,7 +87,7 @@ direct_write_invalid(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	bool supported = true;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_peer_cfg_set_direct_write_to_pmem(NULL, true), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_get_direct_write_to_pmem(NULL, &supported), RPMA_E_INVAL);
@@ -106,7 +106,7 @@ descriptor_size(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	size_t size = 0;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_peer_cfg_get_descriptor_size(cfg, &size), 0);
 	assert_int_equal(size, 1);
@@ -126,7 +126,7 @@ descriptor_get(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	uint8_t desc[2] = {0xaa, 0xbb};
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_peer_cfg_get_descriptor(cfg, desc), 0);
 	assert_int_equal(desc[0], 0);
@@ -148,7 +148,7 @@ descriptor_get(void **state)
 static void
 descriptor_round_trip(void **state)
 {
-	(void) state;
+	(void)state;
 	for (int v = 0; v <= 1; v++) {
 		struct rpma_peer_cfg *cfg = NULL, *copy = NULL;
 		uint8_t desc[RPMA_PEER_CFG_DESCRIPTOR_SIZE];
@@ -177,7 +177,7 @@ from_descriptor_values(void **state)
 	struct rpma_peer_cfg *cfg = NULL;
 	bool supported = false;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_from_descriptor(desc, sizeof(desc), &cfg), 0);
 	assert_int_equal(rpma_peer_cfg_get_direct_write_to_pmem(cfg, &supported), 0);
 	assert_true(supported);
@@ -196,7 +196,7 @@ from_descriptor_bad_value(void **state)
 {
 	struct rpma_peer_cfg *cfg = BAD_CFG;
 
-	(void) state;
+	(void)state;
 	for (int v = 2; v <= 255; v++) {
 		uint8_t desc = (uint8_t)v;
 
@@ -214,7 +214,7 @@ from_descriptor_invalid(void **state)
 	struct rpma_peer_cfg *cfg = BAD_CFG;
 	uint8_t desc = 1;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_peer_cfg_from_descriptor(NULL, 1, &cfg), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(&desc, 1, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(&desc, 0, &cfg), RPMA_E_INVAL);
@@ -229,7 +229,7 @@ from_descriptor_nomem(void **state)
 	struct rpma_peer_cfg *cfg = BAD_CFG;
 	uint8_t desc = 1;
 
-	(void) state;
+	(void)state;
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma_peer_cfg_from_descriptor(&desc, 1, &cfg), RPMA_E_NOMEM);
 	assert_ptr_equal(cfg, BAD_CFG);
@@ -239,18 +239,26 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_delete, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(direct_write_set_get, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(direct_write_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(descriptor_size, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(descriptor_get, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(descriptor_round_trip, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_values, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_bad_value, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(from_descriptor_nomem, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_delete, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(direct_write_set_get, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(direct_write_invalid, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(descriptor_size, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(descriptor_get, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(descriptor_round_trip, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(from_descriptor_values, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(from_descriptor_bad_value, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(from_descriptor_invalid, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(from_descriptor_nomem, mock_test_setup,
+					    mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,16 +4,16 @@
  * validating, deleting and moving connection private data
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 #include "private_data.h"
 
 #define SENTINEL_PTR ((void *)0x5a5a)
@@ -38,7 +38,7 @@ store_copies(void **state)
 	uint8_t src[255];
 	struct rdma_cm_event ev;
 
-	(void) state;
+	(void)state;
 	for (size_t i = 0; i < sizeof(src); i++)
 		src[i] = (uint8_t)(i * 7 + 3);
 
@@ -68,7 +68,7 @@ store_none(void **state)
 	struct rdma_cm_event ev;
 	uint8_t byte = 1;
 
-	(void) state;
+	(void)state;
 	event_with(&ev, NULL, 0);
 	assert_int_equal(rpma__private_data_store(&ev, &pdata), 0);
 	assert_null(pdata.ptr);
@@ -90,7 +90,7 @@ store_invalid(void **state)
 	struct rpma_conn_private_data pdata = {SENTINEL_PTR, SENTINEL_LEN};
 	struct rdma_cm_event ev;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__private_data_store(NULL, &pdata), RPMA_E_INVAL);
 	assert_ptr_equal(pdata.ptr, SENTINEL_PTR);
 	assert_int_equal(pdata.len, SENTINEL_LEN);
@@ -110,7 +110,7 @@ store_nomem(void **state)
 	struct rdma_cm_event ev;
 	uint8_t src[16] = {1, 2, 3};
 
-	(void) state;
+	(void)state;
 	event_with(&ev, src, sizeof(src));
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma__private_data_store(&ev, &pdata), RPMA_E_NOMEM);
@@ -126,7 +126,7 @@ validate_ok(void **state)
 	uint8_t buf[255] = {0};
 	struct rpma_conn_private_data pdata = {NULL, 0};
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__private_data_validate(NULL, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
 	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
 	assert_int_equal(rpma__private_data_validate(&pdata, 0), 0);
@@ -149,7 +149,7 @@ validate_limits(void **state)
 	uint8_t buf[255] = {0};
 	struct rpma_conn_private_data pdata = {buf, 0};
 
-	(void) state;
+	(void)state;
 	assert_int_equal(RPMA_PRIVATE_DATA_CONNECT_MAX, 56);
 	assert_int_equal(RPMA_PRIVATE_DATA_ACCEPT_MAX, 196);
 
@@ -174,7 +174,7 @@ validate_null_ptr(void **state)
 {
 	struct rpma_conn_private_data pdata = {NULL, 4};
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX),
 			 RPMA_E_INVAL);
 	assert_non_null(strstr(rpma_errormsg(), "private data is NULL but its length is 4"));
@@ -189,7 +189,7 @@ move(void **state)
 	struct rpma_conn_private_data dst = {SENTINEL_PTR, SENTINEL_LEN};
 	struct rdma_cm_event ev;
 
-	(void) state;
+	(void)state;
 	event_with(&ev, src_bytes, sizeof(src_bytes));
 	assert_int_equal(rpma__private_data_store(&ev, &src), 0);
 	void *stored = src.ptr;
@@ -217,7 +217,7 @@ move_empty(void **state)
 	struct rpma_conn_private_data src = {NULL, 0};
 	struct rpma_conn_private_data dst = {SENTINEL_PTR, SENTINEL_LEN};
 
-	(void) state;
+	(void)state;
 	rpma__private_data_move(&dst, &src);
 	assert_null(dst.ptr);
 	assert_int_equal(dst.len, 0);
@@ -229,15 +229,15 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(store_copies, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(store_none, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(store_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(store_nomem, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(validate_ok, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(validate_limits, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(validate_null_ptr, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(move, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(move_empty, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(store_copies, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(store_none, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(store_invalid, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(store_nomem, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(validate_ok, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(validate_limits, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(validate_null_ptr, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(move, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(move_empty, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

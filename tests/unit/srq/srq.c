@@ -4,18 +4,18 @@
  * without a receive CQ of their own, posting receives to them
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
 #include <string.h>
 
-#include "mocks.h"
-#include "librpma.h"
 #include "cq.h"
+#include "librpma.h"
+#include "mocks.h"
 #include "peer.h"
 #include "srq.h"
 

@@ -4,17 +4,17 @@
  * configuration
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <pthread.h>
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 #include "srq_cfg.h"
 
 #define BAD_CFG ((struct rpma_srq_cfg *)0x5a5a)
@@ -26,7 +26,7 @@ new_defaults(void **state)
 	struct rpma_srq_cfg *cfg = NULL;
 	uint32_t rq = 0, rcq = 0;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_srq_cfg_new(&cfg), 0);
 	assert_non_null(cfg);
 	assert_int_equal(mock_alloc_live(), 1);
@@ -43,7 +43,7 @@ new_defaults(void **state)
 static void
 new_delete_invalid(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_srq_cfg_new(NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_srq_cfg_delete(NULL), RPMA_E_INVAL);
 	assert_string_equal(rpma_errormsg(), "cfg_ptr is NULL");
@@ -55,7 +55,7 @@ new_nomem(void **state)
 {
 	struct rpma_srq_cfg *cfg = BAD_CFG;
 
-	(void) state;
+	(void)state;
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma_srq_cfg_new(&cfg), RPMA_E_NOMEM);
 	assert_ptr_equal(cfg, BAD_CFG);
@@ -68,7 +68,7 @@ set_get(void **state)
 	struct rpma_srq_cfg *cfg = NULL;
 	uint32_t rq, rcq;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_srq_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_srq_cfg_set_rq_size(cfg, 123), 0);
 	assert_int_equal(rpma_srq_cfg_get_rq_size(cfg, &rq), 0);
@@ -95,7 +95,7 @@ null_args(void **state)
 	struct rpma_srq_cfg *cfg = NULL;
 	uint32_t v = 77;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_srq_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_srq_cfg_set_rq_size(NULL, 1), RPMA_E_INVAL);
 	assert_int_equal(rpma_srq_cfg_set_rcq_size(NULL, 1), RPMA_E_INVAL);
@@ -118,7 +118,7 @@ get_sizes(void **state)
 	struct rpma_srq_cfg *cfg = NULL;
 	uint32_t rq = 0, rcq = 0;
 
-	(void) state;
+	(void)state;
 	rpma__srq_cfg_get_sizes(NULL, &rq, &rcq);
 	assert_int_equal(rq, 20);
 	assert_int_equal(rcq, 20);
@@ -133,7 +133,7 @@ get_sizes(void **state)
 }
 
 #define NTHREADS 4
-#define NITER 50000
+#define NITER	 50000
 
 struct mt_arg {
 	struct rpma_srq_cfg *cfg;
@@ -181,7 +181,7 @@ multithreaded(void **state)
 	struct mt_arg args[NTHREADS];
 	pthread_t th[NTHREADS];
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_srq_cfg_new(&cfg), 0);
 	assert_int_equal(rpma_srq_cfg_set_rq_size(cfg, 0x01010101u), 0);
 	assert_int_equal(rpma_srq_cfg_set_rcq_size(cfg, 0x01010101u), 0);
@@ -202,13 +202,14 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(set_get, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(null_args, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(get_sizes, mock_test_setup, mock_test_teardown),
-		cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_defaults, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_delete_invalid, mock_test_setup,
+					    mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(new_nomem, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(set_get, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(null_args, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(get_sizes, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -4,19 +4,19 @@
  * rpma_utils_ibv_context_is_odp_capable() and rpma_utils_conn_event_2str()
  */
 
+#include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <setjmp.h>
 #include <cmocka.h>
 
 #include <errno.h>
 #include <string.h>
 
-#include "mocks.h"
 #include "librpma.h"
+#include "mocks.h"
 
-#define ADDR "192.168.1.7"
+#define ADDR	"192.168.1.7"
 #define BAD_CTX ((struct ibv_context *)0x5a5a)
 
 /* every ODP capability an RC connection of librpma needs */
@@ -28,7 +28,7 @@
 static int
 setup(void **state)
 {
-	(void) state;
+	(void)state;
 	mock_reset();
 	return 0;
 }
@@ -37,7 +37,7 @@ setup(void **state)
 static int
 teardown(void **state)
 {
-	(void) state;
+	(void)state;
 	assert_int_equal(mock_alloc_live(), 0);
 	assert_int_equal(mock_objects_live(), 0);
 	mock_set_device_attr_ex(NULL);
@@ -50,7 +50,7 @@ get_ctx_local(void **state)
 {
 	struct ibv_context *ctx = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx), 0);
 	assert_ptr_equal(ctx, mock_ibv_context());
 	assert_int_equal(mock_calls("rdma_getaddrinfo"), 1);
@@ -67,7 +67,7 @@ get_ctx_remote(void **state)
 {
 	struct ibv_context *ctx = NULL;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ctx), 0);
 	assert_ptr_equal(ctx, mock_ibv_context());
 	assert_int_equal(mock_calls("rdma_resolve_addr"), 1);
@@ -82,7 +82,7 @@ get_ctx_no_device(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
+	(void)state;
 	mock_cm_bind_no_device(true);
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx),
 			 RPMA_E_PROVIDER);
@@ -101,7 +101,7 @@ get_ctx_null_args(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_utils_get_ibv_context(NULL, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx),
 			 RPMA_E_INVAL);
 	assert_ptr_equal(ctx, BAD_CTX);
@@ -116,11 +116,12 @@ get_ctx_bad_type(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
-	assert_int_equal(rpma_utils_get_ibv_context(ADDR, (enum rpma_util_ibv_context_type)2,
-						    &ctx), RPMA_E_INVAL);
-	assert_int_equal(rpma_utils_get_ibv_context(ADDR, (enum rpma_util_ibv_context_type)-1,
-						    &ctx), RPMA_E_INVAL);
+	(void)state;
+	assert_int_equal(rpma_utils_get_ibv_context(ADDR, (enum rpma_util_ibv_context_type)2, &ctx),
+			 RPMA_E_INVAL);
+	assert_int_equal(
+	    rpma_utils_get_ibv_context(ADDR, (enum rpma_util_ibv_context_type) - 1, &ctx),
+	    RPMA_E_INVAL);
 	assert_ptr_equal(ctx, BAD_CTX);
 	assert_non_null(strstr(rpma_errormsg(), "invalid context type: -1"));
 	assert_int_equal(mock_calls("rdma_getaddrinfo"), 0);
@@ -132,7 +133,7 @@ get_ctx_info_fail(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
+	(void)state;
 	mock_fail("rdma_getaddrinfo", EADDRNOTAVAIL);
 	errno = 0;
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx),
@@ -148,9 +149,8 @@ get_ctx_create_id_fail(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
-	for (int type = RPMA_UTIL_IBV_CONTEXT_LOCAL; type <= RPMA_UTIL_IBV_CONTEXT_REMOTE;
-	     type++) {
+	(void)state;
+	for (int type = RPMA_UTIL_IBV_CONTEXT_LOCAL; type <= RPMA_UTIL_IBV_CONTEXT_REMOTE; type++) {
 		mock_fail("rdma_create_id", ENOMEM);
 		errno = 0;
 		assert_int_equal(rpma_utils_get_ibv_context(ADDR, type, &ctx), RPMA_E_PROVIDER);
@@ -168,7 +168,7 @@ get_ctx_bind_fail(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
+	(void)state;
 	mock_fail("rdma_bind_addr", EADDRINUSE);
 	errno = 0;
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_LOCAL, &ctx),
@@ -185,7 +185,7 @@ get_ctx_resolve_fail(void **state)
 {
 	struct ibv_context *ctx = BAD_CTX;
 
-	(void) state;
+	(void)state;
 	mock_fail("rdma_resolve_addr", EHOSTUNREACH);
 	errno = 0;
 	assert_int_equal(rpma_utils_get_ibv_context(ADDR, RPMA_UTIL_IBV_CONTEXT_REMOTE, &ctx),
@@ -215,7 +215,7 @@ odp_capable(void **state)
 {
 	int cap = -1;
 
-	(void) state;
+	(void)state;
 	set_odp(IBV_ODP_SUPPORT, RC_ODP_ALL);
 	assert_int_equal(rpma_utils_ibv_context_is_odp_capable(mock_ibv_context(), &cap), 0);
 	assert_int_equal(cap, 1);
@@ -232,7 +232,7 @@ odp_not_capable(void **state)
 					   IBV_ODP_SUPPORT_ATOMIC};
 	int cap = -1;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_utils_ibv_context_is_odp_capable(mock_ibv_context(), &cap), 0);
 	assert_int_equal(cap, 0);
 
@@ -257,7 +257,7 @@ odp_null_args(void **state)
 {
 	int cap = 7;
 
-	(void) state;
+	(void)state;
 	assert_int_equal(rpma_utils_ibv_context_is_odp_capable(NULL, &cap), RPMA_E_INVAL);
 	assert_int_equal(rpma_utils_ibv_context_is_odp_capable(mock_ibv_context(), NULL),
 			 RPMA_E_INVAL);
@@ -271,7 +271,7 @@ odp_query_fail(void **state)
 {
 	int cap = 7;
 
-	(void) state;
+	(void)state;
 	set_odp(IBV_ODP_SUPPORT, RC_ODP_ALL);
 	mock_fail("ibv_query_device_ex", EIO);
 	errno = 0;
@@ -288,7 +288,7 @@ odp_query_fallback(void **state)
 {
 	int cap = 7;
 
-	(void) state;
+	(void)state;
 	set_odp(IBV_ODP_SUPPORT, RC_ODP_ALL);
 	mock_fail("ibv_query_device_ex", EOPNOTSUPP);
 	assert_int_equal(rpma_utils_ibv_context_is_odp_capable(mock_ibv_context(), &cap), 0);
@@ -302,7 +302,7 @@ odp_query_fallback_fail(void **state)
 {
 	int cap = 7;
 
-	(void) state;
+	(void)state;
 	mock_fail("ibv_query_device_ex", ENOSYS);
 	mock_fail("ibv_query_device", ENODEV);
 	errno = 0;
@@ -320,26 +320,26 @@ event_2str(void **state)
 		enum rpma_conn_event ev;
 		const char *text;
 	} cases[] = {
-		{RPMA_CONN_UNDEFINED, "Undefined connection event"},
-		{RPMA_CONN_ESTABLISHED, "Connection established"},
-		{RPMA_CONN_CLOSED, "Connection closed"},
-		{RPMA_CONN_LOST, "Connection lost"},
-		{RPMA_CONN_REJECTED, "Connection rejected"},
-		{RPMA_CONN_UNREACHABLE, "Connection unreachable"},
+	    {RPMA_CONN_UNDEFINED, "Undefined connection event"},
+	    {RPMA_CONN_ESTABLISHED, "Connection established"},
+	    {RPMA_CONN_CLOSED, "Connection closed"},
+	    {RPMA_CONN_LOST, "Connection lost"},
+	    {RPMA_CONN_REJECTED, "Connection rejected"},
+	    {RPMA_CONN_UNREACHABLE, "Connection unreachable"},
 	};
 	const size_t n = sizeof(cases) / sizeof(cases[0]);
 
-	(void) state;
+	(void)state;
 	for (size_t i = 0; i < n; i++) {
 		assert_string_equal(rpma_utils_conn_event_2str(cases[i].ev), cases[i].text);
 		for (size_t j = 0; j < i; j++)
 			assert_string_not_equal(rpma_utils_conn_event_2str(cases[i].ev),
 						rpma_utils_conn_event_2str(cases[j].ev));
 	}
-	assert_string_equal(rpma_utils_conn_event_2str((enum rpma_conn_event)(
-				    RPMA_CONN_UNREACHABLE + 1)),
-			    "Unknown connection event");
-	assert_string_equal(rpma_utils_conn_event_2str((enum rpma_conn_event)-2),
+	assert_string_equal(
+	    rpma_utils_conn_event_2str((enum rpma_conn_event)(RPMA_CONN_UNREACHABLE + 1)),
+	    "Unknown connection event");
+	assert_string_equal(rpma_utils_conn_event_2str((enum rpma_conn_event) - 2),
 			    "Unknown connection event");
 	assert_string_equal(rpma_utils_conn_event_2str((enum rpma_conn_event)1000),
 			    "Unknown connection event");
@@ -349,22 +349,22 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test_setup_teardown(get_ctx_local, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_remote, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_no_device, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_null_args, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_bad_type, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_info_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_create_id_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_bind_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(get_ctx_resolve_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_capable, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_not_capable, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_null_args, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_query_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_query_fallback, setup, teardown),
-		cmocka_unit_test_setup_teardown(odp_query_fallback_fail, setup, teardown),
-		cmocka_unit_test_setup_teardown(event_2str, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_local, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_remote, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_no_device, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_null_args, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_bad_type, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_info_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_create_id_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_bind_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(get_ctx_resolve_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_capable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_not_capable, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_null_args, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_query_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_query_fallback, setup, teardown),
+	    cmocka_unit_test_setup_teardown(odp_query_fallback_fail, setup, teardown),
+	    cmocka_unit_test_setup_teardown(event_2str, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
