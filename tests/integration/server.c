@@ -221,8 +221,11 @@ run_rma(struct rpma_peer *peer, const char *port)
 	uint8_t pdata[T_PD_SIZE] = {0};
 	int slots = Opt.recvs * Opt.conns;
 
-	Msg = aligned_alloc(4096, (size_t)slots * T_MSG);
-	Out = aligned_alloc(4096, (size_t)slots * T_MSG);
+	/* aligned_alloc wants the size a multiple of the alignment */
+	size_t msgs_size = ((size_t)slots * T_MSG + 4095) & ~(size_t)4095;
+
+	Msg = aligned_alloc(4096, msgs_size);
+	Out = aligned_alloc(4096, msgs_size);
 	if (!region || !dead || !noflush || !Msg || !Out)
 		die("out of memory");
 	for (size_t i = 0; i < T_REGION; i++)

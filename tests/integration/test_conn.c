@@ -278,14 +278,16 @@ test_unreachable_address(void **state)
 	(void)state;
 	char port[16];
 	struct sockaddr_in sin = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sin);
 	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
 
 	assert_true(fd >= 0);
-	t_next_port(port, sizeof(port));
-	sin.sin_port = htons((uint16_t)atoi(port));
+	/* the kernel picks a free port: a fixed one may be held by another socket */
 	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	assert_int_equal(bind(fd, (struct sockaddr *)&sin, sizeof(sin)), 0);
+	assert_int_equal(getsockname(fd, (struct sockaddr *)&sin, &len), 0);
 	assert_int_equal(listen(fd, 8), 0);
+	snprintf(port, sizeof(port), "%u", (unsigned)ntohs(sin.sin_port));
 	connect_nowhere(T_ADDR, port);
 	close(fd);
 }
