@@ -19,14 +19,23 @@ VERSION_PATCH := 0
 VERSION := $(VERSION_MAJOR).$(VERSION_MINOR).$(VERSION_PATCH)
 SONAME := librpma.so.$(VERSION_MAJOR)
 
+# ---------------------------------------------------------------- flags, defined once
+# Every module's .mk builds with these; a module adds only its own -I and libraries.
 CC ?= gcc
 CLANG ?= clang
 BUILD := build
 WARN := -Wall -Wextra -Werror
 CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Ilibrpma/include
 CFLAGS ?= -O2
+# clang's AddressSanitizer + UndefinedBehaviorSanitizer, ThreadSanitizer, libFuzzer
+SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+TSAN_FLAGS := -fsanitize=thread -fno-omit-frame-pointer
+FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 PROVIDER_LIBS := -libverbs -lrdmacm
+# link a program against build/lib (librpma and, later, the framework)
+LIB_LDFLAGS = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib)
 
+# the librpma source set, for the library and for every instrumented rebuild of it
 RPMA_SRCS := $(sort $(wildcard librpma/src/*.c))
 RPMA_HDRS := $(wildcard librpma/src/*.h) librpma/include/librpma.h
 RPMA_OBJS := $(patsubst librpma/src/%.c,$(BUILD)/obj/%.o,$(RPMA_SRCS))
@@ -35,8 +44,9 @@ LIB_SO := $(BUILD)/lib/librpma.so.$(VERSION)
 LIB_A := $(BUILD)/lib/librpma.a
 LIB_PC := $(BUILD)/lib/librpma.pc
 
-.PHONY: all librpma deps check check-unit check-unit-asan check-symbols check-man check-install \
-	coverage fuzz fuzz-run check-fuzz install uninstall clean run
+.PHONY: all librpma deps check check-slow check-loop check-format check-unit check-unit-asan \
+	check-symbols check-man check-install coverage fuzz fuzz-run check-fuzz install uninstall \
+	clean run
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
@@ -115,7 +125,6 @@ $(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/co
 		-lcmocka -lgcov $(UNIT_WRAP) -pthread
 
 # the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
-SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 ASAN_BINS := $(addprefix $(BUILD)/unit-asan/,$(UNIT_DIRS))
 
 $(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
@@ -149,7 +158,6 @@ check-install: librpma
 # ---------------------------------------------------------------- fuzzing
 FUZZ_NAMES := $(notdir $(basename $(wildcard fuzz/fuzz_*.c)))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
-FUZZ_FLAGS := -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 20
 
@@ -166,26 +174,61 @@ fuzz-run: $(FUZZ_BINS)
 check-fuzz: $(FUZZ_BINS)
 	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
 
+# ---------------------------------------------------------------- modules
+# The checks of this file, in the order make check runs them; every module
+# below appends its own (CHECK_TARGETS, or CHECK_SLOW_TARGETS for the suites
+# that only make check-slow runs) and the directories make clean removes.
+CHECK_TARGETS := check-format check-unit check-unit-asan coverage check-symbols check-man \
+	check-install check-fuzz
+CHECK_SLOW_TARGETS :=
+CLEAN_DIRS := $(BUILD)
+
+# One line per module: adding one is adding its .mk here. A missing file is an error.
+MODULE_MKS := \
+	softrdma/softrdma.mk \
+	examples/examples.mk \
+	tools/demo/demo.mk \
+	tests/integration/integration.mk \
+	tests/interop/interop.mk \
+	tests/mt/mt.mk \
+	tests/valgrind/valgrind.mk \
+	tests/sanitize/sanitize.mk \
+	tools/rpma-bench/bench.mk
+
+include $(MODULE_MKS)
+
+# ---------------------------------------------------------------- format
+# every C file follows .clang-format (clang-format -i FILE fixes one)
+CLANG_FORMAT ?= clang-format
+FORMAT_FILES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find . -name '*.[ch]' -not -path './build/*')
+
+check-format:
+	@$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES) && echo "format: $(words $(FORMAT_FILES)) files clean"
+
 # ---------------------------------------------------------------- everything
--include softrdma/softrdma.mk
--include examples/examples.mk
--include tools/demo/demo.mk
--include tests/integration/integration.mk
--include tests/mt/mt.mk
--include tools/rpma-bench/bench.mk
--include tests/interop/interop.mk
--include tests/valgrind/valgrind.mk
-
-CHECK_TARGETS := check-unit check-unit-asan coverage check-symbols check-man check-install check-fuzz \
-	check-softrdma check-examples check-demo check-integration check-interop check-mt \
-	check-valgrind
-
-check: deps
-	$(MAKE) librpma
-	@failed=0; for t in $(CHECK_TARGETS); do \
+# run_checks TARGETS -- make each target, go on after a failure, fail at the end
+run_checks = failed=0; for t in $(1); do \
 		echo "=== make $$t"; \
 		$(MAKE) --no-print-directory $$t || { echo "=== FAILED: $$t"; failed=1; }; \
 	done; exit $$failed
 
+check: deps
+	$(MAKE) librpma
+	@$(call run_checks,$(CHECK_TARGETS))
+
+# the sanitizer builds of softrdma under the suites, and the other long runs
+check-slow: deps
+	$(MAKE) librpma
+	@$(call run_checks,$(CHECK_SLOW_TARGETS))
+
+# make check-loop SUITE=check-integration N=20 -- rerun one suite, stop at the first failure
+N ?= 10
+check-loop:
+	@test -n "$(SUITE)" || { echo "check-loop: name the suite, e.g. SUITE=check-integration" >&2; exit 2; }
+	@for i in $$(seq 1 $(N)); do \
+		echo "=== $(SUITE): run $$i of $(N)"; \
+		$(MAKE) --no-print-directory $(SUITE) || { echo "=== $(SUITE) failed on run $$i of $(N)"; exit 1; }; \
+	done; echo "=== $(SUITE): $(N) of $(N) runs passed"
+
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(CLEAN_DIRS)

@@ -8,10 +8,8 @@
 EXAMPLES_SRC_DIR := examples
 EXAMPLES_BUILD_DIR := build/examples
 EXAMPLES_LIB_DIR := build/lib
-EXAMPLES_CC ?= gcc
-EXAMPLES_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -Ilibrpma/include \
-	-I$(EXAMPLES_SRC_DIR)/common
-EXAMPLES_LDFLAGS := -L$(EXAMPLES_LIB_DIR) -Wl,-rpath,$(abspath $(EXAMPLES_LIB_DIR))
+EXAMPLES_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -I$(EXAMPLES_SRC_DIR)/common
+EXAMPLES_LDFLAGS := $(LIB_LDFLAGS)
 EXAMPLES_LDLIBS := -lrpma -lpmem2 -libverbs
 
 EXAMPLES_NAMES := $(notdir $(patsubst %/,%,$(wildcard $(EXAMPLES_SRC_DIR)/[0-9][0-9]-*/)))
@@ -31,15 +29,17 @@ examples: $(EXAMPLES_BINS)
 $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_COMMON_HDRS) \
 		librpma/include/librpma.h | $(EXAMPLES_LIB_SO)
 	@mkdir -p $(@D)
-	$(EXAMPLES_CC) $(EXAMPLES_CFLAGS) -o $@ $< $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_LDFLAGS) \
+	$(CC) $(EXAMPLES_CFLAGS) -o $@ $< $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_LDFLAGS) \
 		$(EXAMPLES_LDLIBS)
 
 $(EXAMPLES_COMMON_OBJ): $(EXAMPLES_COMMON_SRCS) $(EXAMPLES_COMMON_HDRS) librpma/include/librpma.h
 	@mkdir -p $(@D)
-	$(EXAMPLES_CC) $(EXAMPLES_CFLAGS) -c -o $@ $<
+	$(CC) $(EXAMPLES_CFLAGS) -c -o $@ $<
 
 check-examples: examples
 	@$(EXAMPLES_SRC_DIR)/run-examples.sh $(EXAMPLES_BUILD_DIR)
 
 clean-examples:
 	rm -rf $(EXAMPLES_BUILD_DIR)
+
+CHECK_TARGETS += check-examples

@@ -1,9 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# softrdma: user-space replacements for libibverbs.so.1 and librdmacm.so.1.
-# Include from the top-level Makefile, or run standalone:
-#   make -f softrdma/softrdma.mk softrdma
-#   make -f softrdma/softrdma.mk check-softrdma
+# softrdma: user-space replacements for libibverbs.so.1 and librdmacm.so.1,
+# included by the top-level Makefile:
+#   make softrdma         build softrdma/build/{libibverbs,librdmacm}.so.1
+#   make check-softrdma   softrdma's own tests and external programs, both transports
+#
+# SOFTRDMA_VARIANT=asan or tsan builds the same libraries with gcc's
+# AddressSanitizer+UndefinedBehaviorSanitizer or ThreadSanitizer into
+# softrdma/build-asan or softrdma/build-tsan (see tests/sanitize/sanitize.mk).
 #
 # Debian packages needed beyond build-essential (none extra at run time):
 SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils \
@@ -11,14 +15,19 @@ SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils
 
 SOFTRDMA_TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 SOFTRDMA_ROOT := $(abspath $(SOFTRDMA_TOP)/..)
-SOFTRDMA_BUILD := $(SOFTRDMA_TOP)/build
+SOFTRDMA_VARIANT ?=
+SOFTRDMA_BUILD := $(SOFTRDMA_TOP)/build$(if $(SOFTRDMA_VARIANT),-$(SOFTRDMA_VARIANT))
 SOFTRDMA_SRC := $(SOFTRDMA_TOP)/src
 SOFTRDMA_SCRIPTS := $(SOFTRDMA_TOP)/scripts
 SOFTRDMA_TESTS := $(SOFTRDMA_ROOT)/tests/softrdma
 SOFTRDMA_REAL_LIBDIR ?= /usr/lib/x86_64-linux-gnu
-SOFTRDMA_CC ?= gcc
-SOFTRDMA_CFLAGS := -O2 -g -Wall -Wextra -Werror -fPIC -pthread
-SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined
+SOFTRDMA_CC := gcc
+SOFTRDMA_SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
+	-fno-omit-frame-pointer
+SOFTRDMA_SAN_tsan := -fsanitize=thread -fno-omit-frame-pointer
+SOFTRDMA_SAN := $(SOFTRDMA_SAN_$(SOFTRDMA_VARIANT))
+SOFTRDMA_CFLAGS := $(CFLAGS) -g $(WARN) -fPIC -pthread $(SOFTRDMA_SAN)
+SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined $(SOFTRDMA_SAN)
 
 SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c progress.c shm.c compat.c
 SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
@@ -38,7 +47,7 @@ softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
 # under softrdma-run.
 $(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) -O2 -g -Wall -Wextra -Werror -o $@ $< -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS) -g $(WARN) -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
 		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
@@ -84,7 +93,7 @@ $(SOFTRDMA_BUILD)/.symbols-ok: $(SOFTRDMA_BUILD)/libibverbs.so.1 \
 # Tests are compiled and linked against the real rdma-core.
 $(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) -O2 -g -Wall -Wextra -Werror -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS) -g $(WARN) -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
 
 softrdma-tests: $(SOFTRDMA_TEST_BINS)
 
@@ -101,3 +110,6 @@ check-softrdma: softrdma softrdma-tests
 
 clean-softrdma:
 	rm -rf $(SOFTRDMA_BUILD)
+
+CHECK_TARGETS += check-softrdma
+CLEAN_DIRS += $(SOFTRDMA_TOP)/build $(SOFTRDMA_TOP)/build-asan $(SOFTRDMA_TOP)/build-tsan

@@ -8,7 +8,7 @@ set -euo pipefail
 packages=(
 	gcc make pkg-config
 	libibverbs-dev librdmacm-dev libcmocka-dev
-	clang libclang-rt-14-dev
+	clang libclang-rt-14-dev clang-format
 	rdmacm-utils ibverbs-utils perftest
 	iproute2 procps psmisc valgrind man-db
 	libpmem2-dev libyaml-dev

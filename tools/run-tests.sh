@@ -3,6 +3,8 @@
 #
 # run-tests.sh SUITE BIN... -- run each test program with a time limit, report
 # each one, and close with "N passed, M failed"; exits non-zero on any failure.
+# TEST_TIMEOUT: seconds per program (120); TEST_WRAPPER: a command to run each
+# program under (tools/softrdma-run, say).
 set -u
 suite=$1
 shift
@@ -12,7 +14,8 @@ failed=0
 failures=()
 for bin in "$@"; do
 	log=$(mktemp)
-	if timeout -k 5 "$limit" "$bin" >"$log" 2>&1; then
+	# shellcheck disable=SC2086 # the wrapper may be empty or carry arguments
+	if timeout -k 5 "$limit" ${TEST_WRAPPER:-} "$bin" >"$log" 2>&1; then
 		passed=$((passed + 1))
 		echo "PASS $suite/$(basename "$bin")"
 	else

@@ -11,10 +11,8 @@
 INTEG_SRC_DIR := tests/integration
 INTEG_BUILD_DIR := build/integration
 INTEG_LIB_DIR := build/lib
-INTEG_CC := gcc
-INTEG_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -O2 -g -Ilibrpma/include \
-	-I$(INTEG_SRC_DIR)
-INTEG_LDFLAGS := -L$(INTEG_LIB_DIR) -Wl,-rpath,$(abspath $(INTEG_LIB_DIR))
+INTEG_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -I$(INTEG_SRC_DIR)
+INTEG_LDFLAGS := $(LIB_LDFLAGS)
 INTEG_LDLIBS := -lrpma -libverbs -lrdmacm -lcmocka -pthread
 # seconds one test program may run
 INTEG_TIMEOUT ?= 90
@@ -28,21 +26,15 @@ INTEG_COMMON := $(INTEG_SRC_DIR)/common.c $(INTEG_SRC_DIR)/common.h
 
 integration: $(INTEG_BINS) $(INTEG_SERVER)
 
-# the shared library comes from the top-level Makefile (LIB_SO) when it is there
-ifdef LIB_SO
-INTEG_LIB := $(LIB_SO)
-else
-INTEG_LIB := $(INTEG_LIB_DIR)/librpma.so.1
-$(INTEG_LIB):
-	$(MAKE) -f Makefile librpma
-endif
-
-$(INTEG_BUILD_DIR)/%: $(INTEG_SRC_DIR)/%.c $(INTEG_COMMON) librpma/include/librpma.h $(INTEG_LIB)
+$(INTEG_BUILD_DIR)/%: $(INTEG_SRC_DIR)/%.c $(INTEG_COMMON) librpma/include/librpma.h $(LIB_SO)
 	@mkdir -p $(@D)
-	$(INTEG_CC) $(INTEG_CFLAGS) -o $@ $< $(INTEG_SRC_DIR)/common.c $(INTEG_LDFLAGS) $(INTEG_LDLIBS)
+	$(CC) $(INTEG_CFLAGS) -o $@ $< $(INTEG_SRC_DIR)/common.c $(INTEG_LDFLAGS) $(INTEG_LDLIBS)
 
 check-integration: $(INTEG_BINS) $(INTEG_SERVER) softrdma
-	@TEST_TIMEOUT=$(INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 tools/softrdma-run tools/run-tests.sh integration $(INTEG_BINS)
+	@TEST_TIMEOUT=$(INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 TEST_WRAPPER=tools/softrdma-run \
+		tools/run-tests.sh integration $(INTEG_BINS)
 
 clean-integration:
 	rm -rf $(INTEG_BUILD_DIR)
+
+CHECK_TARGETS += check-integration

@@ -18,15 +18,14 @@
 
 INTEROP_CASES ?= 01-connection 02-read-to-volatile 04-write-to-persistent \
 	05-flush-to-persistent 07-atomic-write 08-messages-ping-pong
-INTEROP_CC ?= gcc
-INTEROP_BUILD := $(if $(BUILD),$(BUILD),build)
+INTEROP_BUILD := $(BUILD)
 INTEROP_DIR := $(INTEROP_BUILD)/interop/debian
-INTEROP_OURS_DIR := $(if $(EXAMPLES_BUILD_DIR),$(EXAMPLES_BUILD_DIR),$(INTEROP_BUILD)/examples)
+INTEROP_OURS_DIR := $(EXAMPLES_BUILD_DIR)
 INTEROP_DEB_ROOT := $(INTEROP_BUILD)/debian-librpma
 INTEROP_DEB_INC := $(INTEROP_DEB_ROOT)/usr/include
 INTEROP_DEB_LIBDIR := $(INTEROP_DEB_ROOT)/usr/lib/x86_64-linux-gnu
 INTEROP_COMPAT := tests/interop/debian-compat.h
-INTEROP_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -I$(INTEROP_DEB_INC) \
+INTEROP_CFLAGS := -std=gnu11 -g $(WARN) $(CFLAGS) -I$(INTEROP_DEB_INC) \
 	-Iexamples/common -include $(INTEROP_COMPAT)
 INTEROP_LDFLAGS := -L$(INTEROP_DEB_LIBDIR) -Wl,-rpath,$(abspath $(INTEROP_DEB_LIBDIR))
 INTEROP_LDLIBS := -lrpma -lpmem2 -libverbs
@@ -53,13 +52,13 @@ interop-debian-librpma: $(INTEROP_DEB_INC)/librpma.h
 $(INTEROP_COMMON_OBJ): examples/common/common.c examples/common/common.h $(INTEROP_COMPAT) \
 		$(INTEROP_DEB_INC)/librpma.h
 	@mkdir -p $(@D)
-	$(INTEROP_CC) $(INTEROP_CFLAGS) -c -o $@ $<
+	$(CC) $(INTEROP_CFLAGS) -c -o $@ $<
 
 # build/interop/debian/NN-name/server from examples/NN-name/server.c
 $(INTEROP_DIR)/%: examples/%.c $(INTEROP_COMMON_OBJ) examples/common/common.h $(INTEROP_COMPAT) \
 		$(INTEROP_DEB_INC)/librpma.h
 	@mkdir -p $(@D)
-	$(INTEROP_CC) $(INTEROP_CFLAGS) -o $@ $< $(INTEROP_COMMON_OBJ) $(INTEROP_LDFLAGS) \
+	$(CC) $(INTEROP_CFLAGS) -o $@ $< $(INTEROP_COMMON_OBJ) $(INTEROP_LDFLAGS) \
 		$(INTEROP_LDLIBS)
 
 check-interop: $(INTEROP_OURS_BINS) $(INTEROP_DEB_BINS) softrdma
@@ -69,3 +68,5 @@ check-interop: $(INTEROP_OURS_BINS) $(INTEROP_DEB_BINS) softrdma
 
 clean-interop:
 	rm -rf $(INTEROP_BUILD)/interop
+
+CHECK_TARGETS += check-interop

@@ -12,18 +12,15 @@
 
 MT_SRC_DIR := tests/mt
 MT_BUILD_DIR := build/tsan
-MT_CC := clang
-MT_SAN := -fsanitize=thread
-MT_CFLAGS := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror -O1 -g -fno-omit-frame-pointer \
-	$(MT_SAN) -Ilibrpma/include -Itests/integration
+MT_CC := $(CLANG)
+MT_CFLAGS := $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Itests/integration
 MT_LDLIBS := -libverbs -lrdmacm -lcmocka -pthread
 MT_SUPP := $(abspath $(MT_SRC_DIR)/tsan.supp)
 MT_TSAN_OPTIONS := halt_on_error=1 second_deadlock_stack=1 suppressions=$(MT_SUPP)
 # seconds one test program may run
 MT_TIMEOUT ?= 120
 
-MT_LIB_SRCS := $(sort $(wildcard librpma/src/*.c))
-MT_LIB_OBJS := $(patsubst librpma/src/%.c,$(MT_BUILD_DIR)/obj/%.o,$(MT_LIB_SRCS))
+MT_LIB_OBJS := $(patsubst librpma/src/%.c,$(MT_BUILD_DIR)/obj/%.o,$(RPMA_SRCS))
 MT_LIB := $(MT_BUILD_DIR)/librpma.a
 MT_NAMES := $(sort $(notdir $(basename $(wildcard $(MT_SRC_DIR)/mt_*.c))))
 MT_BINS := $(addprefix $(MT_BUILD_DIR)/,$(MT_NAMES))
@@ -34,7 +31,7 @@ MT_COMMON := tests/integration/common.c tests/integration/common.h
 
 mt: $(MT_BINS) $(MT_SERVER)
 
-$(MT_BUILD_DIR)/obj/%.o: librpma/src/%.c $(wildcard librpma/src/*.h) librpma/include/librpma.h
+$(MT_BUILD_DIR)/obj/%.o: librpma/src/%.c $(RPMA_HDRS)
 	@mkdir -p $(@D)
 	$(MT_CC) $(MT_CFLAGS) -Ilibrpma/src -fPIC -c $< -o $@
 
@@ -57,3 +54,5 @@ check-mt: $(MT_BINS) $(MT_SERVER) softrdma
 
 clean-mt:
 	rm -rf $(MT_BUILD_DIR)
+
+CHECK_TARGETS += check-mt

@@ -17,7 +17,7 @@
 VALGRIND_BIN ?= valgrind
 VALGRIND_TIMEOUT ?= 180
 VALGRIND_BASE_PORT ?= 17600
-VALGRIND_EXAMPLES_DIR := $(if $(EXAMPLES_BUILD_DIR),$(EXAMPLES_BUILD_DIR),build/examples)
+VALGRIND_EXAMPLES_DIR := $(EXAMPLES_BUILD_DIR)
 
 .PHONY: check-valgrind
 
@@ -34,3 +34,5 @@ check-valgrind: examples softrdma $(SOFTRDMA_BUILD)/tests/test_churn
 		tools/softrdma-run \
 		$(VALGRIND_BIN) -q --error-exitcode=99 --suppressions=tests/valgrind/softrdma.supp \
 		$(SOFTRDMA_BUILD)/tests/test_churn
+
+CHECK_TARGETS += check-valgrind

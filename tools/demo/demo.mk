@@ -24,9 +24,8 @@ DEMO_TOP_MK := $(firstword $(MAKEFILE_LIST))
 DEMO_SRC_DIR := tools/demo
 DEMO_BUILD_DIR := build/demo
 DEMO_LIB_DIR := build/lib
-DEMO_CC ?= gcc
-DEMO_CFLAGS := -std=gnu11 -Wall -Wextra -Werror -O2 -g -Ilibrpma/include
-DEMO_LDFLAGS := -L$(DEMO_LIB_DIR) -Wl,-rpath,$(abspath $(DEMO_LIB_DIR))
+DEMO_CFLAGS := $(CFLAGS_BASE) $(CFLAGS)
+DEMO_LDFLAGS := $(LIB_LDFLAGS)
 DEMO_HDRS := $(DEMO_SRC_DIR)/demo.h librpma/include/librpma.h
 DEMO_COMMON_OBJ := $(DEMO_BUILD_DIR)/demo-common.o
 DEMO_BINS := $(DEMO_BUILD_DIR)/demo-server $(DEMO_BUILD_DIR)/demo-client \
@@ -58,20 +57,20 @@ demo: $(DEMO_BINS)
 # the helpers all three programs share
 $(DEMO_COMMON_OBJ): $(DEMO_SRC_DIR)/demo-common.c $(DEMO_HDRS)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -c -o $@ $<
+	$(CC) $(DEMO_CFLAGS) -c -o $@ $<
 
 $(DEMO_BUILD_DIR)/demo-server: $(DEMO_SRC_DIR)/demo-server.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -lpmem2 -libverbs
+	$(CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -lpmem2 -libverbs
 
 $(DEMO_BUILD_DIR)/demo-client: $(DEMO_SRC_DIR)/demo-client.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -libverbs
+	$(CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma -libverbs
 
 # demo-common.o calls librpma, hence -lrpma here too
 $(DEMO_BUILD_DIR)/demo-verify: $(DEMO_SRC_DIR)/demo-verify.c $(DEMO_COMMON_OBJ) $(DEMO_HDRS) | $(LIB_SO)
 	@mkdir -p $(@D)
-	$(DEMO_CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma
+	$(CC) $(DEMO_CFLAGS) -o $@ $< $(DEMO_COMMON_OBJ) $(DEMO_LDFLAGS) -lrpma
 
 # The packages must be in place before anything is compiled, also under -j:
 # hence `deps` first, then a make of the rest (as `make check` does).
@@ -92,5 +91,7 @@ demo-check: librpma softrdma $(DEMO_BINS)
 
 clean-demo:
 	rm -rf $(DEMO_BUILD_DIR)
+
+CHECK_TARGETS += check-demo
 
 endif # DEMO_MK_INCLUDED

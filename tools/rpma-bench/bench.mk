@@ -13,9 +13,7 @@
 # build/lib, rpma-bench-debian against the Debian packages unpacked (never
 # installed) into build/debian-librpma by tools/debian-librpma.sh.
 
-BENCH_CC ?= gcc
-BENCH_CFLAGS ?= -O2 -g
-BENCH_WARN := -std=gnu11 -D_GNU_SOURCE -Wall -Wextra -Werror
+BENCH_CFLAGS := -std=gnu11 -D_GNU_SOURCE -g $(WARN) $(CFLAGS)
 BENCH_ADDR ?= 127.0.0.1
 BENCH_PORT ?= 7471
 BENCH_SECONDS ?= 2
@@ -26,12 +24,12 @@ BENCH_CG_OPS ?= 2000
 BENCH_CG_WARMUP ?= 200
 
 BENCH_SRC := tools/rpma-bench/rpma-bench.c
-BENCH_DIR := $(if $(BUILD),$(BUILD),build)/bench
+BENCH_DIR := $(BUILD)/bench
 BENCH_OURS := $(BENCH_DIR)/rpma-bench-ours
 BENCH_DEBIAN := $(BENCH_DIR)/rpma-bench-debian
-BENCH_OURS_LIBDIR := $(if $(BUILD),$(BUILD),build)/lib
-BENCH_OURS_LIB := $(if $(LIB_SO),$(LIB_SO),$(BENCH_OURS_LIBDIR)/librpma.so.1.3.0)
-BENCH_DEB_ROOT := $(if $(BUILD),$(BUILD),build)/debian-librpma
+BENCH_OURS_LIBDIR := $(BUILD)/lib
+BENCH_OURS_LIB := $(LIB_SO)
+BENCH_DEB_ROOT := $(BUILD)/debian-librpma
 BENCH_DEB_STAMP := $(BENCH_DEB_ROOT)/.unpacked
 BENCH_DEB_INC := $(BENCH_DEB_ROOT)/usr/include
 BENCH_DEB_LIBDIR := $(BENCH_DEB_ROOT)/usr/lib/x86_64-linux-gnu
@@ -47,17 +45,17 @@ bench-bins: $(BENCH_OURS) $(BENCH_DEBIAN)
 # ours: our header, our library, and a run path to it
 $(BENCH_OURS): $(BENCH_SRC) librpma/include/librpma.h $(BENCH_OURS_LIB)
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_WARN) $(BENCH_CFLAGS) -Ilibrpma/include -o $@ $< \
+	$(CC) $(BENCH_CFLAGS) -Ilibrpma/include -o $@ $< \
 		-L$(BENCH_OURS_LIBDIR) -Wl,-rpath,$(abspath $(BENCH_OURS_LIBDIR)) $(BENCH_LDLIBS)
 
 # Debian's: only the unpacked tree's header and library are on the paths
 $(BENCH_DEBIAN): $(BENCH_SRC) $(BENCH_DEB_STAMP)
 	@mkdir -p $(@D)
-	$(BENCH_CC) $(BENCH_WARN) $(BENCH_CFLAGS) -I$(BENCH_DEB_INC) -o $@ $< \
+	$(CC) $(BENCH_CFLAGS) -I$(BENCH_DEB_INC) -o $@ $< \
 		-L$(BENCH_DEB_LIBDIR) -Wl,-rpath,$(abspath $(BENCH_DEB_LIBDIR)) $(BENCH_LDLIBS)
 
 $(BENCH_DEB_STAMP): tools/debian-librpma.sh
-	tools/debian-librpma.sh $(if $(BUILD),$(BUILD),build) >/dev/null
+	tools/debian-librpma.sh $(BUILD) >/dev/null
 
 bench-debian-librpma: $(BENCH_DEB_STAMP)
 
