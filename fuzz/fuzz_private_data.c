@@ -58,10 +58,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_assert(Fuzz_live_allocations == before + 1);
 
 		/* what a peer sent may be sent on only where the transport allows it */
-		int v = rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX);
+		fuzz_assert(rpma__private_data_validate(&pdata) == 0);
+		int v = rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX);
 
 		fuzz_assert((v == 0) == (claimed <= RPMA_PRIVATE_DATA_CONNECT_MAX));
-		v = rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX);
+		v = rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX);
 		fuzz_assert((v == 0) == (claimed <= RPMA_PRIVATE_DATA_ACCEPT_MAX));
 		rpma__private_data_delete(&pdata);
 		fuzz_assert(pdata.ptr == NULL && pdata.len == 0);

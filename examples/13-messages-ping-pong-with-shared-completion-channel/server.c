@@ -119,12 +119,15 @@ main(int argc, char *argv[])
 		if (rcq == NULL)
 			common_die("the connection has no receive CQ");
 
-		/* the CQs have no descriptors of their own: the channel is shared */
-		int ret = rpma_cq_get_fd(cq, &fd);
+		/* both CQs give the shared channel's descriptor, the connection's one */
+		int compl_fd, rcq_fd;
 
-		if (ret != RPMA_E_SHARED_CHANNEL)
-			common_die("rpma_cq_get_fd() returned %d instead of RPMA_E_SHARED_CHANNEL",
-				   ret);
+		COMMON_CHECK(rpma_cq_get_fd(cq, &fd));
+		COMMON_CHECK(rpma_cq_get_fd(rcq, &rcq_fd));
+		COMMON_CHECK(rpma_conn_get_compl_fd(conn, &compl_fd));
+		if (fd != compl_fd || rcq_fd != compl_fd)
+			common_die("the CQs' descriptors %d and %d are not the channel's %d", fd,
+				   rcq_fd, compl_fd);
 		printf("server: client %lu connected for %u rounds, CQs share a channel\n", i + 1,
 		       rounds);
 

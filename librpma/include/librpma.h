@@ -10,6 +10,14 @@
  * a call fails. Each comment below states what a call does, what it returns,
  * which errors it reports and whether it may be called from many threads at
  * once ("thread-safe").
+ *
+ * Programs written for librpma 1.3 (or 0.11) run unchanged: every call
+ * accepts what 1.3 accepts and reports the error 1.3 reports, checked in the
+ * same order. The deliberate differences, each where 1.3 would lose data,
+ * leak, read memory it was not given or hand back an unusable object, or
+ * where the wire contract asks for a stricter peer input check, are listed
+ * under "DIFFERENCES FROM LIBRPMA 1.3" in librpma(7) and named in the
+ * comments below.
  */
 
 #ifndef LIBRPMA_H
@@ -172,21 +180,23 @@ const char *rpma_err_2str(int ret);
  * RPMA_UTIL_IBV_CONTEXT_REMOTE. The context stays valid for the life of the
  * process.
  * ERRORS: RPMA_E_INVAL (NULL argument, bad type), RPMA_E_NOMEM,
- * RPMA_E_PROVIDER (address resolution failed). Thread-safe.
+ * RPMA_E_PROVIDER (address resolution failed; also, with errno ENODEV, an
+ * address no RDMA device serves, such as 0.0.0.0, where 1.3 succeeds with a
+ * NULL context). Thread-safe.
  */
 int rpma_utils_get_ibv_context(const char *addr, enum rpma_util_ibv_context_type type,
 			       struct ibv_context **ibv_ctx_ptr);
 
 /*
  * rpma_utils_ibv_context_is_odp_capable -- tell whether the device supports
- * On-Demand Paging for RC read, write and atomics.
+ * On-Demand Paging for RC read and write (what librpma 1.3 asks of it).
  * ERRORS: RPMA_E_INVAL, RPMA_E_PROVIDER (device query failed). Thread-safe.
  */
 int rpma_utils_ibv_context_is_odp_capable(struct ibv_context *ibv_ctx, int *is_odp_capable);
 
 /*
- * rpma_utils_conn_event_2str -- a static text naming a connection event.
- * Thread-safe.
+ * rpma_utils_conn_event_2str -- a static text naming a connection event
+ * ("Unsupported connection event" for a value that is none). Thread-safe.
  */
 const char *rpma_utils_conn_event_2str(enum rpma_conn_event conn_event);
 
@@ -195,7 +205,11 @@ const char *rpma_utils_conn_event_2str(enum rpma_conn_event conn_event);
 /*
  * rpma_peer_new -- create a peer (a protection domain on the device) from
  * which memory regions, endpoints and connections are made.
- * ERRORS: RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER. Thread-safe.
+ * ERRORS: RPMA_E_INVAL (NULL argument), RPMA_E_PROVIDER (the device query
+ * failed, or the protection domain could not be made, errno set),
+ * RPMA_E_NOMEM (out of memory, also when the device said ENOMEM),
+ * RPMA_E_UNKNOWN (the device failed to make the protection domain without
+ * saying why). Thread-safe.
  */
 int rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr);
 
@@ -250,8 +264,9 @@ int rpma_peer_cfg_get_descriptor_size(const struct rpma_peer_cfg *pcfg, size_t *
 
 /*
  * rpma_peer_cfg_from_descriptor -- rebuild a peer configuration received from
- * a peer. ERRORS: RPMA_E_INVAL (NULL argument, wrong size, value not 0 or 1),
- * RPMA_E_NOMEM. Thread-safe.
+ * a peer. ERRORS: RPMA_E_INVAL (NULL argument, buffer shorter than 1 byte,
+ * a value other than 0 or 1, which 1.3 takes as true), RPMA_E_NOMEM.
+ * Thread-safe.
  */
 int rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size,
 				  struct rpma_peer_cfg **pcfg_ptr);
@@ -260,8 +275,17 @@ int rpma_peer_cfg_from_descriptor(const void *desc, size_t desc_size,
 
 /*
  * rpma_mr_reg -- register size bytes at ptr for the given RPMA_MR_USAGE_*
- * bits. ERRORS: RPMA_E_INVAL (NULL argument, size 0, usage 0 or unknown
- * bits), RPMA_E_NOMEM, RPMA_E_PROVIDER (the device refused the region).
+ * bits. The usage decides the access the device grants the region, as in
+ * librpma 1.3: remote read for READ_SRC and both FLUSH_TYPE_* usages; local
+ * write for READ_DST, WRITE_SRC and RECV; remote and local write for
+ * WRITE_DST; on iWARP also remote write for READ_DST; nothing for SEND.
+ * That access, not the usage word, is what the device checks when the
+ * region is used (see "data transfer" below): a region registered for
+ * WRITE_SRC may, like with 1.3, be received into. Memory the process may
+ * not write (e.g. read-only mappings) can be registered only for usages
+ * that grant no local write (READ_SRC, SEND, the flush types).
+ * ERRORS: RPMA_E_INVAL (NULL argument, size 0, usage 0 or unknown bits),
+ * RPMA_E_NOMEM, RPMA_E_PROVIDER (the device refused the region).
  * Thread-safe.
  */
 int rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
@@ -296,8 +320,11 @@ int rpma_mr_get_size(const struct rpma_mr_local *mr, size_t *size);
 /*
  * rpma_mr_advise -- give the device advice (enum ibv_advise_mr_advice) on a
  * range of a local region, e.g. to prefetch On-Demand Paging memory.
- * ERRORS: RPMA_E_INVAL (range outside the region, bad advice),
- * RPMA_E_NOSUPP (the device or advice is not supported), RPMA_E_PROVIDER.
+ * ERRORS: RPMA_E_INVAL (mr NULL, an empty range or one outside the region,
+ * an unknown advice; the device's EINVAL or EFAULT), RPMA_E_NOSUPP (the
+ * device or advice is not supported), RPMA_E_PROVIDER. The range and the
+ * advice are checked before the device is asked (librpma 1.3 asks it at
+ * once, so a device without advice answers RPMA_E_NOSUPP to those too).
  * Thread-safe.
  */
 int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advice, uint32_t flags);
@@ -305,7 +332,9 @@ int rpma_mr_advise(struct rpma_mr_local *mr, size_t offset, size_t len, int advi
 /*
  * rpma_mr_remote_from_descriptor -- rebuild a remote region from the
  * descriptor a peer sent. ERRORS: RPMA_E_INVAL (NULL argument, buffer shorter
- * than a descriptor), RPMA_E_NOSUPP (the bytes do not describe a valid region),
+ * than a descriptor), RPMA_E_NOSUPP (the bytes do not describe a valid
+ * region: usage 0 or unknown bits, an address range that wraps around; the
+ * 1.3 code answers RPMA_E_INVAL to usage 0 and accepts the others),
  * RPMA_E_NOMEM. Thread-safe.
  */
 int rpma_mr_remote_from_descriptor(const void *desc, size_t desc_size,
@@ -342,8 +371,11 @@ int rpma_conn_cfg_delete(struct rpma_conn_cfg **cfg_ptr);
 /*
  * The setters and getters below change or read one field of a connection
  * configuration. They fail with RPMA_E_INVAL on a NULL argument (and, for the
- * timeout, a negative value). All are thread-safe: each field is read and
- * written atomically.
+ * timeout, a negative value). Queue sizes are not judged here: the device
+ * judges them when a request is made with the configuration (a size it
+ * refuses, 0 included, is RPMA_E_PROVIDER there; a size above INT_MAX is
+ * asked for as INT_MAX), as with librpma 1.3. All are thread-safe: each
+ * field is read and written atomically.
  */
 int rpma_conn_cfg_set_timeout(struct rpma_conn_cfg *cfg, int timeout_ms);
 int rpma_conn_cfg_get_timeout(const struct rpma_conn_cfg *cfg, int *timeout_ms);
@@ -381,7 +413,9 @@ int rpma_srq_cfg_get_rcq_size(const struct rpma_srq_cfg *cfg, uint32_t *rcq_size
 /*
  * rpma_srq_new -- create a shared receive queue (and its receive CQ when the
  * configuration asks for one); cfg NULL takes the defaults.
- * ERRORS: RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER. Thread-safe.
+ * ERRORS: RPMA_E_INVAL (peer or srq_ptr NULL), RPMA_E_NOMEM, RPMA_E_PROVIDER
+ * (the device refused the queue or its CQ, a size of 0 included).
+ * Thread-safe.
  */
 int rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq **srq_ptr);
 
@@ -395,8 +429,10 @@ int rpma_srq_delete(struct rpma_srq **srq_ptr);
 /*
  * rpma_srq_recv -- post a receive buffer to the shared receive queue.
  * dst NULL with offset and len 0 posts an empty buffer (for write with
- * immediate data). ERRORS: RPMA_E_INVAL, RPMA_E_PROVIDER. Data path: no
- * allocation, no lock; thread-safe.
+ * immediate data). What is checked and what is left to the device is as
+ * for rpma_recv() (see "data transfer" below). ERRORS: RPMA_E_INVAL (srq
+ * NULL, offset or len without dst, len above UINT32_MAX), RPMA_E_PROVIDER.
+ * Data path: no allocation, no lock; thread-safe.
  */
 int rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset, size_t len,
 		  const void *op_context);
@@ -432,9 +468,11 @@ int rpma_ep_get_fd(const struct rpma_ep *ep, int *fd);
 
 /*
  * rpma_ep_next_conn_req -- take the next incoming connection request and
- * prepare its queues with cfg (NULL: the defaults).
- * ERRORS: RPMA_E_INVAL, RPMA_E_NO_EVENT (none waiting on a non-blocking fd,
- * or the event channel was closed), RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ * prepare its queues with cfg (NULL: the defaults). A request whose queues
+ * cannot be made is rejected (1.3 leaves the client waiting).
+ * ERRORS: RPMA_E_INVAL (NULL argument, an event other than a connection
+ * request), RPMA_E_NO_EVENT (none waiting on a non-blocking fd, or the
+ * event channel was closed), RPMA_E_NOMEM, RPMA_E_PROVIDER.
  * Not thread-safe against other calls on the same endpoint.
  */
 int rpma_ep_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
@@ -461,19 +499,29 @@ int rpma_conn_req_delete(struct rpma_conn_req **req_ptr);
 
 /*
  * rpma_conn_req_connect -- connect (client) or accept (server) the request,
- * sending pdata (at most 56 bytes from a client, 196 from a server), and
- * turn it into a connection. An invalid argument leaves the request as it
- * was; otherwise *req_ptr becomes NULL, on success and on failure alike.
- * ERRORS: RPMA_E_INVAL (NULL argument, private data too long), RPMA_E_NOMEM,
- * RPMA_E_PROVIDER. Not thread-safe against other calls on the same request.
+ * sending pdata (NULL: none; otherwise with data and a length of 1 to 56
+ * bytes from a client, 196 from a server), and turn it into a connection.
+ * As in librpma 1.3, a NULL argument or private data without data or
+ * length (RPMA_E_INVAL) leave the request as it was; any other failure
+ * consumes it (*req_ptr becomes NULL), as does success. An incoming request
+ * refused for its private data's length is rejected.
+ * ERRORS: RPMA_E_INVAL (NULL argument, private data without data or
+ * length, private data longer than the transport carries: 1.3 leaves that
+ * to the connection manager, which fails with RPMA_E_PROVIDER),
+ * RPMA_E_NOMEM, RPMA_E_PROVIDER. Not thread-safe against other calls on
+ * the same request.
  */
 int rpma_conn_req_connect(struct rpma_conn_req **req_ptr,
 			  const struct rpma_conn_private_data *pdata, struct rpma_conn **conn_ptr);
 
 /*
  * rpma_conn_req_recv -- post a receive buffer before the connection exists,
- * so that a message sent right after the peer connects finds it.
- * ERRORS: RPMA_E_INVAL, RPMA_E_PROVIDER. Not thread-safe on one request.
+ * so that a message sent right after the peer connects finds it. What is
+ * checked and what is left to the device is as for rpma_recv(); dst NULL
+ * with offset and len 0 posts an empty buffer, as rpma_recv() does (1.3
+ * refuses dst NULL here). ERRORS: RPMA_E_INVAL (req NULL, offset or len
+ * without dst, len above UINT32_MAX), RPMA_E_PROVIDER. Not thread-safe on
+ * one request.
  */
 int rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t offset,
 		       size_t len, const void *op_context);
@@ -498,7 +546,8 @@ int rpma_conn_get_event_fd(const struct rpma_conn *conn, int *fd);
  * rpma_conn_next_event -- wait for (or, on a non-blocking fd, take) the next
  * connection event. ERRORS: RPMA_E_INVAL, RPMA_E_NO_EVENT (nothing waiting on
  * a non-blocking fd), RPMA_E_NOMEM, RPMA_E_PROVIDER, RPMA_E_UNKNOWN (an event
- * the library does not expect). Not thread-safe on one connection.
+ * the library does not expect on a connection, address and route errors
+ * included). Not thread-safe on one connection.
  */
 int rpma_conn_next_event(struct rpma_conn *conn, enum rpma_conn_event *event);
 
@@ -537,10 +586,12 @@ int rpma_conn_get_compl_fd(const struct rpma_conn *conn, int *fd);
 /*
  * rpma_conn_wait -- wait on the shared completion channel and report which CQ
  * got a completion (*is_rcq tells whether it is the receive CQ; cq and is_rcq
- * may be NULL). flags are reserved (0). ERRORS: RPMA_E_INVAL,
- * RPMA_E_NOT_SHARED_CHNL, RPMA_E_NO_COMPLETION (no event on a non-blocking fd),
- * RPMA_E_UNKNOWN (an event from a CQ of another connection), RPMA_E_PROVIDER.
- * Thread-safe.
+ * may be NULL, where 1.3 refuses cq NULL). flags are reserved and, as in
+ * 1.3, ignored whatever their value. ERRORS: RPMA_E_INVAL (conn NULL),
+ * RPMA_E_NOT_SHARED_CHNL, RPMA_E_NO_COMPLETION (no event on a non-blocking
+ * fd, or ibv_get_cq_event() failed), RPMA_E_UNKNOWN (an event from a CQ of
+ * another connection; acknowledged), RPMA_E_PROVIDER (re-arming the CQ
+ * failed). Thread-safe.
  */
 int rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_rcq);
 
@@ -563,11 +614,31 @@ int rpma_conn_delete(struct rpma_conn **conn_ptr);
 /*
  * The calls below post one operation on the connection's send (or receive)
  * queue. They neither allocate memory nor take a lock and are thread-safe.
- * flags: RPMA_F_COMPLETION_ON_ERROR or RPMA_F_COMPLETION_ALWAYS. The
+ * flags: RPMA_F_COMPLETION_ON_ERROR or RPMA_F_COMPLETION_ALWAYS; as in
+ * librpma 1.3 any non-zero value is taken, and the completion of a success
+ * is generated when the bit (1 << 1) of RPMA_F_COMPLETION_ALWAYS is set. The
  * completion carries op_context as wr_id.
- * ERRORS common to all: RPMA_E_INVAL (NULL argument, bad flags, a range
- * outside a region, a region lacking the needed usage), RPMA_E_PROVIDER (the
- * post failed, e.g. the send queue is full).
+ *
+ * What is checked when posting, and what is left to the device -- the same
+ * rule as librpma 1.3's:
+ * - Refused here, with RPMA_E_INVAL: a NULL connection, flags 0, one region
+ *   given without the other (read, write), offsets or a length given without
+ *   a region (dst/src NULL with offsets and length 0 is an empty operation),
+ *   an atomic write's unaligned offset, an unknown flush type; and, beyond
+ *   1.3, a length above UINT32_MAX, which a work request cannot hold (1.3
+ *   cuts it to 32 bits and moves less than asked).
+ * - Not checked here: the regions' usage bits and whether the ranges lie
+ *   inside the regions. The device checks the access the registrations
+ *   granted (see rpma_mr_reg()) and the ranges when the data moves: a
+ *   receive or read destination needs local write, a send or write source
+ *   only a valid key, a remote region remote read or write. It reports a
+ *   failed check in the operation's completion (IBV_WC_LOC_PROT_ERR,
+ *   IBV_WC_REM_ACCESS_ERR, ...), never by refusing the post, and so the
+ *   post succeeds here too: a region registered READ_DST | WRITE_SRC may be
+ *   received into, one registered READ_SRC | WRITE_DST sent from, as with
+ *   1.3 on an RNIC.
+ * ERRORS common to all: RPMA_E_INVAL (the above), RPMA_E_PROVIDER (the post
+ * failed, e.g. the send queue is full).
  */
 
 /* rpma_read -- copy len bytes from the remote region into the local one. */
@@ -587,14 +658,17 @@ int rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size
 
 /*
  * rpma_atomic_write -- store 8 bytes atomically at an 8-byte-aligned
- * dst_offset of the remote region.
+ * dst_offset of the remote region. Also RPMA_E_INVAL: dst or src NULL, an
+ * unaligned dst_offset.
  */
 int rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
 		      const char src[8], int flags, const void *op_context);
 
 /*
  * rpma_write_atomic -- 0.11 compatibility: rpma_atomic_write() with the 8
- * bytes taken from a registered local region.
+ * bytes taken from a registered local region. The CPU copies those 8 bytes
+ * when posting, so [src_offset, src_offset + 8) must lie inside src
+ * (RPMA_E_INVAL otherwise); src's usage does not matter.
  */
 int rpma_write_atomic(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
 		      const struct rpma_mr_local *src, size_t src_offset, int flags,
@@ -603,8 +677,15 @@ int rpma_write_atomic(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t
 /*
  * rpma_flush -- make the writes already posted to the remote region visible
  * (RPMA_FLUSH_TYPE_VISIBILITY) or persistent (RPMA_FLUSH_TYPE_PERSISTENT).
- * Also RPMA_E_NOSUPP: the region or the remote peer does not support the
- * requested type.
+ * Checked in librpma 1.3's order: RPMA_E_INVAL (conn or dst NULL, flags 0),
+ * then RPMA_E_NOSUPP for a persistent flush the remote peer did not declare
+ * (rpma_conn_apply_remote_peer_cfg()), then RPMA_E_NOSUPP for a type the
+ * region's usage lacks (FLUSH_TYPE_PERSISTENT or FLUSH_TYPE_VISIBILITY
+ * respectively), then RPMA_E_INVAL for an unknown type. Without a native
+ * flush it reads 8 bytes at dst_offset (whatever len is; an offset past
+ * the region is the device's to refuse), or the region's last bytes when
+ * fewer than 8 follow dst_offset (1.3 reads past the region's end there and
+ * fails).
  */
 int rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
 	       enum rpma_flush_type type, int flags, const void *op_context);
@@ -619,7 +700,10 @@ int rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, 
 
 /*
  * rpma_recv -- post a receive buffer (dst NULL with offset and len 0 posts an
- * empty one); the completion always comes.
+ * empty one); the completion always comes. The buffer's region needs local
+ * write (any usage of READ_DST, WRITE_SRC, WRITE_DST, RECV gives it) for a
+ * message with data to land: otherwise the device fails the receive in its
+ * completion (IBV_WC_LOC_PROT_ERR).
  */
 int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
 	      const void *op_context);
@@ -627,16 +711,21 @@ int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, 
 /* -------------------------------------------------------- completion queues */
 
 /*
- * rpma_cq_get_fd -- the file descriptor of the CQ's completion channel.
- * ERRORS: RPMA_E_INVAL, RPMA_E_SHARED_CHANNEL (the channel is shared: use
- * rpma_conn_get_compl_fd()). Thread-safe.
+ * rpma_cq_get_fd -- the file descriptor of the CQ's completion channel. When
+ * the connection's CQ and receive CQ share their channel, both give the
+ * shared channel's descriptor (the one rpma_conn_get_compl_fd() gives), as
+ * in librpma 1.3: it may be watched with poll or epoll, and an event on it
+ * is taken with rpma_conn_wait() (rpma_cq_wait() refuses a shared channel).
+ * ERRORS: RPMA_E_INVAL (cq or fd NULL). Thread-safe.
  */
 int rpma_cq_get_fd(const struct rpma_cq *cq, int *fd);
 
 /*
  * rpma_cq_wait -- wait for the next completion event on the CQ and re-arm it.
- * ERRORS: RPMA_E_INVAL, RPMA_E_SHARED_CHANNEL, RPMA_E_NO_COMPLETION (no event
- * on a non-blocking fd), RPMA_E_PROVIDER. No allocation, no lock; thread-safe.
+ * ERRORS: RPMA_E_INVAL, RPMA_E_SHARED_CHANNEL (use rpma_conn_wait()),
+ * RPMA_E_NO_COMPLETION (no event on a non-blocking fd, or
+ * ibv_get_cq_event() failed), RPMA_E_PROVIDER (re-arming failed). No
+ * allocation, no lock; thread-safe.
  */
 int rpma_cq_wait(struct rpma_cq *cq);
 

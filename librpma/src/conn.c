@@ -169,7 +169,9 @@ rpma_conn_get_event_fd(const struct rpma_conn *conn, int *fd)
 
 /*
  * cm_event_to_conn_event -- what a CM event means for the connection, or
- * RPMA_CONN_UNDEFINED when librpma does not expect it.
+ * RPMA_CONN_UNDEFINED when librpma does not expect it (as in librpma 1.3,
+ * address and route errors are among those: both are resolved before a
+ * connection exists).
  */
 static enum rpma_conn_event
 cm_event_to_conn_event(enum rdma_cm_event_type type)
@@ -185,8 +187,6 @@ cm_event_to_conn_event(enum rdma_cm_event_type type)
 		return RPMA_CONN_CLOSED;
 	case RDMA_CM_EVENT_REJECTED:
 		return RPMA_CONN_REJECTED;
-	case RDMA_CM_EVENT_ADDR_ERROR:
-	case RDMA_CM_EVENT_ROUTE_ERROR:
 	case RDMA_CM_EVENT_UNREACHABLE:
 		return RPMA_CONN_UNREACHABLE;
 	default:
@@ -327,8 +327,10 @@ rpma_conn_wait(struct rpma_conn *conn, int flags, struct rpma_cq **cq, bool *is_
 	struct rpma_cq *found;
 	int ret;
 
-	if (conn == NULL || flags != 0) {
-		RPMA_LOG_ERROR("conn is NULL or flags (0x%x) are not 0", flags);
+	/* flags are reserved; like librpma 1.3, any value is accepted and ignored */
+	(void)flags;
+	if (conn == NULL) {
+		RPMA_LOG_ERROR("conn is NULL");
 		return RPMA_E_INVAL;
 	}
 	if (conn->res.channel == NULL) {
@@ -377,7 +379,7 @@ rpma_conn_disconnect(struct rpma_conn *conn)
 
 /*
  * conn_check -- the checks shared by every operation: a connection and
- * valid completion flags.
+ * completion flags (see mr.h for what is checked when posting).
  */
 static inline int
 conn_check(const struct rpma_conn *conn, int flags, unsigned *send_flags)
@@ -398,13 +400,8 @@ rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
 	unsigned send_flags = 0;
 	int ret;
 
-	if ((ret = conn_check(conn, flags, &send_flags)))
-		return ret;
-	/* both regions NULL with zero offsets and length: an empty read */
-	bool empty = dst == NULL && src == NULL;
-
-	if ((ret = rpma__mr_check_local(dst, dst_offset, len, RPMA_MR_USAGE_READ_DST, empty)) ||
-	    (ret = rpma__mr_check_remote(src, src_offset, len, RPMA_MR_USAGE_READ_SRC, empty)))
+	if ((ret = conn_check(conn, flags, &send_flags)) ||
+	    (ret = rpma__mr_check_pair(dst, dst_offset, src, src_offset, len)))
 		return ret;
 
 	return rpma__mr_post_rdma(conn->res.id->qp, IBV_WR_RDMA_READ, dst, dst_offset, src,
@@ -423,12 +420,8 @@ conn_write(struct rpma_conn *conn, enum ibv_wr_opcode opcode, struct rpma_mr_rem
 	unsigned send_flags = 0;
 	int ret;
 
-	if ((ret = conn_check(conn, flags, &send_flags)))
-		return ret;
-	bool empty = dst == NULL && src == NULL;
-
-	if ((ret = rpma__mr_check_local(src, src_offset, len, RPMA_MR_USAGE_WRITE_SRC, empty)) ||
-	    (ret = rpma__mr_check_remote(dst, dst_offset, len, RPMA_MR_USAGE_WRITE_DST, empty)))
+	if ((ret = conn_check(conn, flags, &send_flags)) ||
+	    (ret = rpma__mr_check_pair(src, src_offset, dst, dst_offset, len)))
 		return ret;
 
 	return rpma__mr_post_rdma(conn->res.id->qp, opcode, src, src_offset, dst, dst_offset, len,
@@ -465,8 +458,8 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
 		return ret;
-	if (src == NULL) {
-		RPMA_LOG_ERROR("src is NULL");
+	if (dst == NULL || src == NULL) {
+		RPMA_LOG_ERROR("dst or src is NULL");
 		return RPMA_E_INVAL;
 	}
 	if (dst_offset % RPMA_ATOMIC_WRITE_ALIGNMENT) {
@@ -474,27 +467,62 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 			       RPMA_ATOMIC_WRITE_ALIGNMENT);
 		return RPMA_E_INVAL;
 	}
-	if ((ret = rpma__mr_check_remote(dst, dst_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
-					 RPMA_MR_USAGE_WRITE_DST, false)))
-		return ret;
 
 	return rpma__mr_post_atomic_write(conn->res.id->qp, conn->qpx, dst, dst_offset, src,
 					  send_flags, op_context);
 }
 
-/* see librpma.h */
+/*
+ * rpma_write_atomic -- the 8 bytes are read from the local region by the
+ * CPU when the write is posted (as inline data), not by the device, so
+ * their range is checked here: a range outside the region would read
+ * memory the caller never registered.
+ */
 int
 rpma_write_atomic(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
 		  const struct rpma_mr_local *src, size_t src_offset, int flags,
 		  const void *op_context)
 {
-	int ret = rpma__mr_check_local(src, src_offset, RPMA_ATOMIC_WRITE_ALIGNMENT,
-				       RPMA_MR_USAGE_WRITE_SRC, false);
-
-	if (ret)
-		return ret;
+	if (src == NULL ||
+	    !rpma__range_ok(src->ibv_mr->length, src_offset, RPMA_ATOMIC_WRITE_ALIGNMENT)) {
+		RPMA_LOG_ERROR("src is NULL or [%zu, +%d) lies outside it", src_offset,
+			       RPMA_ATOMIC_WRITE_ALIGNMENT);
+		return RPMA_E_INVAL;
+	}
 	return rpma_atomic_write(conn, dst, dst_offset, rpma__mr_local_ptr(src, src_offset), flags,
 				 op_context);
+}
+
+/*
+ * flush_check -- whether the flush type is one the remote region and the
+ * remote peer support, in librpma 1.3's order of checks.
+ * ERRORS: RPMA_E_NOSUPP (not supported), RPMA_E_INVAL (unknown type).
+ */
+static inline int
+flush_check(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
+	    enum rpma_flush_type type)
+{
+	switch (type) {
+	case RPMA_FLUSH_TYPE_PERSISTENT:
+		if (!__atomic_load_n(&conn->direct_write_to_pmem, __ATOMIC_ACQUIRE)) {
+			RPMA_LOG_ERROR("the remote peer does not declare direct write to PMem");
+			return RPMA_E_NOSUPP;
+		}
+		if (!(dst->usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
+			RPMA_LOG_ERROR("the remote region does not support persistent flush");
+			return RPMA_E_NOSUPP;
+		}
+		return 0;
+	case RPMA_FLUSH_TYPE_VISIBILITY:
+		if (!(dst->usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY)) {
+			RPMA_LOG_ERROR("the remote region does not support visibility flush");
+			return RPMA_E_NOSUPP;
+		}
+		return 0;
+	default:
+		RPMA_LOG_ERROR("invalid flush type: %d", (int)type);
+		return RPMA_E_INVAL;
+	}
 }
 
 /* see librpma.h */
@@ -507,33 +535,12 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 
 	if ((ret = conn_check(conn, flags, &send_flags)))
 		return ret;
-	if ((ret = rpma__mr_check_remote(dst, dst_offset, len, 0, false)))
-		return ret;
-
-	int usage = dst->usage;
-
-	switch (type) {
-	case RPMA_FLUSH_TYPE_PERSISTENT:
-		if (!(usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT)) {
-			RPMA_LOG_ERROR("the remote region does not support persistent flush");
-			return RPMA_E_NOSUPP;
-		}
-		if (!__atomic_load_n(&conn->direct_write_to_pmem, __ATOMIC_ACQUIRE)) {
-			RPMA_LOG_ERROR("the remote peer does not declare direct write to PMem");
-			return RPMA_E_NOSUPP;
-		}
-		break;
-	case RPMA_FLUSH_TYPE_VISIBILITY:
-		if (!(usage & (RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
-			       RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))) {
-			RPMA_LOG_ERROR("the remote region does not support visibility flush");
-			return RPMA_E_NOSUPP;
-		}
-		break;
-	default:
-		RPMA_LOG_ERROR("invalid flush type: %d", (int)type);
+	if (dst == NULL) {
+		RPMA_LOG_ERROR("dst is NULL");
 		return RPMA_E_INVAL;
 	}
+	if ((ret = flush_check(conn, dst, type)))
+		return ret;
 
 	return rpma__flush_execute(conn->res.id->qp, conn->flush, dst, dst_offset, len, send_flags,
 				   op_context);
@@ -551,7 +558,7 @@ conn_send(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_m
 	int ret;
 
 	if ((ret = conn_check(conn, flags, &send_flags)) ||
-	    (ret = rpma__mr_check_local(src, offset, len, RPMA_MR_USAGE_SEND, true)))
+	    (ret = rpma__mr_check_buf(src, offset, len)))
 		return ret;
 
 	return rpma__mr_post_send(conn->res.id->qp, opcode, src, offset, len, send_flags, imm,
@@ -584,7 +591,7 @@ rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size
 		return RPMA_E_INVAL;
 	}
 
-	int ret = rpma__mr_check_local(dst, offset, len, RPMA_MR_USAGE_RECV, true);
+	int ret = rpma__mr_check_buf(dst, offset, len);
 
 	if (ret)
 		return ret;

@@ -197,10 +197,20 @@ rpma_conn_req_connect(struct rpma_conn_req **req_ptr, const struct rpma_conn_pri
 
 	struct rpma_conn_req *req = *req_ptr;
 
-	ret = rpma__private_data_validate(pdata, req->is_passive ? RPMA_PRIVATE_DATA_ACCEPT_MAX
-								 : RPMA_PRIVATE_DATA_CONNECT_MAX);
+	/* refused as librpma 1.3 refuses it: the request stays as it was */
+	ret = rpma__private_data_validate(pdata);
 	if (ret)
 		return ret;
+
+	/*
+	 * where 1.3 has the connection manager fail the connect or accept, and
+	 * the request consumed with it, this is refused before trying, with the
+	 * request consumed just the same
+	 */
+	ret = rpma__private_data_fits(pdata, req->is_passive ? RPMA_PRIVATE_DATA_ACCEPT_MAX
+							     : RPMA_PRIVATE_DATA_CONNECT_MAX);
+	if (ret)
+		goto err_req_delete;
 
 	ret = rpma__conn_new(req->peer, &req->res, &conn);
 	if (ret)
@@ -251,7 +261,7 @@ rpma_conn_req_recv(struct rpma_conn_req *req, struct rpma_mr_local *dst, size_t 
 		return RPMA_E_INVAL;
 	}
 
-	int ret = rpma__mr_check_local(dst, offset, len, RPMA_MR_USAGE_RECV, true);
+	int ret = rpma__mr_check_buf(dst, offset, len);
 
 	if (ret)
 		return ret;

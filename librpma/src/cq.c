@@ -9,6 +9,7 @@
 
 #include <arpa/inet.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 
 #include "cq.h"
@@ -29,10 +30,11 @@ rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel 
 	struct rpma_cq *cq;
 	int ret;
 
-	if (cqe == 0 || cqe > INT32_MAX) {
-		RPMA_LOG_ERROR("invalid CQ size: %u", cqe);
-		return RPMA_E_INVAL;
-	}
+	/*
+	 * the device judges the size, as with librpma 1.3: 0 is its to refuse,
+	 * and a size beyond what ibv_create_cq() takes is cut to INT_MAX
+	 */
+	int ncqe = cqe > INT_MAX ? INT_MAX : (int)cqe;
 
 	if (channel == NULL) {
 		channel = ibv_create_comp_channel(ibv_ctx);
@@ -42,7 +44,7 @@ rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel 
 		}
 	}
 
-	struct ibv_cq *ibv_cq = ibv_create_cq(ibv_ctx, (int)cqe, NULL, channel, 0);
+	struct ibv_cq *ibv_cq = ibv_create_cq(ibv_ctx, ncqe, NULL, channel, 0);
 
 	if (ibv_cq == NULL) {
 		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_cq(%u)", cqe);
@@ -123,10 +125,10 @@ rpma__comp_channel_get_event(struct ibv_comp_channel *channel, struct ibv_cq **e
 	void *ev_ctx;
 
 	if (ibv_get_cq_event(channel, ev_cq, &ev_ctx)) {
-		if (errno == EAGAIN || errno == EWOULDBLOCK)
-			return RPMA_E_NO_COMPLETION;
-		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_get_cq_event()");
-		return RPMA_E_PROVIDER;
+		/* librpma 1.3 reports every failure to get an event this way */
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_get_cq_event()");
+		return RPMA_E_NO_COMPLETION;
 	}
 	return 0;
 }
@@ -155,11 +157,7 @@ rpma_cq_get_fd(const struct rpma_cq *cq, int *fd)
 		RPMA_LOG_ERROR("cq or fd is NULL");
 		return RPMA_E_INVAL;
 	}
-	if (cq->shared_channel) {
-		RPMA_LOG_ERROR(
-		    "the CQ shares its completion channel; use rpma_conn_get_compl_fd()");
-		return RPMA_E_SHARED_CHANNEL;
-	}
+	/* a shared channel's fd too: it is the same as rpma_conn_get_compl_fd()'s */
 	*fd = cq->channel->fd;
 	return 0;
 }

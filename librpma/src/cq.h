@@ -11,12 +11,14 @@
 #include "librpma.h"
 
 /*
- * rpma__cq_new -- create a CQ of cqe entries, armed for the next completion.
- * It gets a completion channel of its own when shared_channel is NULL,
- * otherwise it uses (and does not own) shared_channel.
+ * rpma__cq_new -- create a CQ of cqe entries (cut to INT_MAX), armed for the
+ * next completion. It gets a completion channel of its own when
+ * shared_channel is NULL, otherwise it uses (and does not own)
+ * shared_channel.
  *
  * ASSUMPTIONS: ibv_ctx and cq_ptr are not NULL.
- * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER (also for a size the device
+ * refuses, 0 included).
  */
 int rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel *shared_channel,
 		 struct rpma_cq **cq_ptr);
@@ -38,8 +40,8 @@ int rpma__cq_rearm(struct rpma_cq *cq);
 
 /*
  * rpma__comp_channel_get_event -- take one event from a completion channel.
- * ERRORS: RPMA_E_NO_COMPLETION (nothing on a non-blocking channel),
- * RPMA_E_PROVIDER.
+ * ERRORS: RPMA_E_NO_COMPLETION (nothing on a non-blocking channel, or
+ * ibv_get_cq_event() failed; logged unless it was EAGAIN).
  */
 int rpma__comp_channel_get_event(struct ibv_comp_channel *channel, struct ibv_cq **ev_cq);
 

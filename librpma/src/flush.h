@@ -36,11 +36,14 @@ int rpma__flush_delete(struct rpma_flush **flush_ptr);
 
 /*
  * rpma__flush_execute -- post the flush of [offset, offset + len) of dst:
- * without a native flush in the device it is a small RDMA READ inside the
- * range (or at the region's end when the range is too short), which RC
- * ordering completes only after every write posted before it.
+ * without a native flush in the device it is a small RDMA READ at offset,
+ * which RC ordering completes only after every write posted before it.
+ * Like librpma 1.3 it reads at offset whatever len is, and an offset
+ * outside the region is the device's to refuse (a completion with an
+ * error); an offset near the region's end reads the region's last bytes
+ * instead of reading past it (where 1.3 would fail).
  *
- * ASSUMPTIONS: the range and the flush type were checked; send_flags are verbs flags.
+ * ASSUMPTIONS: the flush type was checked; send_flags are verbs flags.
  * ERRORS: RPMA_E_PROVIDER. Data path: no allocation, no lock.
  */
 static inline int
@@ -52,7 +55,7 @@ rpma__flush_execute(struct ibv_qp *qp, struct rpma_flush *flush, const struct rp
 	size_t read_offset = offset;
 
 	(void)len;
-	if (read_offset > size - read_len)
+	if (read_offset <= size && read_offset > size - read_len)
 		read_offset = (size_t)(size - read_len);
 
 	return rpma__mr_post_rdma(qp, IBV_WR_RDMA_READ, flush->raw_mr, 0, dst, read_offset,

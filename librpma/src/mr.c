@@ -17,23 +17,40 @@
 #include "peer.h"
 
 /*
- * usage_to_access -- the verbs access flags a region needs for its usage: a
- * flush is carried out as a read of the region, and anything written into
- * the region needs local write access.
+ * usage_to_access -- the verbs access flags a region gets for its usage, the
+ * same as librpma 1.3 grants, because they decide which operations the
+ * device runs on the region: a flush is carried out as a read of the
+ * remote region; a region read into, received into or written by a peer
+ * needs local write; a write source gets local write too (so such a
+ * region may also be received or read into, as with 1.3); iWARP carries a
+ * read out as a write into the reader's region, so a read destination
+ * also needs remote write there. A send source needs nothing but its lkey.
  */
 static int
-usage_to_access(int usage)
+usage_to_access(int usage, enum ibv_transport_type transport)
 {
 	int access = 0;
 
 	if (usage & (RPMA_MR_USAGE_READ_SRC | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY |
 		     RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT))
 		access |= IBV_ACCESS_REMOTE_READ;
-	if (usage & (RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_RECV))
+	if (usage & (RPMA_MR_USAGE_READ_DST | RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_RECV))
 		access |= IBV_ACCESS_LOCAL_WRITE;
+	if ((usage & RPMA_MR_USAGE_READ_DST) && transport == IBV_TRANSPORT_IWARP)
+		access |= IBV_ACCESS_REMOTE_WRITE;
+	/* remote write needs local write as well */
 	if (usage & RPMA_MR_USAGE_WRITE_DST)
 		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_LOCAL_WRITE;
 	return access;
+}
+
+/* peer_transport -- the transport of the peer's device (InfiniBand when unknown) */
+static enum ibv_transport_type
+peer_transport(const struct rpma_peer *peer)
+{
+	struct ibv_context *ctx = rpma__peer_ibv_context(peer);
+
+	return ctx && ctx->device ? ctx->device->transport_type : IBV_TRANSPORT_IB;
 }
 
 /* see librpma.h */
@@ -64,7 +81,8 @@ rpma_mr_reg(struct rpma_peer *peer, void *ptr, size_t size, int usage,
 		return RPMA_E_NOMEM;
 	}
 
-	ret = rpma__peer_mr_reg(peer, &ibv_mr, ptr, size, usage_to_access(usage));
+	ret = rpma__peer_mr_reg(peer, &ibv_mr, ptr, size,
+				usage_to_access(usage, peer_transport(peer)));
 	if (ret)
 		goto err_free;
 
@@ -316,29 +334,29 @@ rpma_mr_remote_delete(struct rpma_mr_remote **mr_ptr)
 
 /* see mr.h */
 int
-rpma__mr_check_local_failed(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage)
+rpma__mr_pair_failed(const void *local, size_t local_offset, const void *remote,
+		     size_t remote_offset, size_t len)
 {
-	if (mr == NULL)
-		RPMA_LOG_ERROR("local region is NULL");
-	else if ((mr->usage & usage) != usage)
-		RPMA_LOG_ERROR("local region usage 0x%x lacks 0x%x", mr->usage, usage);
+	if (local == NULL && remote == NULL)
+		RPMA_LOG_ERROR("no regions, but offsets %zu and %zu and length %zu", local_offset,
+			       remote_offset, len);
+	else if (local == NULL || remote == NULL)
+		RPMA_LOG_ERROR("the %s region is NULL", local == NULL ? "local" : "remote");
 	else
-		RPMA_LOG_ERROR("range [%zu, +%zu) is outside the local region of %zu bytes", offset,
-			       len, mr->ibv_mr->length);
+		RPMA_LOG_ERROR("length %zu exceeds the %u bytes of one work request", len,
+			       UINT32_MAX);
 	return RPMA_E_INVAL;
 }
 
 /* see mr.h */
 int
-rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage)
+rpma__mr_buf_failed(const struct rpma_mr_local *mr, size_t offset, size_t len)
 {
 	if (mr == NULL)
-		RPMA_LOG_ERROR("remote region is NULL");
-	else if ((mr->usage & usage) != usage)
-		RPMA_LOG_ERROR("remote region usage 0x%x lacks 0x%x", mr->usage, usage);
+		RPMA_LOG_ERROR("no region, but offset %zu and length %zu", offset, len);
 	else
-		RPMA_LOG_ERROR("range [%zu, +%zu) is outside the remote region of %llu bytes",
-			       offset, len, (unsigned long long)mr->size);
+		RPMA_LOG_ERROR("length %zu exceeds the %u bytes of one work request", len,
+			       UINT32_MAX);
 	return RPMA_E_INVAL;
 }
 
@@ -346,7 +364,8 @@ rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, siz
 int
 rpma__flags_invalid(int flags)
 {
-	RPMA_LOG_ERROR("invalid flags: 0x%x", flags);
+	RPMA_LOG_ERROR(
+	    "flags are 0x%x: give RPMA_F_COMPLETION_ON_ERROR or RPMA_F_COMPLETION_ALWAYS", flags);
 	return RPMA_E_INVAL;
 }
 

@@ -40,14 +40,38 @@ struct rpma_mr_remote {
 #define RPMA_LIKELY(x) __builtin_expect(!!(x), 1)
 
 /*
+ * What librpma checks when an operation is posted, and what it leaves to
+ * the device. The rule, the same as librpma 1.3's:
+ * - librpma refuses only the arguments 1.3 refuses (a NULL connection or
+ *   region, flags 0, offsets or a length given with no region, an atomic
+ *   write's unaligned offset, a flush type the remote region or peer does
+ *   not support) and what a work request cannot express at all: a length
+ *   above UINT32_MAX, which 1.3 would silently cut to 32 bits.
+ * - The usage bits of a region are not checked here. They chose the
+ *   access flags when the region was registered, and those flags are what
+ *   the device checks when the data moves: a local buffer written to (the
+ *   destination of a receive or a read) needs IBV_ACCESS_LOCAL_WRITE, a
+ *   local source needs only a valid lkey, a remote region needs
+ *   IBV_ACCESS_REMOTE_READ or IBV_ACCESS_REMOTE_WRITE. The device also
+ *   checks that every range lies inside its region. It reports a failed
+ *   check as a completion with an error status (IBV_WC_LOC_PROT_ERR,
+ *   IBV_WC_REM_ACCESS_ERR), never by refusing the post, so librpma does
+ *   not refuse such operations either: it would break programs the device
+ *   runs (a receive that gets only empty messages, a region whose usage
+ *   word lacks a bit its access flags cover).
+ */
+
+/* the bit of the RPMA_F_* flags that asks for a completion on success too */
+#define RPMA_F_COMPLETION_ON_SUCCESS (RPMA_F_COMPLETION_ALWAYS & ~RPMA_F_COMPLETION_ON_ERROR)
+
+/*
  * The cold halves of the inline checks and posts below: they log why an
  * argument was refused or a post failed, and return the error code. Kept out
  * of line so that the data path stays small.
  */
-int rpma__mr_check_local_failed(const struct rpma_mr_local *mr, size_t offset, size_t len,
-				int usage);
-int rpma__mr_check_remote_failed(const struct rpma_mr_remote *mr, size_t offset, size_t len,
-				 int usage);
+int rpma__mr_pair_failed(const void *local, size_t local_offset, const void *remote,
+			 size_t remote_offset, size_t len);
+int rpma__mr_buf_failed(const struct rpma_mr_local *mr, size_t offset, size_t len);
 int rpma__flags_invalid(int flags);
 int rpma__mr_post_failed(int err, const char *what, int opcode);
 
@@ -62,49 +86,50 @@ rpma__range_ok(uint64_t size, size_t offset, size_t len)
 }
 
 /*
- * rpma__mr_check_local -- check that [offset, offset + len) lies inside a
- * local region that has every bit of usage; mr NULL is accepted only as an
- * empty buffer (offset and len 0) when allow_null is set.
+ * rpma__mr_check_pair -- the regions of a read or a write: both given, or
+ * both NULL with both offsets and len 0 (an empty operation); len fits a
+ * work request. Neither range nor usage is checked (see above).
  * ERRORS: RPMA_E_INVAL.
  */
 static inline int
-rpma__mr_check_local(const struct rpma_mr_local *mr, size_t offset, size_t len, int usage,
-		     bool allow_null)
+rpma__mr_check_pair(const void *local, size_t local_offset, const void *remote,
+		    size_t remote_offset, size_t len)
 {
-	if (RPMA_LIKELY(mr != NULL && (mr->usage & usage) == usage &&
-			rpma__range_ok(mr->ibv_mr->length, offset, len)))
+	if (RPMA_LIKELY(local != NULL && remote != NULL && len <= UINT32_MAX))
 		return 0;
-	if (mr == NULL && allow_null && offset == 0 && len == 0)
+	if (local == NULL && remote == NULL && local_offset == 0 && remote_offset == 0 && len == 0)
 		return 0;
-	return rpma__mr_check_local_failed(mr, offset, len, usage);
+	return rpma__mr_pair_failed(local, local_offset, remote, remote_offset, len);
 }
 
-/* rpma__mr_check_remote -- the same for a remote region. ERRORS: RPMA_E_INVAL. */
+/*
+ * rpma__mr_check_buf -- the buffer of a send or a receive: a region, or
+ * NULL with offset and len 0 (an empty message); len fits a work request.
+ * Neither range nor usage is checked (see above).
+ * ERRORS: RPMA_E_INVAL.
+ */
 static inline int
-rpma__mr_check_remote(const struct rpma_mr_remote *mr, size_t offset, size_t len, int usage,
-		      bool allow_null)
+rpma__mr_check_buf(const struct rpma_mr_local *mr, size_t offset, size_t len)
 {
-	if (RPMA_LIKELY(mr != NULL && (mr->usage & usage) == usage &&
-			rpma__range_ok(mr->size, offset, len)))
+	if (RPMA_LIKELY(mr != NULL && len <= UINT32_MAX))
 		return 0;
-	if (mr == NULL && allow_null && offset == 0 && len == 0)
+	if (mr == NULL && offset == 0 && len == 0)
 		return 0;
-	return rpma__mr_check_remote_failed(mr, offset, len, usage);
+	return rpma__mr_buf_failed(mr, offset, len);
 }
 
 /*
  * rpma__flags_to_send_flags -- check RPMA_F_* flags and turn them into verbs
- * send flags. ERRORS: RPMA_E_INVAL (flags neither ON_ERROR nor ALWAYS).
+ * send flags: as in librpma 1.3, any non-zero value is accepted and the
+ * completion is signaled when RPMA_F_COMPLETION_ON_SUCCESS is set (an
+ * unsignaled work request still completes when it fails).
+ * ERRORS: RPMA_E_INVAL (flags 0).
  */
 static inline int
 rpma__flags_to_send_flags(int flags, unsigned *send_flags)
 {
-	if (RPMA_LIKELY(flags == RPMA_F_COMPLETION_ALWAYS)) {
-		*send_flags = IBV_SEND_SIGNALED;
-		return 0;
-	}
-	if (flags == RPMA_F_COMPLETION_ON_ERROR) {
-		*send_flags = 0;
+	if (RPMA_LIKELY(flags != 0)) {
+		*send_flags = (flags & RPMA_F_COMPLETION_ON_SUCCESS) ? IBV_SEND_SIGNALED : 0;
 		return 0;
 	}
 	return rpma__flags_invalid(flags);
@@ -129,7 +154,8 @@ rpma__post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
  * rpma__mr_post_rdma -- post one RDMA READ, WRITE or WRITE_WITH_IMM between a
  * local and a remote range (both NULL and len 0: an empty operation).
  *
- * ASSUMPTIONS: the ranges were checked; send_flags are verbs send flags.
+ * ASSUMPTIONS: the arguments passed rpma__mr_check_pair(); send_flags are
+ * verbs send flags.
  * ERRORS: RPMA_E_PROVIDER (ibv_post_send() failed; errno kept).
  */
 static inline int
@@ -234,7 +260,8 @@ rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_
 
 /*
  * rpma__mr_local_ptr -- the address of offset within a local region.
- * ASSUMPTIONS: mr is not NULL and the offset was checked.
+ * ASSUMPTIONS: mr is not NULL and the range to be read was checked with
+ * rpma__range_ok().
  */
 static inline void *
 rpma__mr_local_ptr(const struct rpma_mr_local *mr, size_t offset)

@@ -29,6 +29,23 @@ struct rpma_peer {
 	bool native_atomic_write;
 };
 
+/*
+ * alloc_pd_failed -- the error of a failed ibv_alloc_pd(), as librpma 1.3
+ * reports it: ENOMEM is RPMA_E_NOMEM, another errno RPMA_E_PROVIDER, and
+ * no errno at all RPMA_E_UNKNOWN.
+ */
+static int
+alloc_pd_failed(int err)
+{
+	if (err == 0) {
+		RPMA_LOG_ERROR("ibv_alloc_pd() failed without an error code");
+		return RPMA_E_UNKNOWN;
+	}
+	RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_alloc_pd()");
+	errno = err;
+	return err == ENOMEM ? RPMA_E_NOMEM : RPMA_E_PROVIDER;
+}
+
 /* see librpma.h */
 int
 rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
@@ -56,14 +73,11 @@ rpma_peer_new(struct ibv_context *ibv_ctx, struct rpma_peer **peer_ptr)
 		return RPMA_E_PROVIDER;
 	}
 
+	/* ibv_alloc_pd() may fail without setting errno: tell that case apart */
+	errno = 0;
 	pd = ibv_alloc_pd(ibv_ctx);
-	if (pd == NULL) {
-		int err = errno ? errno : ENOMEM;
-
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_alloc_pd()");
-		errno = err;
-		return err == ENOMEM ? RPMA_E_NOMEM : RPMA_E_PROVIDER;
-	}
+	if (pd == NULL)
+		return alloc_pd_failed(errno);
 
 	peer = malloc(sizeof(*peer));
 	if (peer == NULL) {

@@ -49,15 +49,24 @@ rpma__private_data_store(const struct rdma_cm_event *event, struct rpma_conn_pri
 
 /* see private_data.h */
 int
-rpma__private_data_validate(const struct rpma_conn_private_data *pdata, uint8_t max_len)
+rpma__private_data_validate(const struct rpma_conn_private_data *pdata)
 {
 	if (pdata == NULL)
 		return 0;
-	if (pdata->ptr == NULL && pdata->len != 0) {
-		RPMA_LOG_ERROR("private data is NULL but its length is %u", pdata->len);
+	/* as in librpma 1.3: no private data is pdata NULL, never an empty one */
+	if (pdata->ptr == NULL || pdata->len == 0) {
+		RPMA_LOG_ERROR("private data %p of length %u: give both or pass pdata NULL",
+			       pdata->ptr, pdata->len);
 		return RPMA_E_INVAL;
 	}
-	if (pdata->len > max_len) {
+	return 0;
+}
+
+/* see private_data.h */
+int
+rpma__private_data_fits(const struct rpma_conn_private_data *pdata, uint8_t max_len)
+{
+	if (pdata != NULL && pdata->len > max_len) {
 		RPMA_LOG_ERROR("private data of %u bytes exceeds the transport's limit of %u",
 			       pdata->len, max_len);
 		return RPMA_E_INVAL;

@@ -29,11 +29,19 @@ int rpma__private_data_store(const struct rdma_cm_event *event,
 
 /*
  * rpma__private_data_validate -- check private data the user wants to send:
- * NULL is fine (none), data NULL with a non-zero length is not, and the
- * length must fit in max_len.
+ * NULL is fine (none); otherwise, as in librpma 1.3, its data must not be
+ * NULL nor its length 0.
  * ERRORS: RPMA_E_INVAL.
  */
-int rpma__private_data_validate(const struct rpma_conn_private_data *pdata, uint8_t max_len);
+int rpma__private_data_validate(const struct rpma_conn_private_data *pdata);
+
+/*
+ * rpma__private_data_fits -- whether private data (NULL: none) fits in
+ * max_len bytes, the transport's limit (librpma 1.3 leaves it to the
+ * connection manager, which fails the connect or accept).
+ * ERRORS: RPMA_E_INVAL.
+ */
+int rpma__private_data_fits(const struct rpma_conn_private_data *pdata, uint8_t max_len);
 
 /* rpma__private_data_delete -- free the stored copy; the object becomes empty */
 void rpma__private_data_delete(struct rpma_conn_private_data *pdata);

@@ -36,12 +36,8 @@ rpma_srq_new(struct rpma_peer *peer, struct rpma_srq_cfg *cfg, struct rpma_srq *
 		return RPMA_E_INVAL;
 	}
 
+	/* the device judges the sizes (0 included), as with librpma 1.3 */
 	rpma__srq_cfg_get_sizes(cfg, &rq_size, &rcq_size);
-	if (rq_size == 0) {
-		RPMA_LOG_ERROR("the shared receive queue size is 0");
-		return RPMA_E_INVAL;
-	}
-
 	ret = rpma__peer_create_srq(peer, rq_size, &ibv_srq);
 	if (ret)
 		return ret;
@@ -113,7 +109,7 @@ rpma_srq_recv(struct rpma_srq *srq, struct rpma_mr_local *dst, size_t offset, si
 		return RPMA_E_INVAL;
 	}
 
-	int ret = rpma__mr_check_local(dst, offset, len, RPMA_MR_USAGE_RECV, true);
+	int ret = rpma__mr_check_buf(dst, offset, len);
 
 	if (ret)
 		return ret;

@@ -93,9 +93,8 @@ rpma_utils_ibv_context_is_odp_capable(struct ibv_context *ibv_ctx, int *is_odp_c
 		return RPMA_E_PROVIDER;
 	}
 
-	const uint32_t rc_needed = IBV_ODP_SUPPORT_SEND | IBV_ODP_SUPPORT_RECV |
-				   IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ |
-				   IBV_ODP_SUPPORT_ATOMIC;
+	/* what librpma 1.3 asks of the device: RC write and read */
+	const uint32_t rc_needed = IBV_ODP_SUPPORT_WRITE | IBV_ODP_SUPPORT_READ;
 
 	*is_odp_capable = (attr.odp_caps.general_caps & IBV_ODP_SUPPORT) &&
 			  (attr.odp_caps.per_transport_caps.rc_odp_caps & rc_needed) == rc_needed;
@@ -120,6 +119,6 @@ rpma_utils_conn_event_2str(enum rpma_conn_event conn_event)
 	case RPMA_CONN_UNREACHABLE:
 		return "Connection unreachable";
 	default:
-		return "Unknown connection event";
+		return "Unsupported connection event";
 	}
 }

@@ -68,6 +68,15 @@ int
 t_srv_exec(struct t_srv *srv, const char *mode, const char *port, const char *const *opts)
 {
 	char path[PATH_MAX + 16];
+
+	snprintf(path, sizeof(path), "%s/server", t_bindir());
+	return t_prog_exec(srv, path, mode, port, opts);
+}
+
+int
+t_prog_exec(struct t_srv *srv, const char *path, const char *mode, const char *port,
+	    const char *const *opts)
+{
 	const char *argv[32];
 	int p[2];
 	int n = 0;
@@ -76,7 +85,6 @@ t_srv_exec(struct t_srv *srv, const char *mode, const char *port, const char *co
 	srv->pid = -1;
 	srv->fd = -1;
 	snprintf(srv->port, sizeof(srv->port), "%s", port);
-	snprintf(path, sizeof(path), "%s/server", t_bindir());
 
 	argv[n++] = path;
 	argv[n++] = mode;

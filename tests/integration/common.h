@@ -83,6 +83,13 @@ int t_srv_start(struct t_srv *srv, const char *mode, const char *const *opts);
 int t_srv_exec(struct t_srv *srv, const char *mode, const char *port, const char *const *opts);
 
 /*
+ * t_prog_exec -- like t_srv_exec() but exec the program at path, e.g.
+ * "/proc/self/exe" for a test that runs its own peer in another role
+ */
+int t_prog_exec(struct t_srv *srv, const char *path, const char *mode, const char *port,
+		const char *const *opts);
+
+/*
  * t_srv_line -- read the next line starting with prefix (other lines are
  * skipped) into line (without the newline). 0, or -1 on timeout or end.
  */

@@ -120,11 +120,15 @@ test_read(void **state)
 	assert_int_equal(Local[99], 0);
 	assert_int_equal(Local[433], 0);
 
-	/* out of the remote region: refused before anything is posted */
+	/*
+	 * out of the remote region: posted, as librpma 1.3 posts it; the
+	 * device refuses it with an error completion
+	 */
 	assert_int_equal(
-	    rpma_read(Conn, Lmr, 0, Rmr, T_REGION - 8, 16, RPMA_F_COMPLETION_ALWAYS, NULL),
-	    RPMA_E_INVAL);
-	assert_int_equal(rpma_cq_get_wc(Cq, 1, &wc, NULL), RPMA_E_NO_COMPLETION);
+	    rpma_read(Conn, Lmr, 0, Rmr, T_REGION - 8, 16, RPMA_F_COMPLETION_ON_ERROR, &ctx), 0);
+	assert_int_equal(t_wait_wc(Cq, &wc, T_WAIT_MS), 0);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	assert_ptr_equal((void *)(uintptr_t)wc.wr_id, &ctx);
 	close_rma();
 }
 
@@ -183,21 +187,21 @@ test_completion_on_error_only(void **state)
 		assert_int_equal(Dump[i], 0x5a);
 }
 
-/* both atomic writes store 8 aligned bytes; unaligned offsets are refused */
+/*
+ * both atomic writes store 8 aligned bytes; unaligned offsets are refused;
+ * one past the region is the device's to refuse, with an error completion
+ */
 static void
 test_atomic_writes(void **state)
 {
 	(void)state;
 	struct ibv_wc wc;
 	const char val[8] = {1, 2, 3, 4, 5, 6, 7, 8};
-	int ctx1, ctx2;
+	int ctx1, ctx2, ctx3;
 
 	open_rma(NULL);
 	assert_int_equal(rpma_atomic_write(Conn, Rmr, 3, val, RPMA_F_COMPLETION_ALWAYS, NULL),
 			 RPMA_E_INVAL);
-	assert_int_equal(
-	    rpma_atomic_write(Conn, Rmr, T_REGION, val, RPMA_F_COMPLETION_ALWAYS, NULL),
-	    RPMA_E_INVAL);
 	assert_int_equal(rpma_atomic_write(Conn, Rmr, 2048, val, RPMA_F_COMPLETION_ALWAYS, &ctx1),
 			 0);
 	assert_int_equal(t_wait_wc(Cq, &wc, T_WAIT_MS), 0);
@@ -212,6 +216,12 @@ test_atomic_writes(void **state)
 	assert_int_equal(wc.status, IBV_WC_SUCCESS);
 	assert_true(wc.opcode == IBV_WC_ATOMIC_WRITE || wc.opcode == IBV_WC_RDMA_WRITE);
 	assert_ptr_equal((void *)(uintptr_t)wc.wr_id, &ctx2);
+
+	assert_int_equal(
+	    rpma_atomic_write(Conn, Rmr, T_REGION, val, RPMA_F_COMPLETION_ON_ERROR, &ctx3), 0);
+	assert_int_equal(t_wait_wc(Cq, &wc, T_WAIT_MS), 0);
+	assert_int_equal(wc.status, IBV_WC_REM_ACCESS_ERR);
+	assert_ptr_equal((void *)(uintptr_t)wc.wr_id, &ctx3);
 	close_rma();
 	assert_memory_equal(Dump + 2048, val, 8);
 	assert_memory_equal(Dump + 2056, "ABCDEFGH", 8);

@@ -129,7 +129,7 @@ new_custom_cfg(void **state)
 
 /*
  * new_shared_channel -- with a shared completion channel one channel serves
- * both CQs and the connection reports its fd
+ * both CQs; the connection and each CQ report its fd (as in librpma 1.3)
  */
 static void
 new_shared_channel(void **state)
@@ -155,6 +155,16 @@ new_shared_channel(void **state)
 	assert_int_equal(rpma_conn_req_connect(&req, NULL, &conn), 0);
 	assert_int_equal(rpma_conn_get_compl_fd(conn, &fd), 0);
 	assert_int_equal(fd, channel->fd);
+
+	struct rpma_cq *cq = NULL, *rcq = NULL;
+	int cq_fd = -1, rcq_fd = -1;
+
+	assert_int_equal(rpma_conn_get_cq(conn, &cq), 0);
+	assert_int_equal(rpma_conn_get_rcq(conn, &rcq), 0);
+	assert_int_equal(rpma_cq_get_fd(cq, &cq_fd), 0);
+	assert_int_equal(rpma_cq_get_fd(rcq, &rcq_fd), 0);
+	assert_int_equal(cq_fd, channel->fd);
+	assert_int_equal(rcq_fd, channel->fd);
 	h_conn_delete(&conn);
 	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
 	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
@@ -417,8 +427,10 @@ delete_failures(void **state)
 }
 
 /*
- * connect_invalid -- NULL arguments and private data over the limit or
- * without bytes are refused, leaving the request usable
+ * connect_invalid -- NULL arguments and private data without bytes are
+ * refused as librpma 1.3 refuses them, leaving the request usable; private
+ * data over the transport's limit is refused too, but the request is
+ * consumed, as 1.3 consumes it when the connection manager fails it
  */
 static void
 connect_invalid(void **state)
@@ -428,15 +440,12 @@ connect_invalid(void **state)
 	struct rpma_conn_req *null_req = NULL;
 	struct rpma_conn *conn = H_SENTINEL;
 	char buf[256];
-	struct rpma_conn_private_data pdata = {buf, 57};
+	struct rpma_conn_private_data pdata = {NULL, 1};
 
 	memset(buf, 'x', sizeof(buf));
 	assert_int_equal(rpma_conn_req_connect(NULL, NULL, &conn), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_connect(&null_req, NULL, &conn), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_connect(&req, NULL, NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), RPMA_E_INVAL);
-	pdata.ptr = NULL;
-	pdata.len = 1;
 	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), RPMA_E_INVAL);
 	assert_non_null(req);
 	assert_ptr_equal(conn, H_SENTINEL);
@@ -450,6 +459,40 @@ connect_invalid(void **state)
 	assert_null(req);
 	assert_int_equal(mock_last_conn_param.private_data_len, 56);
 	h_conn_delete(&conn);
+
+	/* 57: refused, the request released (an outgoing one is destroyed) */
+	req = h_req_active(st->peer, NULL);
+	conn = H_SENTINEL;
+	pdata.len = 57;
+	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), RPMA_E_INVAL);
+	assert_null(req);
+	assert_ptr_equal(conn, H_SENTINEL);
+	assert_int_equal(mock_calls("rdma_connect"), 1);
+	assert_int_equal(mock_calls("rdma_reject"), 0);
+	h_assert_baseline(st);
+}
+
+/*
+ * connect_passive_too_long -- an incoming request with more than 196 bytes
+ * of private data to accept is refused, consumed and rejected
+ */
+static void
+connect_passive_too_long(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_ep *ep = h_ep_new(st->peer);
+	struct rpma_conn_req *req = h_req_passive(ep, NULL, "client", 6);
+	struct rpma_conn *conn = H_SENTINEL;
+	char buf[197];
+	struct rpma_conn_private_data pdata = {buf, 197};
+
+	memset(buf, 'y', sizeof(buf));
+	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), RPMA_E_INVAL);
+	assert_null(req);
+	assert_ptr_equal(conn, H_SENTINEL);
+	assert_int_equal(mock_calls("rdma_accept"), 0);
+	assert_int_equal(mock_calls("rdma_reject"), 1);
+	assert_int_equal(rpma_ep_shutdown(&ep), 0);
 	h_assert_baseline(st);
 }
 
@@ -489,7 +532,8 @@ connect_active(void **state)
 
 /*
  * connect_passive -- an incoming request is accepted with up to 196 bytes of
- * private data (197 are refused) and keeps the client's private data
+ * private data (see connect_passive_too_long for 197) and keeps the
+ * client's private data
  */
 static void
 connect_passive(void **state)
@@ -499,16 +543,11 @@ connect_passive(void **state)
 	struct rpma_conn_req *req = h_req_passive(ep, NULL, "client", 6);
 	struct rpma_conn *conn = H_SENTINEL;
 	struct rpma_conn_private_data got;
-	char buf[197];
-	struct rpma_conn_private_data pdata = {buf, 197};
+	char buf[196];
+	struct rpma_conn_private_data pdata = {buf, 196};
 
 	for (size_t i = 0; i < sizeof(buf); i++)
 		buf[i] = (char)i;
-	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), RPMA_E_INVAL);
-	assert_non_null(req);
-	assert_ptr_equal(conn, H_SENTINEL);
-
-	pdata.len = 196;
 	assert_int_equal(rpma_conn_req_connect(&req, &pdata, &conn), 0);
 	assert_null(req);
 	assert_int_equal(mock_calls("rdma_accept"), 1);
@@ -525,12 +564,16 @@ connect_passive(void **state)
 	h_assert_baseline(st);
 }
 
-/* connect_no_pdata -- NULL private data or an empty one sends none */
+/*
+ * connect_no_pdata -- NULL private data sends none; an empty one (no bytes
+ * or length 0) is refused as librpma 1.3 refuses it, leaving the request
+ */
 static void
 connect_no_pdata(void **state)
 {
 	struct h_state *st = *state;
 	struct rpma_conn_private_data empty = {NULL, 0};
+	struct rpma_conn_private_data no_len = {"x", 0};
 	struct rpma_conn *conn = NULL;
 	struct rpma_conn_req *req = h_req_active(st->peer, NULL);
 
@@ -540,10 +583,12 @@ connect_no_pdata(void **state)
 	h_conn_delete(&conn);
 
 	req = h_req_active(st->peer, NULL);
-	mock_last_conn_param.private_data_len = 99;
-	assert_int_equal(rpma_conn_req_connect(&req, &empty, &conn), 0);
-	assert_int_equal(mock_last_conn_param.private_data_len, 0);
-	h_conn_delete(&conn);
+	assert_int_equal(rpma_conn_req_connect(&req, &empty, &conn), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_req_connect(&req, &no_len, &conn), RPMA_E_INVAL);
+	assert_non_null(req);
+	assert_null(conn);
+	assert_int_equal(mock_calls("rdma_connect"), 1);
+	assert_int_equal(rpma_conn_req_delete(&req), 0);
 	h_assert_baseline(st);
 }
 
@@ -679,8 +724,9 @@ recv_posts(void **state)
 }
 
 /*
- * recv_invalid -- NULL request, a NULL region with a range, a region
- * without the receive usage, out-of-range slices; a failing post
+ * recv_invalid -- NULL request, a NULL region with a range, a length no
+ * work request holds; a failing post. The region's usage and the range
+ * are the device's to check: posted as given
  */
 static void
 recv_invalid(void **state)
@@ -694,11 +740,14 @@ recv_invalid(void **state)
 	assert_int_equal(rpma_conn_req_recv(NULL, mr, 0, 8, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_recv(req, NULL, 0, 8, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_recv(req, NULL, 8, 0, NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_req_recv(req, mr_send, 0, 8, NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_req_recv(req, mr, 60, 8, NULL), RPMA_E_INVAL);
-	assert_int_equal(rpma_conn_req_recv(req, mr, 65, 0, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_req_recv(req, mr, 8, SIZE_MAX, NULL), RPMA_E_INVAL);
 	assert_int_equal(mock_calls("ibv_post_recv"), 0);
+
+	assert_int_equal(rpma_conn_req_recv(req, mr_send, 0, 8, NULL), 0);
+	assert_int_equal(rpma_conn_req_recv(req, mr, 60, 8, NULL), 0);
+	assert_int_equal(mock_last_recv_sge.addr, (uint64_t)(uintptr_t)(buf + 60));
+	assert_int_equal(mock_last_recv_sge.length, 8);
+	assert_int_equal(mock_calls("ibv_post_recv"), 2);
 
 	mock_fail("ibv_post_recv", ENOMEM);
 	errno = 0;
@@ -746,11 +795,12 @@ get_private_data(void **state)
 }
 
 /*
- * from_id_invalid_size -- a configuration with a CQ size the CQ refuses
- * fails with RPMA_E_INVAL, leaving the id to the caller
+ * from_id_refused_size -- a CQ size the device refuses (here the receive
+ * CQ's) fails with RPMA_E_PROVIDER, as in librpma 1.3, leaving the id to
+ * the caller; a size beyond an int reaches the device as INT_MAX
  */
 static void
-from_id_invalid_size(void **state)
+from_id_refused_size(void **state)
 {
 	struct h_state *st = *state;
 	struct rpma_conn_req *req = H_SENTINEL;
@@ -759,7 +809,11 @@ from_id_invalid_size(void **state)
 
 	assert_int_equal(rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP), 0);
 	assert_int_equal(rpma_conn_cfg_set_rcq_size(cfg, (uint32_t)INT32_MAX + 1), 0);
-	assert_int_equal(rpma__conn_req_from_id(st->peer, id, cfg, true, &req), RPMA_E_INVAL);
+	mock_fail_nth("ibv_create_cq", 2, EINVAL);
+	errno = 0;
+	assert_int_equal(rpma__conn_req_from_id(st->peer, id, cfg, true, &req), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(mock_last_cq_cqe, INT32_MAX);
 	assert_ptr_equal(req, H_SENTINEL);
 	assert_null(id->qp);
 	assert_int_equal(rdma_destroy_id(id), 0);
@@ -785,6 +839,7 @@ main(void)
 	    T(delete_passive_rejects),
 	    T(delete_failures),
 	    T(connect_invalid),
+	    T(connect_passive_too_long),
 	    T(connect_active),
 	    T(connect_passive),
 	    T(connect_no_pdata),
@@ -793,7 +848,7 @@ main(void)
 	    T(recv_posts),
 	    T(recv_invalid),
 	    T(get_private_data),
-	    T(from_id_invalid_size),
+	    T(from_id_refused_size),
 #undef T
 	};
 

@@ -63,22 +63,31 @@ new_own_channel(void **state)
 	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
 }
 
-/* new_shared_channel -- on a shared channel: used, not owned, no fd and no wait */
+/*
+ * new_shared_channel -- on a shared channel: used, not owned; its fd is the
+ * shared channel's (as in librpma 1.3: a server may watch it with epoll),
+ * but waiting is rpma_conn_wait()'s
+ */
 static void
 new_shared_channel(void **state)
 {
 	(void)state;
 	struct ibv_comp_channel *ch = ibv_create_comp_channel(mock_ibv_context());
 	struct rpma_cq *cq = NULL;
-	int fd = -7;
+	struct rpma_cq *cq2 = NULL;
+	int fd = -7, fd2 = -8;
 
 	assert_non_null(ch);
 	assert_int_equal(rpma__cq_new(mock_ibv_context(), 8, ch, &cq), 0);
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 8, ch, &cq2), 0);
 	assert_int_equal(mock_calls("ibv_create_comp_channel"), 1);
 	assert_ptr_equal(rpma__cq_get_ibv_cq(cq)->channel, ch);
 
-	assert_int_equal(rpma_cq_get_fd(cq, &fd), RPMA_E_SHARED_CHANNEL);
-	assert_int_equal(fd, -7);
+	assert_int_equal(rpma_cq_get_fd(cq, &fd), 0);
+	assert_int_equal(fd, ch->fd);
+	assert_int_equal(rpma_cq_get_fd(cq2, &fd2), 0);
+	assert_int_equal(fd2, fd);
+	assert_int_equal(rpma__cq_delete(&cq2), 0);
 	mock_comp_event_push(rpma__cq_get_ibv_cq(cq));
 	assert_int_equal(rpma_cq_wait(cq), RPMA_E_SHARED_CHANNEL);
 	assert_int_equal(mock_calls("ibv_get_cq_event"), 0);
@@ -89,22 +98,34 @@ new_shared_channel(void **state)
 	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
 }
 
-/* new_invalid_cqe -- 0 entries or more than an int holds: INVAL, nothing created */
+/*
+ * new_cqe_sizes -- as with librpma 1.3 the device judges the size: 0 is
+ * given to it (and its refusal is RPMA_E_PROVIDER, nothing left behind), a
+ * size beyond an int is cut to INT_MAX
+ */
 static void
-new_invalid_cqe(void **state)
+new_cqe_sizes(void **state)
 {
 	(void)state;
 	struct rpma_cq *cq = SENTINEL;
 
-	assert_int_equal(rpma__cq_new(mock_ibv_context(), 0, NULL, &cq), RPMA_E_INVAL);
-	assert_int_equal(rpma__cq_new(mock_ibv_context(), (uint32_t)INT32_MAX + 1, NULL, &cq),
-			 RPMA_E_INVAL);
-	assert_int_equal(rpma__cq_new(mock_ibv_context(), UINT32_MAX, NULL, &cq), RPMA_E_INVAL);
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 0, NULL, &cq), 0);
+	assert_int_equal(mock_last_cq_cqe, 0);
+	assert_int_equal(rpma__cq_delete(&cq), 0);
+	mock_fail("ibv_create_cq", EINVAL);
+	cq = SENTINEL;
+	errno = 0;
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 0, NULL, &cq), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
 	assert_ptr_equal(cq, SENTINEL);
-	assert_int_equal(mock_calls("ibv_create_comp_channel"), 0);
-	assert_int_equal(mock_calls("ibv_create_cq"), 0);
+	assert_int_equal(mock_objects_live(), 0);
 
-	/* the largest valid size */
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), (uint32_t)INT32_MAX + 1, NULL, &cq), 0);
+	assert_int_equal(mock_last_cq_cqe, INT32_MAX);
+	assert_int_equal(rpma__cq_delete(&cq), 0);
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), UINT32_MAX, NULL, &cq), 0);
+	assert_int_equal(mock_last_cq_cqe, INT32_MAX);
+	assert_int_equal(rpma__cq_delete(&cq), 0);
 	assert_int_equal(rpma__cq_new(mock_ibv_context(), INT32_MAX, NULL, &cq), 0);
 	assert_int_equal(mock_last_cq_cqe, INT32_MAX);
 	assert_int_equal(rpma__cq_delete(&cq), 0);
@@ -301,11 +322,12 @@ wait_errors(void **state)
 	mock_fail("ibv_get_cq_event", EWOULDBLOCK);
 	assert_int_equal(rpma_cq_wait(cq), RPMA_E_NO_COMPLETION);
 
-	/* the channel fails */
+	/* the channel fails: no completion either, as in librpma 1.3 (logged, errno kept) */
 	mock_fail("ibv_get_cq_event", EIO);
 	errno = 0;
-	assert_int_equal(rpma_cq_wait(cq), RPMA_E_PROVIDER);
+	assert_int_equal(rpma_cq_wait(cq), RPMA_E_NO_COMPLETION);
 	assert_int_equal(errno, EIO);
+	assert_non_null(strstr(rpma_errormsg(), "ibv_get_cq_event()"));
 	assert_int_equal(mock_cq_events_acked, 0);
 
 	/* an event of another CQ: acknowledged, not re-armed */
@@ -581,7 +603,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 	    T(new_own_channel),
 	    T(new_shared_channel),
-	    T(new_invalid_cqe),
+	    T(new_cqe_sizes),
 	    T(new_channel_fails),
 	    T(new_cq_fails),
 	    T(new_req_notify_fails),

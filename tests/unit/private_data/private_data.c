@@ -119,32 +119,23 @@ store_nomem(void **state)
 	assert_int_equal(mock_alloc_live(), 0);
 }
 
-/* validate_ok -- none, empty, and lengths up to the limits are fine */
+/* validate_ok -- none (NULL), or data with a length from 1 up: fine */
 static void
 validate_ok(void **state)
 {
 	uint8_t buf[255] = {0};
-	struct rpma_conn_private_data pdata = {NULL, 0};
+	struct rpma_conn_private_data pdata = {buf, 1};
 
 	(void)state;
-	assert_int_equal(rpma__private_data_validate(NULL, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
-	assert_int_equal(rpma__private_data_validate(&pdata, 0), 0);
-
-	pdata.ptr = buf;
-	pdata.len = 0;
-	assert_int_equal(rpma__private_data_validate(&pdata, 0), 0);
-	pdata.len = RPMA_PRIVATE_DATA_CONNECT_MAX;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
-	pdata.len = RPMA_PRIVATE_DATA_ACCEPT_MAX;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX), 0);
+	assert_int_equal(rpma__private_data_validate(NULL), 0);
+	assert_int_equal(rpma__private_data_validate(&pdata), 0);
 	pdata.len = 255;
-	assert_int_equal(rpma__private_data_validate(&pdata, 255), 0);
+	assert_int_equal(rpma__private_data_validate(&pdata), 0);
 }
 
-/* validate_limits -- one byte over 56 (connect) or 196 (accept): RPMA_E_INVAL */
+/* fits_limits -- up to 56 (connect) or 196 (accept) bytes fit, one more does not */
 static void
-validate_limits(void **state)
+fits_limits(void **state)
 {
 	uint8_t buf[255] = {0};
 	struct rpma_conn_private_data pdata = {buf, 0};
@@ -152,32 +143,46 @@ validate_limits(void **state)
 	(void)state;
 	assert_int_equal(RPMA_PRIVATE_DATA_CONNECT_MAX, 56);
 	assert_int_equal(RPMA_PRIVATE_DATA_ACCEPT_MAX, 196);
+	assert_int_equal(rpma__private_data_fits(NULL, 0), 0);
 
+	pdata.len = RPMA_PRIVATE_DATA_CONNECT_MAX;
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX), 0);
 	pdata.len = 57;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX),
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX),
 			 RPMA_E_INVAL);
 	assert_non_null(strstr(rpma_errormsg(), "57 bytes exceeds the transport's limit of 56"));
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX), 0);
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX), 0);
+	pdata.len = RPMA_PRIVATE_DATA_ACCEPT_MAX;
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX), 0);
 	pdata.len = 197;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX),
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX),
 			 RPMA_E_INVAL);
 	pdata.len = 255;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX),
+	assert_int_equal(rpma__private_data_fits(&pdata, RPMA_PRIVATE_DATA_ACCEPT_MAX),
 			 RPMA_E_INVAL);
+	assert_int_equal(rpma__private_data_fits(&pdata, 255), 0);
 	pdata.len = 1;
-	assert_int_equal(rpma__private_data_validate(&pdata, 0), RPMA_E_INVAL);
+	assert_int_equal(rpma__private_data_fits(&pdata, 0), RPMA_E_INVAL);
 }
 
-/* validate_null_ptr -- NULL data with a length: RPMA_E_INVAL */
+/*
+ * validate_empty -- as in librpma 1.3, given private data must have bytes
+ * and a length: NULL data or length 0 is RPMA_E_INVAL
+ */
 static void
-validate_null_ptr(void **state)
+validate_empty(void **state)
 {
+	uint8_t buf[4] = {0};
 	struct rpma_conn_private_data pdata = {NULL, 4};
 
 	(void)state;
-	assert_int_equal(rpma__private_data_validate(&pdata, RPMA_PRIVATE_DATA_CONNECT_MAX),
-			 RPMA_E_INVAL);
-	assert_non_null(strstr(rpma_errormsg(), "private data is NULL but its length is 4"));
+	assert_int_equal(rpma__private_data_validate(&pdata), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "of length 4: give both or pass pdata NULL"));
+	pdata.len = 0;
+	assert_int_equal(rpma__private_data_validate(&pdata), RPMA_E_INVAL);
+	pdata.ptr = buf;
+	assert_int_equal(rpma__private_data_validate(&pdata), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "of length 0"));
 }
 
 /* move -- the data passes to dst, src becomes empty, one free releases it */
@@ -234,8 +239,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(store_invalid, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(store_nomem, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(validate_ok, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(validate_limits, mock_test_setup, mock_test_teardown),
-	    cmocka_unit_test_setup_teardown(validate_null_ptr, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(fits_limits, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(validate_empty, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(move, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(move_empty, mock_test_setup, mock_test_teardown),
 	};
