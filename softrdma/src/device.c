@@ -18,6 +18,8 @@
 #include "cq.h"
 #include "qp.h"
 #include "mr.h"
+#include "req.h"
+#include "srq.h"
 
 #undef ibv_query_port
 #undef ibv_reg_mr

@@ -1,20 +1,33 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Queue pairs, shared receive queues and the data path. */
+/*
+ * RC queue pairs: creation, the state machine and destruction (qp.c).
+ * ibv_create_qp, ibv_modify_qp, ibv_query_qp, ibv_destroy_qp and
+ * ibv_query_qp_data_in_order are declared by <infiniband/verbs.h>.
+ */
 #ifndef SOFTRDMA_QP_H
 #define SOFTRDMA_QP_H
 
 #include "softrdma.h"
 
-int softrdma__post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad);
-int softrdma__post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
-int softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad);
+/*
+ * verbs_context.create_qp_ex: create an RC QP in RESET, attached to its CQs
+ * and numbered by the progress thread; @attr->cap gets what it grants.
+ * ASSUMPTIONS: no lock held.
+ * ERRORS: NULL with errno EOPNOTSUPP (comp_mask or send_ops_flags this
+ * device does not know, QP type other than RC), EINVAL (no PD, no CQ,
+ * capabilities beyond the device's), ENOMEM, or the error of attaching the
+ * QP to a CQ or to the progress thread.
+ */
 struct ibv_qp *softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
-int softrdma__query_port_op(struct ibv_context *context, uint8_t port_num,
-			    struct ibv_port_attr *port_attr, size_t len);
-int softrdma__query_device_ex(struct ibv_context *context,
-			      const struct ibv_query_device_ex_input *input,
-			      struct ibv_device_attr_ex *attr, size_t attr_size);
-void softrdma__qp_resume(struct softrdma_qp *qp);
+
+/*
+ * Move @qp to the error state: executed WRs at the head of the send queue
+ * free their slots, the oldest outstanding one completes with @head when
+ * @flush_head, every other WR of the send queue and of the QP's own
+ * receive queue with IBV_WC_WR_FLUSH_ERR; both connections close after an
+ * end-of-stream marker, so the peer notices.
+ * ASSUMPTIONS: qp->lock held (application or progress thread).
+ */
+void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
 
 #endif

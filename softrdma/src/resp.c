@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/*
+ * The responder: requests arriving on a QP's @in connection, served by the
+ * progress thread (or by an application thread moving same-host rings), so
+ * one-sided operations never need the application's threads. WRITEs and
+ * READs go to and from registered memory; SENDs and WRITEs with immediate
+ * take a receive WQE, waiting (receiver not ready) while there is none.
+ * Answers (ACK, NAK, READ response) go back on @in.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "comp.h"
+#include "net.h"
+#include "qp.h"
+#include "resp.h"
+#include "shm.h"
+#include "srq.h"
+
+/* RNR timer in nanoseconds from the IB encoding of min_rnr_timer. */
+static uint64_t softrdma_rnr_ns(uint8_t t)
+{
+	static const uint32_t us[32] = {
+		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
+		1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
+		40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520 };
+
+	return (uint64_t)us[t & 31] * 1000;
+}
+
+/* Prepare the scatter list of a receive WQE for an incoming SEND. */
+static int softrdma_rwqe_iov(struct softrdma_qp *qp, struct softrdma_rwqe *w,
+			     struct softrdma_conn *c, size_t len)
+{
+	size_t room = 0;
+	uint32_t i;
+
+	c->iovcnt = 0;
+	for (i = 0; i < w->num_sge && room < len; i++) {
+		struct softrdma_mr *mr = softrdma__mr_get(w->sge[i].lkey);
+		size_t take;
+
+		if (!w->sge[i].length) {
+			softrdma__mr_put();
+			continue;
+		}
+		if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, w->sge[i].addr, w->sge[i].length,
+				       IBV_ACCESS_LOCAL_WRITE)) {
+			softrdma__mr_put();
+			return IBV_WC_LOC_PROT_ERR;
+		}
+		take = len - room < w->sge[i].length ? len - room : w->sge[i].length;
+		c->iov[c->iovcnt].iov_base = softrdma__mr_ptr(mr, w->sge[i].addr);
+		c->iov[c->iovcnt].iov_len = take;
+		c->iovcnt++;
+		room += take;
+		softrdma__mr_put();
+	}
+	return room < len ? IBV_WC_LOC_LEN_ERR : IBV_WC_SUCCESS;
+}
+
+/* Responder: a request header was received; set up its payload handling. */
+static void softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+	struct softrdma_mr *mr;
+	int need;
+
+	c->remaining = h->len;
+	c->total = h->len;
+	c->discard = 0;
+	c->rx_status = IBV_WC_SUCCESS;
+	c->iovcnt = 0;
+	if (h->op == SOFTRDMA_OP_WRITE || h->op == SOFTRDMA_OP_WRITE_IMM ||
+	    h->op == SOFTRDMA_OP_READ_REQ) {
+		int is_read = h->op == SOFTRDMA_OP_READ_REQ;
+		uint64_t len = is_read ? h->rlen : h->len;
+
+		need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
+		if (!(qp->access & need)) {
+			c->rx_status = IBV_WC_REM_INV_REQ_ERR;
+		} else if (len) {
+			mr = softrdma__mr_get(h->rkey);
+			if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, h->raddr, len, need))
+				c->rx_status = IBV_WC_REM_ACCESS_ERR;
+			else if (!is_read) {
+				c->iov[0].iov_base = softrdma__mr_ptr(mr, h->raddr);
+				c->iov[0].iov_len = len;
+				c->iovcnt = 1;
+			} else {
+				c->iov[0].iov_base = softrdma__mr_ptr(mr, h->raddr);
+				c->iov[0].iov_len = len;
+			}
+			softrdma__mr_put();
+		}
+	}
+	if (c->rx_status != IBV_WC_SUCCESS)
+		c->discard = 1;
+	if (h->op == SOFTRDMA_OP_SEND || h->op == SOFTRDMA_OP_SEND_IMM ||
+	    h->op == SOFTRDMA_OP_WRITE_IMM) {
+		c->rx = SOFTRDMA_RX_WAIT_RWQE;
+		/* tells the progress thread's rescan to look at this QP */
+		__atomic_store_n(&qp->rnr_waiting, 1, __ATOMIC_RELAXED);
+	} else
+		c->rx = SOFTRDMA_RX_PAYLOAD;
+	c->rnr_deadline = 0;
+}
+
+/* Responder: get a receive WQE for a SEND/WRITE_IMM; 0 when still waiting. */
+static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct {
+		struct softrdma_rwqe w;
+		struct ibv_sge sge[SOFTRDMA_MAX_SGE];
+	} w;
+	struct ibv_wc wc;
+	int st;
+
+	if (softrdma__take_rwqe(qp, &w.w)) {
+		uint64_t now = softrdma__now_ns();
+
+		if (c->hdr.rnr_retry < 7 && !c->rnr_deadline)
+			c->rnr_deadline = now + (c->hdr.rnr_retry + 1) *
+					  softrdma_rnr_ns(qp->min_rnr_timer);
+		return 0;
+	}
+	c->rwqe_id = w.w.wr_id;
+	c->rx = SOFTRDMA_RX_PAYLOAD;
+	if (c->rx_status != IBV_WC_SUCCESS || c->hdr.op == SOFTRDMA_OP_WRITE_IMM)
+		return 1;
+	st = softrdma_rwqe_iov(qp, &w.w, c, c->hdr.len);
+	if (st != IBV_WC_SUCCESS) {
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = c->rwqe_id;
+		wc.status = st;
+		wc.opcode = IBV_WC_RECV;
+		wc.vendor_err = 0x1;
+		softrdma__complete(qp, qp->qpx.qp_base.recv_cq, &wc);
+		c->rx_status = st == IBV_WC_LOC_LEN_ERR ? IBV_WC_REM_INV_REQ_ERR :
+			       IBV_WC_REM_OP_ERR;
+		c->rwqe_id = 0;
+		c->discard = 2;
+	}
+	return 1;
+}
+
+/* Send a response (ACK/NAK) with @seq on the responder connection. */
+static void softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, uint8_t status)
+{
+	struct softrdma_wire_hdr h = { .op = op, .seq = seq, .status = status };
+	struct softrdma_conn *c = qp->in;
+	struct softrdma_txbuf *b;
+
+	if (!c)
+		return;
+	if (c->shm && softrdma__list_empty(&c->txq) &&
+	    softrdma__shm_tx_space(c) != UINT32_MAX && softrdma__shm_tx_space(c) >= sizeof(h)) {
+		/* same host: straight into the ring, nothing allocated */
+		uint64_t at = softrdma__shm_tail(c);
+
+		softrdma__wire_hdr_to_le(&h);
+		softrdma__shm_put(c, at, &h, sizeof(h), 0);
+		softrdma__shm_commit(c, at + sizeof(h));
+		return;
+	}
+	b = softrdma__txbuf_new(&h, 0);
+	if (b)
+		softrdma__conn_send(qp->in, b);
+}
+
+/*
+ * Responder, before delivering a message of the peer: take in the responses
+ * the peer sent earlier on the requester connection. The peer sends its
+ * ACKs before any later request (softrdma__qp_flush_tx holds requests
+ * behind queued responses), so a SEND or WRITE of this side completes, as
+ * on an RNIC, before the peer's next message is seen here.
+ */
+static void softrdma_pull_responses(struct softrdma_qp *qp)
+{
+	struct softrdma_conn *o = qp->out;
+
+	if (qp->sq_ndone == qp->sq_count || !o || o->dead || o->connecting || o->eos)
+		return;
+	softrdma__qp_conn_readable(o);
+}
+
+/* Responder: a request failed; answer it with a NAK, then stop the QP. */
+static void softrdma_resp_fail(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	/* answer, then the responder QP enters the error state too */
+	softrdma_respond(qp, SOFTRDMA_OP_NAK, c->hdr.seq, c->rx_status);
+	if (qp->in)
+		softrdma__qp_flush_tx(qp->in);
+	softrdma__qp_set_error(qp, 0, IBV_WC_SUCCESS);
+}
+
+/* Responder: answer a READ request with the bytes it names. */
+static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+	struct softrdma_wire_hdr r = { .op = SOFTRDMA_OP_READ_RESP, .seq = h->seq,
+				       .len = h->rlen };
+	struct softrdma_txbuf *b = softrdma__txbuf_new(&r, h->rlen);
+
+	if (!b) {
+		softrdma_respond(qp, SOFTRDMA_OP_NAK, h->seq, IBV_WC_REM_OP_ERR);
+		return;
+	}
+	if (softrdma__safe_read(b->data + sizeof(r), c->iov[0].iov_base, h->rlen)) {
+		free(b);
+		c->rx_status = IBV_WC_REM_ACCESS_ERR;
+		softrdma_resp_fail(qp, c);
+		return;
+	}
+	softrdma__conn_send(c, b);
+}
+
+/* Responder: the receive completion of a SEND or a WRITE with immediate. */
+static void softrdma_resp_recv_wc(struct softrdma_qp *qp, struct softrdma_conn *c,
+				  struct ibv_wc *wc)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+
+	memset(wc, 0, sizeof(*wc));
+	wc->wr_id = c->rwqe_id;
+	wc->status = IBV_WC_SUCCESS;
+	wc->byte_len = h->len;
+	wc->src_qp = qp->dest_qpn;
+	if (h->op == SOFTRDMA_OP_WRITE_IMM) {
+		wc->opcode = IBV_WC_RECV_RDMA_WITH_IMM;
+	} else {
+		wc->opcode = IBV_WC_RECV;
+	}
+	if (h->op != SOFTRDMA_OP_SEND) {
+		wc->wc_flags = IBV_WC_WITH_IMM;
+		wc->imm_data = h->imm;
+	}
+}
+
+/* Responder: the whole request was consumed; complete and answer it. */
+static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+	struct ibv_wc wc;
+
+	c->rx = SOFTRDMA_RX_HDR;
+	c->hhave = 0;
+	if (c->rx_status != IBV_WC_SUCCESS) {
+		softrdma_resp_fail(qp, c);
+		return;
+	}
+	if (h->op == SOFTRDMA_OP_READ_REQ) {
+		softrdma_resp_read(qp, c);
+		return;
+	}
+	if (h->op != SOFTRDMA_OP_WRITE)
+		softrdma_resp_recv_wc(qp, c, &wc);
+	/*
+	 * Acknowledge before the receive completes: the application may exit
+	 * as soon as it sees the completion, and the sender must still get
+	 * its ACK (as the hardware sends it before the CQE is written).
+	 */
+	if (h->flags & SOFTRDMA_WF_ACK_REQ)
+		softrdma_respond(qp, SOFTRDMA_OP_ACK, h->seq, 0);
+	if (h->op != SOFTRDMA_OP_WRITE) {
+		softrdma_pull_responses(qp);
+		softrdma__complete(qp, qp->qpx.qp_base.recv_cq, &wc);
+	}
+}
+
+/* Responder half: process requests arriving on the @in connection. */
+int softrdma__rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	int r;
+
+	for (;;) {
+		enum ibv_qp_state st = qp->qpx.qp_base.state;
+
+		if (st == IBV_QPS_RESET || st == IBV_QPS_INIT || st == IBV_QPS_ERR)
+			return 0;
+		if (c->rx == SOFTRDMA_RX_HDR) {
+			r = softrdma__rx_hdr(c);
+			if (r <= 0)
+				return r;
+			if (softrdma__wire_hdr_valid(&c->hdr, 0))
+				return -EPROTO;
+			if (c->hdr.op == SOFTRDMA_OP_EOS) {
+				softrdma__conn_eos(qp, c);
+				return 0;
+			}
+			softrdma_resp_start(qp, c);
+		}
+		if (c->rx == SOFTRDMA_RX_WAIT_RWQE && !softrdma_resp_rwqe(qp, c))
+			return 0;
+		r = softrdma__rx_payload(c, c->hdr.op == SOFTRDMA_OP_SEND ||
+					c->hdr.op == SOFTRDMA_OP_SEND_IMM ?
+					IBV_WC_REM_OP_ERR : IBV_WC_REM_ACCESS_ERR);
+		if (r <= 0)
+			return r;
+		softrdma_resp_finish(qp, c);
+		if (qp->in != c)
+			return 0;
+	}
+}
+
+/* Progress thread: retry a responder stalled for a receive WQE, or time it out. */
+void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
+{
+	struct softrdma_conn *c = qp->in;
+
+	if (c && !c->dead && c->rx == SOFTRDMA_RX_WAIT_RWQE)
+		softrdma__qp_conn_readable(c);
+	c = qp->in;
+	if (!c || c->dead || c->rx != SOFTRDMA_RX_WAIT_RWQE) {
+		__atomic_store_n(&qp->rnr_waiting, 0, __ATOMIC_RELAXED);
+		return;
+	}
+	if (!c->rnr_deadline)
+		return;
+	if (now >= c->rnr_deadline) {
+		/* receiver not ready too long: the requester gets RNR retry exceeded */
+		c->rx_status = IBV_WC_RNR_RETRY_EXC_ERR;
+		c->discard = 1;
+		c->rx = SOFTRDMA_RX_PAYLOAD;
+		softrdma__qp_conn_readable(c);
+		return;
+	}
+	if (!*next || c->rnr_deadline < *next)
+		*next = c->rnr_deadline;
+}
