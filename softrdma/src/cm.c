@@ -82,6 +82,11 @@ struct softrdma_cm_id {
 	uint64_t deadline;
 	uint64_t refuse_until;
 	uint64_t retry_at;
+	/*
+	 * Set in a forked child on every id of the parent: the id speaks for
+	 * the parent, so every call on it but rdma_destroy_id fails with EIO.
+	 */
+	int inherited;
 };
 
 struct softrdma_cm_event {
@@ -91,9 +96,14 @@ struct softrdma_cm_event {
 	uint8_t pdata[SOFTRDMA_CM_REP_PDATA];
 };
 
+/*
+ * The CM of this process. @lock guards everything here and in the ids;
+ * @started is set with a release store once the CM thread runs (under
+ * @lock), and cleared in a forked child, which starts its own CM on first
+ * use.
+ */
 static struct {
-	pthread_once_t once;
-	int err;
+	int started;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int epfd;
@@ -105,9 +115,10 @@ static struct {
 	uint64_t timeout_ns;
 	uint64_t grace_ns;
 } cm = {
-	.once = PTHREAD_ONCE_INIT,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
+	.epfd = -1,
+	.wakefd = -1,
 };
 
 static char softrdma_cm_wake_tag;
@@ -179,52 +190,92 @@ static void softrdma_cm_kick(void)
 	}
 }
 
-/* Open the device once, create the epoll set and the CM thread. */
-static void softrdma_cm_init(void)
+/* Open the device and a PD for the CM's QPs; 0 or an errno. */
+static int softrdma_cm_open_device(void)
+{
+	struct ibv_device **list = ibv_get_device_list(NULL);
+	int err;
+
+	if (!list)
+		return errno ? errno : ENODEV;
+	cm.verbs = list[0] ? ibv_open_device(list[0]) : NULL;
+	err = cm.verbs ? 0 : (errno ? errno : ENODEV);
+	ibv_free_device_list(list);
+	if (err)
+		return err;
+	cm.pd = ibv_alloc_pd(cm.verbs);
+	if (cm.pd)
+		return 0;
+	err = errno ? errno : ENOMEM;
+	ibv_close_device(cm.verbs);
+	cm.verbs = NULL;
+	return err;
+}
+
+/*
+ * Open the device, create the epoll set and the CM thread (cm.lock held);
+ * 0 or an errno, with nothing left behind on failure.
+ */
+static int softrdma_cm_init(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &softrdma_cm_wake_tag };
-	struct ibv_device **list;
 	const char *off = getenv("SOFTRDMA_CM_PORT_OFFSET");
 	sigset_t all, old;
 	pthread_t thr;
+	int err;
 
 	softrdma__list_init(&cm.ids);
 	cm.port_offset = off ? atoi(off) : 0;
 	cm.timeout_ns = softrdma_cm_env_ms("SOFTRDMA_CM_TIMEOUT_MS", SOFTRDMA_CM_TIMEOUT_MS);
 	cm.grace_ns = softrdma_cm_env_ms("SOFTRDMA_CM_REJECT_GRACE_MS",
 					 SOFTRDMA_CM_REJECT_GRACE_MS);
-	list = ibv_get_device_list(NULL);
-	if (!list || !list[0])
-		goto fail;
-	cm.verbs = ibv_open_device(list[0]);
-	ibv_free_device_list(list);
-	if (!cm.verbs)
-		goto fail;
-	cm.pd = ibv_alloc_pd(cm.verbs);
-	if (!cm.pd)
-		goto fail;
+	err = softrdma_cm_open_device();
+	if (err)
+		return err;
 	cm.epfd = epoll_create1(EPOLL_CLOEXEC);
-	if (cm.epfd < 0)
-		goto fail;
 	cm.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (cm.wakefd < 0 || epoll_ctl(cm.epfd, EPOLL_CTL_ADD, cm.wakefd, &ev) < 0)
-		goto fail;
+	if (cm.epfd < 0 || cm.wakefd < 0 || epoll_ctl(cm.epfd, EPOLL_CTL_ADD, cm.wakefd, &ev) < 0) {
+		err = errno;
+		goto err_close;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
-	cm.err = pthread_create(&thr, NULL, softrdma_cm_thread, NULL);
+	err = pthread_create(&thr, NULL, softrdma_cm_thread, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (!cm.err)
-		pthread_detach(thr);
-	return;
-fail:
-	cm.err = errno ? errno : ENODEV;
+	if (err)
+		goto err_close;
+	pthread_detach(thr);
+	__atomic_store_n(&cm.started, 1, __ATOMIC_RELEASE);
+	return 0;
+
+err_close:
+	if (cm.wakefd >= 0)
+		close(cm.wakefd);
+	if (cm.epfd >= 0)
+		close(cm.epfd);
+	cm.wakefd = cm.epfd = -1;
+	ibv_dealloc_pd(cm.pd);
+	ibv_close_device(cm.verbs);
+	cm.pd = NULL;
+	cm.verbs = NULL;
+	return err;
 }
 
-/* Initialise the CM on first use. */
+/*
+ * Start the CM on first use (again in a forked child); 0 or the error of
+ * starting it, which a later call retries.
+ */
 static int softrdma_cm_start(void)
 {
-	pthread_once(&cm.once, softrdma_cm_init);
-	return cm.err;
+	int err = 0;
+
+	if (__atomic_load_n(&cm.started, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&cm.lock);
+	if (!cm.started)
+		err = softrdma_cm_init();
+	pthread_mutex_unlock(&cm.lock);
+	return err;
 }
 
 /* Create an event channel. */
@@ -432,7 +483,11 @@ static void softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_
 	}
 }
 
-/* Destroy an id once all its retrieved events were acknowledged. */
+/*
+ * Destroy an id once all its retrieved events were acknowledged; an id
+ * inherited through fork does not wait (the parent's threads that may hold
+ * its events are not in this process) and goes without a word to its peer.
+ */
 int rdma_destroy_id(struct rdma_cm_id *cid)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
@@ -444,7 +499,7 @@ int rdma_destroy_id(struct rdma_cm_id *cid)
 	}
 	pthread_mutex_lock(&cm.lock);
 	softrdma_cm_withdraw((struct softrdma_cm_chan *)cid->channel, id, NULL);
-	while (id->acked < id->reported)
+	while (!id->inherited && id->acked < id->reported)
 		pthread_cond_wait(&cm.cond, &cm.lock);
 	softrdma_cm_close_fd(id);
 	softrdma__list_del(&id->node);
@@ -570,6 +625,8 @@ int rdma_bind_addr(struct rdma_cm_id *cid, struct sockaddr *addr)
 	socklen_t len = sizeof(sin);
 	int one = 1, err;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	if (!addr)
 		return softrdma_cm_err(EINVAL);
 	err = softrdma_cm_to_sin(addr, &sin);
@@ -652,6 +709,8 @@ int rdma_resolve_addr(struct rdma_cm_id *cid, struct sockaddr *src_addr,
 	int err, fd, status = 0;
 
 	(void)timeout_ms;
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	if (!dst_addr)
 		return softrdma_cm_err(EINVAL);
 	err = softrdma_cm_to_sin(dst_addr, &dst);
@@ -696,6 +755,8 @@ int rdma_resolve_route(struct rdma_cm_id *cid, int timeout_ms)
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 
 	(void)timeout_ms;
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (id->state != CM_ADDR) {
 		pthread_mutex_unlock(&cm.lock);
@@ -725,6 +786,8 @@ int rdma_listen(struct rdma_cm_id *cid, int backlog)
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	int err = 0;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (id->state != CM_BOUND || id->fd < 0) {
 		err = EINVAL;
@@ -904,6 +967,8 @@ int rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	int saved = errno, err;
 	uint64_t now;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (id->state != CM_ROUTE) {
 		err = EINVAL;
@@ -950,6 +1015,8 @@ int rdma_establish(struct rdma_cm_id *cid)
 	struct softrdma_cm_msg m;
 	int err;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (id->state != CM_RESPONSE) {
 		pthread_mutex_unlock(&cm.lock);
@@ -974,6 +1041,8 @@ int rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	struct softrdma_cm_msg m;
 	int err;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (id->state != CM_REQ_RCVD) {
 		err = EINVAL;
@@ -1007,6 +1076,8 @@ int rdma_reject(struct rdma_cm_id *cid, const void *private_data, uint8_t privat
 	struct softrdma_cm_msg m;
 	int err = 0;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	if (private_data_len > SOFTRDMA_CM_REJ_PDATA || (private_data_len && !private_data))
 		return softrdma_cm_err(EINVAL);
 	pthread_mutex_lock(&cm.lock);
@@ -1062,6 +1133,8 @@ int rdma_disconnect(struct rdma_cm_id *cid)
 	struct softrdma_cm_msg m;
 	int err = 0;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	pthread_mutex_lock(&cm.lock);
 	if (cid->qp)
 		ibv_modify_qp(cid->qp, &a, IBV_QP_STATE);
@@ -1143,6 +1216,8 @@ int rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct ibv_qp *qp;
 
+	if (id->inherited)
+		return softrdma_cm_err(EIO);
 	if (!cid->verbs || cid->qp)
 		return softrdma_cm_err(EINVAL);
 	/* like librdmacm, the id's port space decides the QP type */
@@ -1207,6 +1282,8 @@ int rdma_create_srq(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_srq_in
 {
 	struct ibv_srq *srq;
 
+	if (((struct softrdma_cm_id *)cid)->inherited)
+		return softrdma_cm_err(EIO);
 	if (!cid->verbs)
 		return softrdma_cm_err(EINVAL);
 	if (!pd)
@@ -1871,4 +1948,81 @@ static void *softrdma_cm_thread(void *arg)
 		pthread_mutex_unlock(&cm.lock);
 	}
 	return NULL;
+}
+
+/* fork(), before: the CM's state is whole in the copy (cm.lock comes first). */
+static void softrdma_cm_fork_prepare(void)
+{
+	pthread_mutex_lock(&cm.lock);
+	softrdma__evq_fork_prepare();
+}
+
+/* fork(), in the parent. */
+static void softrdma_cm_fork_parent(void)
+{
+	softrdma__evq_fork_parent();
+	pthread_mutex_unlock(&cm.lock);
+}
+
+/*
+ * Forked child: @id is the parent's. Close the child's reference to its
+ * socket (no shutdown, no message: the parent's connection and its peer see
+ * nothing), stop its timers and take it off the list of ids.
+ */
+static void softrdma_cm_id_disown(struct softrdma_cm_id *id)
+{
+	if (id->fd >= 0)
+		close(id->fd);
+	id->fd = -1;
+	id->state = CM_ERROR;
+	id->deadline = 0;
+	id->retry_at = 0;
+	id->inherited = 1;
+	softrdma__list_init(&id->node);
+}
+
+/*
+ * fork(), in the child: a CM of its own on first use (thread, epoll set,
+ * device context); the parent's channels and ids are disowned, and the
+ * context and PD the parent's CM opened are left to the parent's objects
+ * that point to them.
+ */
+static void softrdma_cm_fork_child(void)
+{
+	struct softrdma_list *n, *next;
+	int dead = softrdma__fd_dead_open();
+
+	softrdma__evq_fork_child(dead);
+	if (dead >= 0)
+		close(dead);
+	pthread_mutex_init(&cm.lock, NULL);
+	pthread_cond_init(&cm.cond, NULL);
+	if (!cm.started)
+		return;
+	for (n = cm.ids.next; n != &cm.ids; n = next) {
+		next = n->next;
+		softrdma_cm_id_disown(SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node));
+	}
+	softrdma__list_init(&cm.ids);
+	close(cm.wakefd);
+	close(cm.epfd);
+	cm.wakefd = -1;
+	cm.epfd = -1;
+	cm.verbs = NULL;
+	cm.pd = NULL;
+	cm.started = 0;
+}
+
+/*
+ * Register the fork handlers when the library is loaded. libibverbs, which
+ * this library depends on, registered its own first, so this prepare
+ * handler runs before its: cm.lock is taken before the verbs' locks, as
+ * the CM does everywhere.
+ */
+__attribute__((constructor)) static void softrdma_cm_fork_register(void)
+{
+	if (pthread_atfork(softrdma_cm_fork_prepare, softrdma_cm_fork_parent,
+			   softrdma_cm_fork_child)) {
+		/* out of memory at load time: fork() then leaves a child unusable */
+	}
 }

@@ -15,12 +15,17 @@
 static pthread_mutex_t softrdma_cq_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t softrdma_cq_ev_cond = PTHREAD_COND_INITIALIZER;
 
-/* Create a completion channel backed by an eventfd. */
+/* Create a completion channel backed by an eventfd (not on an inherited context). */
 struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 {
-	struct softrdma_channel *c = calloc(1, sizeof(*c));
+	struct softrdma_channel *c;
 	int err;
 
+	if (softrdma__ctx_inherited(context)) {
+		errno = EIO;
+		return NULL;
+	}
+	c = calloc(1, sizeof(*c));
 	if (!c) {
 		errno = ENOMEM;
 		return NULL;
@@ -49,13 +54,16 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 	return 0;
 }
 
-/* Create a CQ with room for at least @cqe completions. */
+/* Create a CQ with room for at least @cqe completions (not on an inherited context). */
 struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
 			     struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct softrdma_cq *cq;
-	int err = EINVAL;
+	int err = EIO;
 
+	if (softrdma__ctx_inherited(context))
+		goto fail;
+	err = EINVAL;
 	if (cqe < 1 || cqe > SOFTRDMA_MAX_CQE || comp_vector < 0 ||
 	    comp_vector >= context->num_comp_vectors)
 		goto fail;
@@ -89,21 +97,28 @@ fail:
 
 /*
  * Destroy @cq after every event it produced was acknowledged. Like the
- * kernel, refuse (EBUSY) while a QP still completes on it.
+ * kernel, refuse (EBUSY) while a QP still completes on it. A CQ inherited
+ * through fork does not wait: the parent's threads that may hold its
+ * events are not in this process.
  */
 int ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
+	int inherited = softrdma__ctx_inherited(cq->context);
 	uint32_t users;
 
-	pthread_mutex_lock(&c->qps_lock);
-	users = c->nqps;
-	pthread_mutex_unlock(&c->qps_lock);
+	if (inherited) {
+		users = __atomic_load_n(&c->nqps, __ATOMIC_RELAXED);
+	} else {
+		pthread_mutex_lock(&c->qps_lock);
+		users = c->nqps;
+		pthread_mutex_unlock(&c->qps_lock);
+	}
 	if (users)
 		return EBUSY;
 	pthread_mutex_lock(&softrdma_cq_ev_lock);
-	while (cq->comp_events_completed != c->events_delivered)
+	while (!inherited && cq->comp_events_completed != c->events_delivered)
 		pthread_cond_wait(&softrdma_cq_ev_cond, &softrdma_cq_ev_lock);
 	pthread_mutex_unlock(&softrdma_cq_ev_lock);
 	if (ch) {
@@ -131,6 +146,8 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
 	struct ibv_wc *ring;
 	uint32_t i;
 
+	if (softrdma__ctx_inherited(cq->context))
+		return EIO;
 	if (cqe < 1 || cqe > SOFTRDMA_MAX_CQE)
 		return EINVAL;
 	ring = calloc(cqe, sizeof(*ring));
@@ -205,7 +222,8 @@ int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *
 		return EOVERFLOW;
 	}
 	c->ring[(c->head + c->count) % c->size] = *wc;
-	c->count++;
+	/* atomic: an empty poll peeks at @count without the lock */
+	__atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELAXED);
 	*pos = ++c->produced;
 	if (c->armed && ch) {
 		c->armed = 0;
@@ -225,12 +243,17 @@ int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *
 	return 0;
 }
 
-/* Record that @qp completes on @cq (QP creation; not the data path). */
+/*
+ * Record that @qp completes on @cq (QP creation; not the data path). A CQ
+ * inherited through fork takes no new QP (EIO).
+ */
 int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	int err = 0;
 
+	if (softrdma__ctx_inherited(cq->context))
+		return EIO;
 	pthread_mutex_lock(&c->qps_lock);
 	if (c->nqps == c->qps_cap) {
 		uint32_t cap = c->qps_cap ? 2 * c->qps_cap : 4;
@@ -243,7 +266,9 @@ int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp)
 		c->qps = q;
 		c->qps_cap = cap;
 	}
-	c->qps[c->nqps++] = qp;
+	c->qps[c->nqps] = qp;
+	/* atomic: an empty poll peeks at @nqps without qps_lock */
+	__atomic_store_n(&c->nqps, c->nqps + 1, __ATOMIC_RELAXED);
 out:
 	pthread_mutex_unlock(&c->qps_lock);
 	return err;
@@ -258,7 +283,8 @@ void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
 	pthread_mutex_lock(&c->qps_lock);
 	for (i = 0; i < c->nqps; i++) {
 		if (c->qps[i] == qp) {
-			c->qps[i] = c->qps[--c->nqps];
+			c->qps[i] = c->qps[c->nqps - 1];
+			__atomic_store_n(&c->nqps, c->nqps - 1, __ATOMIC_RELAXED);
 			break;
 		}
 	}
@@ -288,7 +314,7 @@ int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 	int n = 0;
 
 	if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED)) {
-		if (!c->nqps || !softrdma__shm_active())
+		if (!__atomic_load_n(&c->nqps, __ATOMIC_RELAXED) || !softrdma__shm_active())
 			return 0;
 		softrdma_cq_progress(c);
 		if (!__atomic_load_n(&c->count, __ATOMIC_RELAXED))
@@ -298,7 +324,7 @@ int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 	while (n < num_entries && c->count) {
 		wc[n++] = c->ring[c->head];
 		c->head = (c->head + 1) % c->size;
-		c->count--;
+		__atomic_store_n(&c->count, c->count - 1, __ATOMIC_RELAXED);
 	}
 	__atomic_store_n(&c->consumed, c->consumed + n, __ATOMIC_RELEASE);
 	pthread_spin_unlock(&c->lock);
@@ -357,4 +383,35 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 	cq->comp_events_completed += nevents;
 	pthread_cond_broadcast(&softrdma_cq_ev_cond);
 	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+}
+
+/* fork(), before: no event count is half updated when the process is copied. */
+void softrdma__cq_fork_prepare(void)
+{
+	pthread_mutex_lock(&softrdma_cq_ev_lock);
+}
+
+/* fork(), in the parent. */
+void softrdma__cq_fork_parent(void)
+{
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+}
+
+/*
+ * fork(), in the child: the lock and its condition anew (the condition may
+ * count waiters that are threads of the parent).
+ */
+void softrdma__cq_fork_child(void)
+{
+	pthread_mutex_init(&softrdma_cq_ev_lock, NULL);
+	pthread_cond_init(&softrdma_cq_ev_cond, NULL);
+}
+
+/* Forked child: the locks of the parent's CQ @cq anew, so destroying it cannot hang. */
+void softrdma__cq_fork_disown(struct ibv_cq *cq)
+{
+	struct softrdma_cq *c = (struct softrdma_cq *)cq;
+
+	pthread_spin_init(&c->lock, PTHREAD_PROCESS_PRIVATE);
+	pthread_mutex_init(&c->qps_lock, NULL);
 }

@@ -15,6 +15,7 @@
 
 #include "softrdma.h"
 #include "device.h"
+#include "shm.h"
 #include "cq.h"
 #include "qp.h"
 #include "mr.h"
@@ -27,6 +28,15 @@
 
 static struct softrdma_device softrdma_dev;
 static pthread_once_t softrdma_dev_once = PTHREAD_ONCE_INIT;
+
+/* Open contexts: a forked child finds the parent's here to disown them. */
+static struct {
+	pthread_mutex_t lock;
+	struct softrdma_list head;
+} softrdma_ctxs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.head = { &softrdma_ctxs.head, &softrdma_ctxs.head },
+};
 
 /* Build the GID table (::ffff:a.b.c.d) from the host's IPv4 addresses. */
 static void softrdma_scan_gids(struct softrdma_device *d)
@@ -63,7 +73,13 @@ static void softrdma_scan_gids(struct softrdma_device *d)
 		d->gids[0].raw[15] = 1;
 		d->ngids = 1;
 	}
-	d->guid = htobe64(guid ^ (uint64_t)getpid() << 32);
+	d->guid_base = guid;
+}
+
+/* Node GUID in network order: each process (a forked child too) has its own. */
+static __be64 softrdma_device_guid(const struct softrdma_device *d)
+{
+	return htobe64(d->guid_base ^ (uint64_t)getpid() << 32);
 }
 
 /* One-time initialisation of the single device. */
@@ -119,7 +135,7 @@ const char *ibv_get_device_name(struct ibv_device *device)
 /* Node GUID of @device in network order. */
 __be64 ibv_get_device_guid(struct ibv_device *device)
 {
-	return SOFTRDMA_CONTAINER_OF(device, struct softrdma_device, dev)->guid;
+	return softrdma_device_guid(SOFTRDMA_CONTAINER_OF(device, struct softrdma_device, dev));
 }
 
 /* Index of @device; there is only one. */
@@ -167,6 +183,9 @@ struct ibv_context *ibv_open_device(struct ibv_device *device)
 	ctx->ops.post_send = softrdma__post_send;
 	ctx->ops.post_recv = softrdma__post_recv;
 	ctx->ops.post_srq_recv = softrdma__post_srq_recv;
+	pthread_mutex_lock(&softrdma_ctxs.lock);
+	softrdma__list_add_tail(&softrdma_ctxs.head, &c->node);
+	pthread_mutex_unlock(&softrdma_ctxs.lock);
 	return ctx;
 
 free_c:
@@ -183,6 +202,9 @@ int ibv_close_device(struct ibv_context *context)
 		SOFTRDMA_CONTAINER_OF(context, struct softrdma_context, vctx.context);
 	struct softrdma_list *it;
 
+	pthread_mutex_lock(&softrdma_ctxs.lock);
+	softrdma__list_del(&c->node);
+	pthread_mutex_unlock(&softrdma_ctxs.lock);
 	while (!softrdma__list_empty(&c->async_q.items)) {
 		it = c->async_q.items.next;
 		softrdma__list_del(it);
@@ -199,7 +221,7 @@ static void softrdma_fill_attr(struct ibv_device_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "1.0.0");
-	a->node_guid = softrdma__device()->guid;
+	a->node_guid = softrdma_device_guid(softrdma__device());
 	a->sys_image_guid = a->node_guid;
 	a->max_mr_size = 1ull << 40;
 	a->page_size_cap = 0xfffff000;
@@ -613,16 +635,18 @@ enum ibv_rate mbps_to_ibv_rate(int mbps)
 	}
 }
 
-static int softrdma_fork_init_done;
-
-/* Memory is never pinned, so fork needs no preparation. */
+/*
+ * Fork support is never needed, as with rdma-core on a kernel that copies
+ * DMA pages on fork: memory is not pinned, and a forked child gets a device
+ * of its own (softrdma.h). Succeeds at any time, even after registrations;
+ * RDMAV_FORK_SAFE, IBV_FORK_SAFE and RDMAV_USE_MADVISE change nothing.
+ */
 int ibv_fork_init(void)
 {
-	softrdma_fork_init_done = 1;
 	return 0;
 }
 
-/* Report fork safety: unpinned memory is always fork-safe. */
+/* Fork safety: always there, so ibv_fork_init() is unneeded. */
 enum ibv_fork_status ibv_is_fork_initialized(void)
 {
 	return IBV_FORK_UNNEEDED;
@@ -642,4 +666,147 @@ int ibv_dofork_range(void *base, size_t size)
 	(void)base;
 	(void)size;
 	return 0;
+}
+
+/* Non-zero when @ctx belongs to the parent of this forked process. */
+int softrdma__ctx_inherited(struct ibv_context *ctx)
+{
+	return SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context)->inherited;
+}
+
+/* ops.post_send of an inherited context: the QP is the parent's. */
+static int softrdma_dead_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
+				   struct ibv_send_wr **bad)
+{
+	(void)qp;
+	*bad = wr;
+	return EIO;
+}
+
+/* ops.post_recv of an inherited context. */
+static int softrdma_dead_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
+				   struct ibv_recv_wr **bad)
+{
+	(void)qp;
+	*bad = wr;
+	return EIO;
+}
+
+/* ops.post_srq_recv of an inherited context. */
+static int softrdma_dead_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
+				       struct ibv_recv_wr **bad)
+{
+	(void)srq;
+	*bad = wr;
+	return EIO;
+}
+
+/* ops.poll_cq of an inherited context: a poll error, not an empty CQ. */
+static int softrdma_dead_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+{
+	(void)cq;
+	(void)num_entries;
+	(void)wc;
+	errno = EIO;
+	return -1;
+}
+
+/* ops.req_notify_cq of an inherited context. */
+static int softrdma_dead_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+{
+	(void)cq;
+	(void)solicited_only;
+	return EIO;
+}
+
+/* verbs_context.create_qp_ex of an inherited context. */
+static struct ibv_qp *softrdma_dead_create_qp_ex(struct ibv_context *ctx,
+						 struct ibv_qp_init_attr_ex *attr)
+{
+	(void)ctx;
+	(void)attr;
+	errno = EIO;
+	return NULL;
+}
+
+/*
+ * Forked child: every context of the parent becomes inert (its data path
+ * fails with EIO without touching the parent's objects, nothing new can be
+ * made on it) and leaves the list; ibv_close_device() still frees it.
+ */
+static void softrdma_ctx_fork_child(void)
+{
+	struct softrdma_list *n, *next;
+
+	for (n = softrdma_ctxs.head.next; n != &softrdma_ctxs.head; n = next) {
+		struct softrdma_context *c =
+			SOFTRDMA_CONTAINER_OF(n, struct softrdma_context, node);
+		struct ibv_context *ctx = &c->vctx.context;
+
+		next = n->next;
+		c->inherited = 1;
+		c->vctx.create_qp_ex = softrdma_dead_create_qp_ex;
+		ctx->ops.poll_cq = softrdma_dead_poll_cq;
+		ctx->ops.req_notify_cq = softrdma_dead_req_notify_cq;
+		ctx->ops.post_send = softrdma_dead_post_send;
+		ctx->ops.post_recv = softrdma_dead_post_recv;
+		ctx->ops.post_srq_recv = softrdma_dead_post_srq_recv;
+		pthread_mutex_init(&ctx->mutex, NULL);
+		softrdma__list_init(n);
+	}
+	softrdma__list_init(&softrdma_ctxs.head);
+	pthread_mutex_init(&softrdma_ctxs.lock, NULL);
+}
+
+/* fork(), before: take the global locks in their documented order. */
+static void softrdma_fork_prepare(void)
+{
+	softrdma__progress_fork_prepare();
+	softrdma__shm_fork_prepare();
+	softrdma__mr_fork_prepare();
+	softrdma__cq_fork_prepare();
+	pthread_mutex_lock(&softrdma_ctxs.lock);
+	softrdma__evq_fork_prepare();
+}
+
+/* fork(), in the parent: release them, last taken first. */
+static void softrdma_fork_parent(void)
+{
+	softrdma__evq_fork_parent();
+	pthread_mutex_unlock(&softrdma_ctxs.lock);
+	softrdma__cq_fork_parent();
+	softrdma__mr_fork_parent();
+	softrdma__shm_fork_parent();
+	softrdma__progress_fork_parent();
+}
+
+/*
+ * fork(), in the child: a device of its own. The parent's contexts go
+ * inert, their event queues, QPs and connections are disowned, then the
+ * same-host state and the MR table start empty.
+ */
+static void softrdma_fork_child(void)
+{
+	int dead = softrdma__fd_dead_open();
+
+	softrdma_ctx_fork_child();
+	softrdma__evq_fork_child(dead);
+	softrdma__cq_fork_child();
+	softrdma__progress_fork_child(dead);
+	softrdma__shm_fork_child();
+	softrdma__mr_fork_child();
+	if (dead >= 0)
+		close(dead);
+}
+
+/*
+ * Register the fork handlers when the library is loaded: before librdmacm
+ * registers its own (it depends on this library), so its prepare handler,
+ * which takes the CM's lock, runs before this one.
+ */
+__attribute__((constructor)) static void softrdma_fork_register(void)
+{
+	if (pthread_atfork(softrdma_fork_prepare, softrdma_fork_parent, softrdma_fork_child)) {
+		/* out of memory at load time: fork() then leaves a child unusable */
+	}
 }

@@ -33,11 +33,16 @@ void softrdma__pd_put(struct ibv_pd *pd)
 	__atomic_sub_fetch(&((struct softrdma_pd *)pd)->refs, 1, __ATOMIC_RELAXED);
 }
 
-/* Allocate a protection domain. */
+/* Allocate a protection domain (not on a context inherited through fork). */
 struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 {
-	struct softrdma_pd *p = calloc(1, sizeof(*p));
+	struct softrdma_pd *p;
 
+	if (softrdma__ctx_inherited(context)) {
+		errno = EIO;
+		return NULL;
+	}
+	p = calloc(1, sizeof(*p));
 	if (!p) {
 		errno = ENOMEM;
 		return NULL;
@@ -125,7 +130,7 @@ struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, ui
 	uint32_t slot, i;
 	int err;
 
-	err = softrdma_access_ok(access);
+	err = softrdma__ctx_inherited(pd->context) ? EIO : softrdma_access_ok(access);
 	if (err)
 		goto fail;
 	if (!softrdma__range_mapped(addr, length, !!(access & IBV_ACCESS_LOCAL_WRITE))) {
@@ -188,7 +193,10 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uin
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
 
-/* Unregister @mr; its keys become invalid at once. */
+/*
+ * Unregister @mr; its keys become invalid at once. An MR inherited through
+ * fork is not in this process's table: only the child's copy is freed.
+ */
 int ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct softrdma_mr *m = (struct softrdma_mr *)mr;
@@ -223,6 +231,11 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	if (!softrdma__range_mapped(naddr, nlen, !!(nacc & IBV_ACCESS_LOCAL_WRITE)))
 		return IBV_REREG_MR_ERR_INPUT;
 	pthread_rwlock_wrlock(&softrdma_mr_lock);
+	if (slot >= SOFTRDMA_MAX_MR || softrdma_mr_tab[slot] != m) {
+		/* inherited from the parent of this forked process: not in the table */
+		pthread_rwlock_unlock(&softrdma_mr_lock);
+		return IBV_REREG_MR_ERR_INPUT;
+	}
 	softrdma_mr_variant[slot]++;
 	if (npd != mr->pd) {
 		softrdma__pd_put(mr->pd);
@@ -238,4 +251,34 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	softrdma__seg_publish(slot, m, npd->handle);
 	pthread_rwlock_unlock(&softrdma_mr_lock);
 	return 0;
+}
+
+/* fork(), before: no registration is half done when the process is copied. */
+void softrdma__mr_fork_prepare(void)
+{
+	pthread_rwlock_wrlock(&softrdma_mr_lock);
+}
+
+/* fork(), in the parent: registrations go on. */
+void softrdma__mr_fork_parent(void)
+{
+	pthread_rwlock_unlock(&softrdma_mr_lock);
+}
+
+/*
+ * fork(), in the child: an empty table, so no key of the parent reaches the
+ * child's copy of its memory. Only used slots are written (the table is
+ * large; the rest stays shared with the parent until written). The lock
+ * is made anew: a write lock records the thread that took it, which has
+ * another id in the child.
+ */
+void softrdma__mr_fork_child(void)
+{
+	uint32_t i;
+
+	for (i = 0; i < SOFTRDMA_MAX_MR; i++)
+		if (softrdma_mr_tab[i])
+			softrdma_mr_tab[i] = NULL;
+	softrdma_mr_next = 1;
+	pthread_rwlock_init(&softrdma_mr_lock, NULL);
 }

@@ -17,6 +17,7 @@
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "progress.h"
@@ -32,15 +33,25 @@ struct softrdma_listener {
 	struct softrdma_qp *qps[SOFTRDMA_QP_PER_PORT + 1];
 };
 
+/*
+ * The progress machinery. @lock guards the listeners' QP slots, @nlis
+ * (also read with acquire loads by the progress thread), the grave list,
+ * @epoch, @park/@parked and the start (@started is set with a release
+ * store once everything is up, and cleared in a forked child). @cond
+ * signals a new epoch and parking. The hello and shm lists belong to the
+ * progress thread.
+ */
 static struct {
-	pthread_once_t once;
-	int err;
+	int started;
 	int epfd;
 	int wakefd;
 	pthread_t thr;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	uint64_t epoch;
+	/* a fork() is being prepared: the progress thread waits in softrdma_park */
+	int park;
+	int parked;
 	uint64_t spin_ns;
 	int nlis;
 	struct softrdma_listener *lis[SOFTRDMA_MAX_LISTENERS];
@@ -48,12 +59,33 @@ static struct {
 	struct softrdma_list hello;
 	struct softrdma_list shm;
 } softrdma_prog = {
-	.once = PTHREAD_ONCE_INIT,
+	.epfd = -1,
+	.wakefd = -1,
 	.lock = PTHREAD_MUTEX_INITIALIZER,
 	.cond = PTHREAD_COND_INITIALIZER,
+	.grave = { &softrdma_prog.grave, &softrdma_prog.grave },
+	.hello = { &softrdma_prog.hello, &softrdma_prog.hello },
+	.shm = { &softrdma_prog.shm, &softrdma_prog.shm },
 };
 
 static char softrdma_tag_wake;
+
+/*
+ * Progress thread, prog.lock held, at the top of its loop: while a fork()
+ * is being prepared, wait here, in no critical section and no allocation,
+ * so the child copies a quiet state (and a quiet allocator: some, like
+ * AddressSanitizer's, are not locked across fork).
+ */
+static void softrdma_park(void)
+{
+	if (!softrdma_prog.park)
+		return;
+	softrdma_prog.parked = 1;
+	pthread_cond_broadcast(&softrdma_prog.cond);
+	while (softrdma_prog.park)
+		pthread_cond_wait(&softrdma_prog.cond, &softrdma_prog.lock);
+	softrdma_prog.parked = 0;
+}
 
 /* Free connections closed since the last loop (progress thread only). */
 static void softrdma_reap(void)
@@ -62,6 +94,7 @@ static void softrdma_reap(void)
 
 	softrdma__list_init(&dead);
 	pthread_mutex_lock(&softrdma_prog.lock);
+	softrdma_park();
 	softrdma_prog.epoch++;
 	pthread_cond_broadcast(&softrdma_prog.cond);
 	while (!softrdma__list_empty(&softrdma_prog.grave)) {
@@ -117,7 +150,11 @@ void softrdma__conn_close(struct softrdma_conn *c)
 	softrdma__progress_kick();
 }
 
-/* Register or update the epoll interest of @c. */
+/*
+ * Register or update the epoll interest of @c. A connection of a QP
+ * inherited through fork is never added (EIO): it would be the parent's
+ * QP number reaching out from the child.
+ */
 int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events)
 {
 	struct epoll_event ev = { .events = events, .data.ptr = c };
@@ -127,6 +164,8 @@ int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events)
 	if (c->events == events && c->events)
 		return 0;
 	if (!c->events) {
+		if (c->qp && softrdma__ctx_inherited(c->qp->qpx.qp_base.context))
+			return EIO;
 		c->events = events;
 		if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, c->fd, &ev) < 0) {
 			c->events = 0;
@@ -523,57 +562,71 @@ free_l:
 	return NULL;
 }
 
-/* Create the epoll set, the first listener and the thread (once per process). */
-static void softrdma_progress_init(void)
+/*
+ * Create the epoll set, the first listener and the thread (prog.lock held);
+ * returns 0 or an errno, with nothing left behind on failure.
+ */
+static int softrdma_progress_init(void)
 {
 	struct epoll_event ev = { .events = EPOLLIN };
 	const char *spin = getenv("SOFTRDMA_SPIN_US");
 	sigset_t all, old;
 	int err;
 
-	softrdma__list_init(&softrdma_prog.grave);
-	softrdma__list_init(&softrdma_prog.hello);
-	softrdma__list_init(&softrdma_prog.shm);
 	softrdma_prog.spin_ns = (spin ? strtoull(spin, NULL, 10) : 50) * 1000;
 	softrdma_prog.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (softrdma_prog.epfd < 0)
-		goto fail;
+		return errno;
 	softrdma_prog.wakefd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
-	if (softrdma_prog.wakefd < 0)
+	if (softrdma_prog.wakefd < 0) {
+		err = errno;
 		goto close_ep;
+	}
 	ev.data.ptr = &softrdma_tag_wake;
-	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.wakefd, &ev) < 0)
+	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.wakefd, &ev) < 0 ||
+	    !softrdma_listener_new()) {
+		err = errno ? errno : ENOMEM;
 		goto close_wake;
-	if (!softrdma_listener_new())
-		goto close_wake;
+	}
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	err = pthread_create(&softrdma_prog.thr, NULL, softrdma_progress_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
-	if (err) {
-		errno = err;
+	if (err)
 		goto close_lis;
-	}
 	pthread_detach(softrdma_prog.thr);
-	return;
+	__atomic_store_n(&softrdma_prog.started, 1, __ATOMIC_RELEASE);
+	return 0;
 
 close_lis:
 	close(softrdma_prog.lis[0]->fd);
 	free(softrdma_prog.lis[0]);
+	softrdma_prog.lis[0] = NULL;
 	softrdma_prog.nlis = 0;
 close_wake:
 	close(softrdma_prog.wakefd);
+	softrdma_prog.wakefd = -1;
 close_ep:
 	close(softrdma_prog.epfd);
-fail:
-	softrdma_prog.err = errno ? errno : EIO;
+	softrdma_prog.epfd = -1;
+	return err;
 }
 
-/* Start the progress machinery once; returns its creation error if any. */
+/*
+ * Start the progress machinery on first use (again in a forked child);
+ * returns 0 or the error of starting it, which a later call retries.
+ */
 int softrdma__progress_start(void)
 {
-	pthread_once(&softrdma_prog.once, softrdma_progress_init);
-	return softrdma_prog.err;
+	int err = 0;
+
+	if (__atomic_load_n(&softrdma_prog.started, __ATOMIC_ACQUIRE))
+		return 0;
+	pthread_mutex_lock(&softrdma_prog.lock);
+	if (!softrdma_prog.started)
+		err = softrdma_progress_init();
+	pthread_mutex_unlock(&softrdma_prog.lock);
+	return err;
 }
 
 /* The eventfd peers ring to wake the progress thread. */
@@ -582,12 +635,18 @@ int softrdma__progress_bell(void)
 	return softrdma_prog.wakefd;
 }
 
-/* Give @qp a listener slot and a QP number, opening a listener if needed. */
+/*
+ * Give @qp a listener slot and a QP number, opening a listener if needed.
+ * A QP on a context inherited through fork gets none (EIO).
+ */
 int softrdma__progress_add_qp(struct softrdma_qp *qp)
 {
 	struct softrdma_listener *l = NULL;
-	int i, j, k, err = softrdma__progress_start();
+	int i, j, k, err;
 
+	if (softrdma__ctx_inherited(qp->qpx.qp_base.context))
+		return EIO;
+	err = softrdma__progress_start();
 	if (err)
 		return err;
 	pthread_mutex_lock(&softrdma_prog.lock);
@@ -627,7 +686,9 @@ int softrdma__progress_add_qp(struct softrdma_qp *qp)
 
 /*
  * Forget @qp and wait until the progress thread has finished the epoll
- * batch it may be in, so nothing references the QP any more.
+ * batch it may be in, so nothing references the QP any more. A QP
+ * inherited through fork was never seen by this process's progress
+ * thread: nothing to wait for.
  */
 void softrdma__progress_del_qp(struct softrdma_qp *qp)
 {
@@ -636,6 +697,8 @@ void softrdma__progress_del_qp(struct softrdma_qp *qp)
 	int k = qp->idx / (SOFTRDMA_QP_PER_PORT + 1);
 	int i = qp->idx % (SOFTRDMA_QP_PER_PORT + 1);
 
+	if (softrdma__ctx_inherited(qp->qpx.qp_base.context))
+		return;
 	pthread_mutex_lock(&softrdma_prog.lock);
 	l = k < softrdma_prog.nlis ? softrdma_prog.lis[k] : NULL;
 	if (l && l->qps[i] == qp) {
@@ -667,4 +730,175 @@ struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn)
 	}
 	pthread_mutex_unlock(&softrdma_prog.lock);
 	return qp;
+}
+
+/*
+ * fork(), before: listeners, slots, grave and epoch are whole in the copy,
+ * and the progress thread waits at the top of its loop (softrdma_park).
+ * It is given a second at most: a fork is never held up longer, and the
+ * locks alone keep the copy consistent.
+ */
+void softrdma__progress_fork_prepare(void)
+{
+	struct timespec ts;
+
+	pthread_mutex_lock(&softrdma_prog.lock);
+	if (!softrdma_prog.started)
+		return;
+	softrdma_prog.park = 1;
+	softrdma__progress_kick();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	ts.tv_sec += 1;
+	while (!softrdma_prog.parked &&
+	       pthread_cond_clockwait(&softrdma_prog.cond, &softrdma_prog.lock, CLOCK_MONOTONIC,
+				      &ts) != ETIMEDOUT) {
+		/* woken by a new epoch or by parking: look again */
+	}
+}
+
+/* fork(), in the parent: the progress thread goes on. */
+void softrdma__progress_fork_parent(void)
+{
+	softrdma_prog.park = 0;
+	pthread_cond_broadcast(&softrdma_prog.cond);
+	pthread_mutex_unlock(&softrdma_prog.lock);
+}
+
+/*
+ * Forked child: @c is the parent's. Its socket becomes @dead and its rings
+ * are unmapped, so nothing done on it here reaches the parent's connection
+ * or its peer, and it is on no list of this process. Idempotent.
+ */
+static void softrdma_conn_disown(struct softrdma_conn *c, int dead)
+{
+	if (!c)
+		return;
+	softrdma__shm_disown(c);
+	softrdma__fd_disown(&c->fd, dead);
+	softrdma__list_init(&c->node);
+	softrdma__list_init(&c->shm_node);
+}
+
+/* wr_start of a QP inherited through fork: the batch built next goes nowhere. */
+static void softrdma_dead_wr_start(struct ibv_qp_ex *x)
+{
+	(void)x;
+}
+
+/* wr_complete of a QP inherited through fork: nothing is posted (EIO). */
+static int softrdma_dead_wr_complete(struct ibv_qp_ex *x)
+{
+	(void)x;
+	return EIO;
+}
+
+/* wr_abort of a QP inherited through fork. */
+static void softrdma_dead_wr_abort(struct ibv_qp_ex *x)
+{
+	(void)x;
+}
+
+/*
+ * Forked child: @qp is the parent's. The locks of the QP, its CQs and its
+ * SRQ are made anew (a thread of the parent may have held them), a CM
+ * disconnect of the parent no longer holds it, its connections are
+ * disowned, and a batch of the extended post interface is never posted
+ * (like ibv_post_send() on its inert context, ibv_wr_complete() fails with
+ * EIO). It stays allocated for ibv_destroy_qp().
+ */
+static void softrdma_qp_disown(struct softrdma_qp *qp, int dead)
+{
+	struct ibv_qp *q = &qp->qpx.qp_base;
+	pthread_condattr_t cattr;
+
+	pthread_mutex_init(&qp->lock, NULL);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&qp->drain_cond, &cattr);
+	pthread_condattr_destroy(&cattr);
+	qp->draining = 0;
+	qp->qpx.wr_start = softrdma_dead_wr_start;
+	qp->qpx.wr_complete = softrdma_dead_wr_complete;
+	qp->qpx.wr_abort = softrdma_dead_wr_abort;
+	softrdma_conn_disown(qp->in, dead);
+	softrdma_conn_disown(qp->out, dead);
+	softrdma__cq_fork_disown(q->send_cq);
+	softrdma__cq_fork_disown(q->recv_cq);
+	if (q->srq)
+		pthread_mutex_init(&SOFTRDMA_CONTAINER_OF(q->srq, struct softrdma_srq, srq)->lock,
+				   NULL);
+}
+
+/*
+ * Forked child: disown the connections on the progress thread's lists. Those
+ * waiting for their hello are left allocated (had the parent's thread not
+ * parked in time, a hello it was attaching may be reachable from a QP too);
+ * closed ones, which no QP points to, are freed.
+ */
+static void softrdma_conns_fork_child(int dead)
+{
+	struct softrdma_list *n, *next;
+
+	for (n = softrdma_prog.shm.next; n != &softrdma_prog.shm; n = next) {
+		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, shm_node);
+
+		next = n->next;
+		softrdma_conn_disown(c, dead);
+	}
+	for (n = softrdma_prog.hello.next; n != &softrdma_prog.hello; n = next) {
+		next = n->next;
+		softrdma_conn_disown(SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node), dead);
+	}
+	for (n = softrdma_prog.grave.next; n != &softrdma_prog.grave; n = next) {
+		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node);
+
+		next = n->next;
+		softrdma__shm_disown(c);
+		close(c->fd);
+		while (!softrdma__list_empty(&c->txq)) {
+			struct softrdma_list *b = c->txq.next;
+
+			softrdma__list_del(b);
+			free(SOFTRDMA_CONTAINER_OF(b, struct softrdma_txbuf, node));
+		}
+		free(c);
+	}
+	softrdma__list_init(&softrdma_prog.shm);
+	softrdma__list_init(&softrdma_prog.hello);
+	softrdma__list_init(&softrdma_prog.grave);
+}
+
+/*
+ * fork(), in the child: no progress thread, listener or epoll set until
+ * first use; every QP in the listeners' slots and every connection is the
+ * parent's and is disowned. Only the child's references to the parent's
+ * sockets, epoll set and doorbell are closed.
+ */
+void softrdma__progress_fork_child(int dead)
+{
+	int l, i;
+
+	pthread_mutex_init(&softrdma_prog.lock, NULL);
+	pthread_cond_init(&softrdma_prog.cond, NULL);
+	softrdma_prog.park = 0;
+	softrdma_prog.parked = 0;
+	if (!softrdma_prog.started)
+		return;
+	softrdma_conns_fork_child(dead);
+	for (l = 0; l < softrdma_prog.nlis; l++) {
+		struct softrdma_listener *lis = softrdma_prog.lis[l];
+
+		for (i = 1; i <= SOFTRDMA_QP_PER_PORT; i++)
+			if (lis->qps[i])
+				softrdma_qp_disown(lis->qps[i], dead);
+		close(lis->fd);
+		free(lis);
+		softrdma_prog.lis[l] = NULL;
+	}
+	softrdma_prog.nlis = 0;
+	close(softrdma_prog.wakefd);
+	close(softrdma_prog.epfd);
+	softrdma_prog.wakefd = -1;
+	softrdma_prog.epfd = -1;
+	softrdma_prog.started = 0;
 }

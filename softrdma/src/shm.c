@@ -141,6 +141,7 @@ fail:
 static void softrdma_shm_init(void)
 {
 	const char *t = getenv("SOFTRDMA_TRANSPORT");
+	struct softrdma_seg *seg;
 	void *map;
 	int fd;
 
@@ -159,14 +160,16 @@ static void softrdma_shm_init(void)
 	if (fd < 0)
 		return;
 	softrdma_shm.seg_fd = fd;
-	softrdma_shm.seg = map;
-	softrdma_shm.seg->hdr.magic = SOFTRDMA_SEG_MAGIC;
-	softrdma_shm.seg->hdr.version = SOFTRDMA_SHM_VERSION;
-	softrdma_shm.seg->hdr.pid = softrdma_shm.pid;
-	softrdma_shm.seg->hdr.nmr = SOFTRDMA_MAX_MR;
-	if (getrandom(&softrdma_shm.seg->hdr.nonce, sizeof(uint64_t), 0) != sizeof(uint64_t))
-		softrdma_shm.seg->hdr.nonce = softrdma__now_ns() ^ ((uint64_t)getpid() << 32);
+	seg = map;
+	seg->hdr.magic = SOFTRDMA_SEG_MAGIC;
+	seg->hdr.version = SOFTRDMA_SHM_VERSION;
+	seg->hdr.pid = softrdma_shm.pid;
+	seg->hdr.nmr = SOFTRDMA_MAX_MR;
+	if (getrandom(&seg->hdr.nonce, sizeof(uint64_t), 0) != sizeof(uint64_t))
+		seg->hdr.nonce = softrdma__now_ns() ^ ((uint64_t)getpid() << 32);
 	softrdma_shm.enabled = 1;
+	/* released: the progress thread reads @seg without pthread_once */
+	__atomic_store_n(&softrdma_shm.seg, seg, __ATOMIC_RELEASE);
 }
 
 /* Non-zero when this process may use the same-host transport. */
@@ -211,22 +214,34 @@ void softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 }
 
+/*
+ * The process segment for the progress thread and the poll path, which do
+ * not go through pthread_once: NULL until softrdma_shm_init() published it.
+ */
+static struct softrdma_seg *softrdma_seg_published(void)
+{
+	return __atomic_load_n(&softrdma_shm.seg, __ATOMIC_ACQUIRE);
+}
+
 /* Tell producers whether they must ring our doorbell. */
 void softrdma__seg_set_sleeping(int sleeping)
 {
-	if (!softrdma_shm.seg)
+	struct softrdma_seg *seg = softrdma_seg_published();
+
+	if (!seg)
 		return;
-	__atomic_store_n(&softrdma_shm.seg->hdr.sleeping, sleeping, __ATOMIC_RELAXED);
+	__atomic_store_n(&seg->hdr.sleeping, sleeping, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Non-zero when an application thread polled our rings within the grace time. */
 int softrdma__shm_app_polling(uint64_t now)
 {
-	if (!softrdma_shm.seg)
+	struct softrdma_seg *seg = softrdma_seg_published();
+
+	if (!seg)
 		return 0;
-	return now - __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED) <
-	       SOFTRDMA_POLL_GRACE_NS;
+	return now - __atomic_load_n(&seg->hdr.poll_ns, __ATOMIC_RELAXED) < SOFTRDMA_POLL_GRACE_NS;
 }
 
 /*
@@ -236,17 +251,20 @@ int softrdma__shm_app_polling(uint64_t now)
  */
 void softrdma__shm_app_waits(void)
 {
-	if (softrdma_shm.seg && __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED))
-		__atomic_store_n(&softrdma_shm.seg->hdr.poll_ns, 0, __ATOMIC_RELAXED);
+	struct softrdma_seg *seg = softrdma_seg_published();
+
+	if (seg && __atomic_load_n(&seg->hdr.poll_ns, __ATOMIC_RELAXED))
+		__atomic_store_n(&seg->hdr.poll_ns, 0, __ATOMIC_RELAXED);
 }
 
 /* An application thread just polled the rings (rate-limited shared store). */
 void softrdma__shm_app_polled(void)
 {
+	struct softrdma_seg *seg = softrdma_seg_published();
 	uint64_t now = softrdma__now_ns();
 
-	if (now - __atomic_load_n(&softrdma_shm.seg->hdr.poll_ns, __ATOMIC_RELAXED) > 10000)
-		__atomic_store_n(&softrdma_shm.seg->hdr.poll_ns, now, __ATOMIC_RELAXED);
+	if (seg && now - __atomic_load_n(&seg->hdr.poll_ns, __ATOMIC_RELAXED) > 10000)
+		__atomic_store_n(&seg->hdr.poll_ns, now, __ATOMIC_RELAXED);
 }
 
 static int softrdma_shm_any;
@@ -996,4 +1014,71 @@ int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_
 	    __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)
 		return -1;
 	return 0;
+}
+
+/*
+ * Forked child: drop the same-host state of @c, the parent's connection,
+ * without a word to the peer: its rings (shared with the parent) are
+ * unmapped, a ring memfd not yet handed over is closed, the peer reference
+ * is forgotten (softrdma__shm_fork_child frees the peers), and @c is left
+ * a plain socket connection.
+ */
+void softrdma__shm_disown(struct softrdma_conn *c)
+{
+	if (c->area)
+		munmap(c->area, sizeof(struct softrdma_ring_area));
+	c->area = NULL;
+	c->rxr = NULL;
+	c->txr = NULL;
+	if (c->ring_fd >= 0)
+		close(c->ring_fd);
+	c->ring_fd = -1;
+	c->peer = NULL;
+	c->shm = 0;
+}
+
+/* fork(), before: the list of peers is whole in the copy. */
+void softrdma__shm_fork_prepare(void)
+{
+	pthread_mutex_lock(&softrdma_shm.lock);
+}
+
+/* fork(), in the parent. */
+void softrdma__shm_fork_parent(void)
+{
+	pthread_mutex_unlock(&softrdma_shm.lock);
+}
+
+/*
+ * fork(), in the child: the peers (pidfds, doorbells, mappings of their
+ * segments), the parent's own segment and a shared copy it was running
+ * are the parent's and go. The child publishes a segment of its own, with
+ * its pid and a new nonce, on first use; the parent's MR table stays
+ * untouched.
+ */
+void softrdma__shm_fork_child(void)
+{
+	struct softrdma_list *n, *next;
+
+	pthread_mutex_init(&softrdma_shm.lock, NULL);
+	for (n = softrdma_shm.peers.next; n && n != &softrdma_shm.peers; n = next) {
+		struct softrdma_peer *p = SOFTRDMA_CONTAINER_OF(n, struct softrdma_peer, node);
+
+		next = n->next;
+		munmap((void *)p->seg, sizeof(struct softrdma_seg));
+		close(p->bell);
+		close(p->pidfd);
+		free(p);
+	}
+	softrdma__list_init(&softrdma_shm.peers);
+	if (softrdma_shm.seg)
+		munmap(softrdma_shm.seg, sizeof(struct softrdma_seg));
+	if (softrdma_shm.seg_fd >= 0)
+		close(softrdma_shm.seg_fd);
+	softrdma_shm.seg = NULL;
+	softrdma_shm.seg_fd = -1;
+	softrdma_shm.enabled = 0;
+	softrdma_shm.once = PTHREAD_ONCE_INIT;
+	softrdma_shm_any = 0;
+	memset(&softrdma_split, 0, sizeof(softrdma_split));
 }

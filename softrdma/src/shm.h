@@ -102,6 +102,21 @@ int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm
 			 struct softrdma_wire_shm *reply);
 int softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *reply);
 void softrdma__shm_release(struct softrdma_conn *c);
+/*
+ * Forked child: @c is the parent's connection; unmap its rings, close a
+ * ring memfd, forget its peer, leave it a plain socket connection. Nothing
+ * reaches the peer or the parent.
+ */
+void softrdma__shm_disown(struct softrdma_conn *c);
+/*
+ * fork() handlers: prepare takes softrdma_shm.lock, parent releases it; the
+ * child frees the peers and drops the parent's segment, and starts its own
+ * (own pid and nonce) on first use. Call the child handler after every
+ * inherited connection was disowned.
+ */
+void softrdma__shm_fork_prepare(void);
+void softrdma__shm_fork_parent(void);
+void softrdma__shm_fork_child(void);
 void softrdma__shm_publish_qp(struct softrdma_qp *qp);
 void softrdma__shm_revoke(struct softrdma_conn *c);
 

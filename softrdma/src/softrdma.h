@@ -15,6 +15,11 @@
  *   cq->lock (spin)   a CQ's ring; nothing is taken under it
  * The progress thread only try-locks a QP from a CQ poll (qp->lock is
  * never waited for under cq->qps_lock).
+ * The global locks a fork() takes, in this order, are never taken while a
+ * later one of them is held: softrdma_prog.lock, softrdma_shm.lock,
+ * softrdma_mr_lock, the CQ event lock (cq.c), the list of contexts
+ * (device.c), the list of event queues (util.c). librdmacm's cm.lock comes
+ * before all of them (the CM calls the verbs under it).
  *
  * Lifetime of a connection (struct softrdma_conn):
  *   - created by the progress thread (accepted, on the hello list until its
@@ -39,6 +44,36 @@
  * read from a slot stays valid until the end of that loop. The progress
  * thread reads a QP's hints (@rnr_waiting, @eos_deadline, @cq_overrun)
  * without the lock and acts on them only after taking qp->lock.
+ *
+ * Fork. fork() copies only the calling thread: a child would inherit the
+ * parent's state without the threads that serve it, and descriptors
+ * (sockets, eventfds, epoll sets, memfds) and shared mappings it shares
+ * with the parent. Both libraries register pthread_atfork() handlers when
+ * they are loaded (device.c, cm.c; librdmacm's after libibverbs's, so its
+ * prepare handler runs first, as its lock comes first):
+ *   - prepare takes the global locks above in their order, so the child
+ *     never inherits one held by a thread it does not have, and has the
+ *     progress thread wait at the top of its loop (a second at most), so
+ *     it is in no critical section and no allocation; parent releases
+ *     them, child makes them anew;
+ *   - child gets a device of its own: no listener, no progress or CM thread
+ *     until first use, an empty MR table, its own same-host segment and
+ *     process id. Everything it inherited is disowned: each descriptor
+ *     shared with the parent is replaced by /dev/null (softrdma__fd_disown:
+ *     only the child's reference goes, so the parent's connections and
+ *     their peers see nothing: no shutdown, no message), shared rings and
+ *     segments are unmapped, and the locks of inherited objects the
+ *     parent's threads may have held are made anew.
+ * Inherited contexts, PDs, MRs, QPs, CQs, SRQs, channels and cm ids are
+ * inert in the child: their data path fails with EIO (ibv_poll_cq with
+ * -1), waiting on their channels fails with EIO at once, nothing can be
+ * created on an inherited context (EIO), and destroying them frees the
+ * child's copies without waiting for the parent's threads. Memory the
+ * parent registered stays the parent's: its keys name the parent's MR
+ * table, which the parent alone serves. Objects the child creates are
+ * the child's own, and a child may fork again. Like rdma-core on a kernel
+ * that copies DMA pages on fork, ibv_fork_init() always succeeds and
+ * ibv_is_fork_initialized() reports IBV_FORK_UNNEEDED.
  */
 #ifndef SOFTRDMA_H
 #define SOFTRDMA_H
@@ -68,11 +103,16 @@ struct softrdma_device {
 	int ngids;
 	union ibv_gid gids[SOFTRDMA_MAX_GIDS];
 	uint32_t ifindex[SOFTRDMA_MAX_GIDS];
-	uint64_t guid;
+	/* node GUID (host order) before the process id is mixed in */
+	uint64_t guid_base;
 };
 
 struct softrdma_context {
 	struct softrdma_evq async_q;
+	/* on the list of open contexts (device.c, under that list's lock) */
+	struct softrdma_list node;
+	/* set in a forked child on every context of the parent */
+	int inherited;
 	struct verbs_context vctx;
 };
 
@@ -274,8 +314,22 @@ struct softrdma_qp {
 /* device.c */
 struct softrdma_device *softrdma__device(void);
 void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem);
+/*
+ * Non-zero when @ctx was inherited from the parent of this (forked)
+ * process; objects on it are inert. Lock-free: the flag is set once, in
+ * the child's fork handler, before any other thread exists.
+ */
+int softrdma__ctx_inherited(struct ibv_context *ctx);
 
 /* mr.c */
+/*
+ * fork() handlers of the MR table: prepare takes it for writing, parent
+ * releases it, child starts an empty table (inherited MRs stay allocated
+ * for ibv_dereg_mr, but their keys name nothing in the child).
+ */
+void softrdma__mr_fork_prepare(void);
+void softrdma__mr_fork_parent(void);
+void softrdma__mr_fork_child(void);
 struct softrdma_mr *softrdma__mr_get(uint32_t key);
 void softrdma__mr_put(void);
 int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
@@ -283,6 +337,18 @@ int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
 void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr);
 
 /* cq.c */
+/*
+ * fork() handlers of the CQ event lock: prepare takes it, parent releases
+ * it, child makes it and its condition anew.
+ */
+void softrdma__cq_fork_prepare(void);
+void softrdma__cq_fork_parent(void);
+void softrdma__cq_fork_child(void);
+/*
+ * Forked child, from the fork handler: make the locks of @cq, inherited
+ * from the parent, anew (a thread of the parent may have held them).
+ */
+void softrdma__cq_fork_disown(struct ibv_cq *cq);
 int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc);
 int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos);
 uint64_t softrdma__cq_consumed(struct ibv_cq *cq);
@@ -303,6 +369,18 @@ int softrdma__qp_conn_wants_rx(struct softrdma_conn *c);
 void softrdma__qp_app_progress(struct softrdma_qp *qp);
 
 /* progress.c */
+/*
+ * fork() handlers of the progress machinery: prepare takes
+ * softrdma_prog.lock, parent releases it. The child (@dead: the
+ * placeholder of softrdma__fd_disown) forgets the listeners and the
+ * progress thread, closes its references to their sockets, the epoll set
+ * and the doorbell, and disowns every inherited QP and connection: their
+ * sockets become @dead, their rings are unmapped, their locks are made
+ * anew. Nothing is freed that an inherited QP may still point to.
+ */
+void softrdma__progress_fork_prepare(void);
+void softrdma__progress_fork_parent(void);
+void softrdma__progress_fork_child(int dead);
 int softrdma__progress_start(void);
 int softrdma__progress_add_qp(struct softrdma_qp *qp);
 void softrdma__progress_del_qp(struct softrdma_qp *qp);

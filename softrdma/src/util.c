@@ -47,6 +47,15 @@ int softrdma__list_empty(const struct softrdma_list *head)
 	return head->next == head;
 }
 
+/* Every event queue of this library, for a forked child to disown. */
+static struct {
+	pthread_mutex_t lock;
+	struct softrdma_list head;
+} softrdma_evqs = {
+	.lock = PTHREAD_MUTEX_INITIALIZER,
+	.head = { &softrdma_evqs.head, &softrdma_evqs.head },
+};
+
 /* Create the eventfd and the list of an event queue. */
 int softrdma__evq_init(struct softrdma_evq *q)
 {
@@ -55,16 +64,69 @@ int softrdma__evq_init(struct softrdma_evq *q)
 		return errno;
 	pthread_mutex_init(&q->lock, NULL);
 	softrdma__list_init(&q->items);
+	pthread_mutex_lock(&softrdma_evqs.lock);
+	softrdma__list_add_tail(&softrdma_evqs.head, &q->all);
+	pthread_mutex_unlock(&softrdma_evqs.lock);
 	return 0;
 }
 
 /* Release an event queue; remaining items belong to the caller. */
 void softrdma__evq_fini(struct softrdma_evq *q)
 {
+	pthread_mutex_lock(&softrdma_evqs.lock);
+	softrdma__list_del(&q->all);
+	pthread_mutex_unlock(&softrdma_evqs.lock);
 	if (q->fd >= 0)
 		close(q->fd);
 	q->fd = -1;
 	pthread_mutex_destroy(&q->lock);
+}
+
+/* fork(): keep the list of queues whole across the fork. */
+void softrdma__evq_fork_prepare(void)
+{
+	pthread_mutex_lock(&softrdma_evqs.lock);
+}
+
+/* fork(), in the parent: the list is usable again. */
+void softrdma__evq_fork_parent(void)
+{
+	pthread_mutex_unlock(&softrdma_evqs.lock);
+}
+
+/* fork(), in the child: disown every inherited queue and start an empty list. */
+void softrdma__evq_fork_child(int dead)
+{
+	struct softrdma_list *n, *next;
+
+	for (n = softrdma_evqs.head.next; n != &softrdma_evqs.head; n = next) {
+		struct softrdma_evq *q = SOFTRDMA_CONTAINER_OF(n, struct softrdma_evq, all);
+
+		next = n->next;
+		softrdma__fd_disown(&q->fd, dead);
+		/* a thread of the parent may have held it: that thread is not here */
+		pthread_mutex_init(&q->lock, NULL);
+		softrdma__list_init(&q->all);
+	}
+	softrdma__list_init(&softrdma_evqs.head);
+	pthread_mutex_init(&softrdma_evqs.lock, NULL);
+}
+
+/* A descriptor that reaches nothing: /dev/null, or -1 when it cannot be opened. */
+int softrdma__fd_dead_open(void)
+{
+	return open("/dev/null", O_RDWR | O_CLOEXEC);
+}
+
+/* Forked child: make *@fd stop referring to the object it shares with the parent. */
+void softrdma__fd_disown(int *fd, int dead)
+{
+	if (*fd < 0)
+		return;
+	if (dead >= 0 && dup3(dead, *fd, O_CLOEXEC) == *fd)
+		return;
+	close(*fd);
+	*fd = -1;
 }
 
 /* Queue @item and make the fd readable once more. */

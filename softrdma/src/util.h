@@ -27,18 +27,51 @@ int softrdma__list_empty(const struct softrdma_list *head);
 /*
  * A queue of opaque items signalled through an eventfd in semaphore mode:
  * one readable count per queued item, so the fd can be polled and read()
- * blocks (a cancellation point) until an item is available.
+ * blocks (a cancellation point) until an item is available. @lock guards
+ * @items. Every queue is also on its library's list of queues (@all,
+ * guarded by that list's lock), so a forked child can disown them.
  */
 struct softrdma_evq {
 	int fd;
 	pthread_mutex_t lock;
 	struct softrdma_list items;
+	struct softrdma_list all;
 };
 
 int softrdma__evq_init(struct softrdma_evq *q);
 void softrdma__evq_fini(struct softrdma_evq *q);
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
 int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item);
+
+/*
+ * fork() handlers for the list of event queues: prepare takes its lock
+ * (after every other lock of the library: nothing is taken under it),
+ * parent releases it. In the child every queue inherited from the parent
+ * is disowned: its eventfd, shared with the parent, is replaced by @dead
+ * (softrdma__fd_disown), so waiting on it fails with EIO at once instead
+ * of blocking or consuming the parent's events; its lock is made anew and
+ * it leaves the list. Queues made later in the child are the child's own.
+ */
+void softrdma__evq_fork_prepare(void);
+void softrdma__evq_fork_parent(void);
+void softrdma__evq_fork_child(int dead);
+
+/*
+ * Forked child: a placeholder descriptor (/dev/null, close-on-exec), or -1
+ * when none can be opened; the caller closes it when done disowning.
+ */
+int softrdma__fd_dead_open(void);
+
+/*
+ * Forked child: stop *@fd, inherited from the parent, from reaching the
+ * parent's object (socket, eventfd, epoll set...). Only the child's
+ * reference goes: the parent and its peers see nothing, no shutdown, no
+ * message. With a placeholder @dead the number stays taken, now pointing at
+ * /dev/null (I/O on it fails or reads end-of-file, epoll refuses it), so
+ * code or a user still holding the number never reaches a descriptor the
+ * child opens later; without one *@fd is closed and set to -1.
+ */
+void softrdma__fd_disown(int *fd, int dead);
 
 int softrdma__safe_read(void *dst, const void *src, size_t len);
 int softrdma__safe_write(void *dst, const void *src, size_t len);
