@@ -30,7 +30,7 @@ static int softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char 
 		int err = 0;
 
 		if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ) {
-			if (dst)
+			if (dst && s->length)
 				memcpy(dst + *total, (void *)(uintptr_t)s->addr, s->length);
 			*total += s->length;
 			continue;
@@ -187,7 +187,8 @@ static void softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr,
 	if (e->is_read) {
 		h->rlen = total;
 		e->num_sge = wr->num_sge;
-		memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
+		if (wr->num_sge)
+			memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 	} else {
 		h->len = total;
 		if (e->signaled)

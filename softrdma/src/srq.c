@@ -51,7 +51,9 @@ static int softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr,
 		e = softrdma_rq_at(rq, rq->count);
 		e->wr_id = wr->wr_id;
 		e->num_sge = wr->num_sge;
-		memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
+		/* a receive with no SGE may come with sg_list NULL */
+		if (wr->num_sge)
+			memcpy(e->sge, wr->sg_list, wr->num_sge * sizeof(struct ibv_sge));
 		rq->count++;
 	}
 	return 0;

@@ -120,7 +120,8 @@ static void softrdma_wr_set_sge_list(struct ibv_qp_ex *x, size_t n, const struct
 		softrdma_qpx(x)->xerr = EINVAL;
 		return;
 	}
-	memcpy(wr->sg_list, sg, n * sizeof(*sg));
+	if (n)
+		memcpy(wr->sg_list, sg, n * sizeof(*sg));
 	wr->num_sge = n;
 }
 
@@ -152,6 +153,8 @@ static void softrdma_wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n,
 	dst = (char *)qp->xsge + (size_t)qp->sq_size * SOFTRDMA_MAX_SGE * sizeof(struct ibv_sge) +
 	      (size_t)(qp->xcount - 1) * qp->cap.max_inline_data;
 	for (i = 0, total = 0; i < n; i++) {
+		if (!bufs[i].length)
+			continue;
 		memcpy(dst + total, bufs[i].addr, bufs[i].length);
 		total += bufs[i].length;
 	}
