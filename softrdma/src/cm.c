@@ -503,6 +503,9 @@ int rdma_destroy_id(struct rdma_cm_id *cid)
 		pthread_cond_wait(&cm.cond, &cm.lock);
 	softrdma_cm_close_fd(id);
 	softrdma__list_del(&id->node);
+	/* a QP left on the id stays the application's; the CM lets go of it */
+	if (cid->qp)
+		ibv_modify_qp(cid->qp, NULL, SOFTRDMA_QP_CM_RELEASE);
 	/* unannounced connections of a listener go with it */
 	for (n = cm.ids.next; n != &cm.ids; n = next) {
 		struct softrdma_cm_id *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node);
@@ -1241,9 +1244,12 @@ int rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 		softrdma_cm_destroy_cqs(id);
 		return softrdma_cm_err(err);
 	}
-	cid->qp = qp;
 	cid->pd = attr->pd;
+	/* the CM thread may move the QP even after the application freed it */
+	ibv_modify_qp(qp, NULL, SOFTRDMA_QP_CM_HOLD);
+	/* under cm.lock: the CM thread reads @qp of ids it handles */
 	pthread_mutex_lock(&cm.lock);
+	cid->qp = qp;
 	softrdma_cm_qp_init(id);
 	pthread_mutex_unlock(&cm.lock);
 	return 0;
@@ -1268,12 +1274,24 @@ int rdma_create_qp(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_qp_init
 	return ret;
 }
 
-/* Destroy the id's QP (and CQs the CM created for it). */
+/*
+ * Destroy the id's QP (and CQs the CM created for it). The QP leaves the id
+ * under cm.lock first: the CM thread, which moves the QP of an id it handles
+ * (a disconnect, a lost connection) under that lock, never sees it freed.
+ */
 void rdma_destroy_qp(struct rdma_cm_id *cid)
 {
-	if (cid->qp)
-		ibv_destroy_qp(cid->qp);
+	struct ibv_qp *qp;
+
+	pthread_mutex_lock(&cm.lock);
+	qp = cid->qp;
 	cid->qp = NULL;
+	pthread_mutex_unlock(&cm.lock);
+	if (qp) {
+		/* a no-op when the application destroyed it already */
+		ibv_destroy_qp(qp);
+		ibv_modify_qp(qp, NULL, SOFTRDMA_QP_CM_RELEASE);
+	}
 	softrdma_cm_destroy_cqs((struct softrdma_cm_id *)cid);
 }
 

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "comp.h"
+#include "cq.h"
+#include "device.h"
+#include "mr.h"
 #include "net.h"
 #include "qp.h"
 

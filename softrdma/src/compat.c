@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "compat.h"
+#include "softrdma.h"
 
 /* Stub returning an errno value (int-returning verbs and private helpers). */
 #define SOFTRDMA_STUB_ERR(name, err) \

@@ -10,6 +10,9 @@
 #include <string.h>
 
 #include "cq.h"
+#include "device.h"
+#include "net.h"
+#include "progress.h"
 #include "shm.h"
 
 static pthread_mutex_t softrdma_cq_ev_lock = PTHREAD_MUTEX_INITIALIZER;

@@ -14,12 +14,13 @@
 #include <unistd.h>
 
 #include "softrdma.h"
-#include "device.h"
-#include "shm.h"
 #include "cq.h"
-#include "qp.h"
+#include "device.h"
 #include "mr.h"
+#include "progress.h"
+#include "qp.h"
 #include "req.h"
+#include "shm.h"
 #include "srq.h"
 
 #undef ibv_query_port

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "device.h"
 #include "mr.h"
 #include "shm.h"
 

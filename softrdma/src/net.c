@@ -23,6 +23,7 @@
 
 #include "comp.h"
 #include "net.h"
+#include "progress.h"
 #include "qp.h"
 #include "resp.h"
 #include "shm.h"
@@ -85,7 +86,7 @@ uint32_t softrdma__conn_want(struct softrdma_conn *c)
 	return ev;
 }
 
-/* Progress thread: the peer's ring has data this side should consume now. */
+/* The peer's ring has data this side should consume now (qp->lock held). */
 int softrdma__qp_conn_wants_rx(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
@@ -160,6 +161,16 @@ void softrdma__conn_send(struct softrdma_conn *c, struct softrdma_txbuf *b)
 }
 
 /*
+ * Whether @c is still one of @qp's connections (qp->lock held). Once it is
+ * not, it is on the grave and the progress thread may free it at any time:
+ * it must not be touched again.
+ */
+static int softrdma_conn_attached(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	return qp->in == c || qp->out == c;
+}
+
+/*
  * Application thread, from an empty CQ poll: move the rings of @qp's
  * same-host connections. Skipped when another thread holds the QP.
  */
@@ -181,7 +192,9 @@ void softrdma__qp_app_progress(struct softrdma_qp *qp)
 			softrdma__qp_conn_failed(c, EPIPE);
 			continue;
 		}
-		if (!c->dead && softrdma__shm_rx_avail(c) && softrdma__qp_conn_wants_rx(c))
+		if (!softrdma_conn_attached(qp, c))
+			continue;
+		if (softrdma__shm_rx_avail(c) && softrdma__qp_conn_wants_rx(c))
 			softrdma__qp_conn_readable(c);
 	}
 	pthread_mutex_unlock(&qp->lock);
@@ -465,6 +478,8 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 	if (c != qp->out && qp->out && !qp->out->dead && !qp->out->connecting) {
 		/* a NAK may be waiting on the requester side: it explains the close */
 		softrdma__qp_conn_readable(qp->out);
+		if (!softrdma_conn_attached(qp, c))
+			return; /* handling it closed @c already */
 		st = qp->qpx.qp_base.state;
 	}
 	if (st == IBV_QPS_ERR) {
@@ -494,7 +509,9 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 		/* idle: like real RC, the loss shows on the next request */
 		softrdma__qp_close_conns(qp);
 	}
-	softrdma__conn_close(c);
+	/* both branches may have closed @c with the QP's other connections */
+	if (softrdma_conn_attached(qp, c))
+		softrdma__conn_close(c);
 }
 
 /* Progress thread: @c is readable (qp->lock held). */
@@ -506,9 +523,12 @@ void softrdma__qp_conn_readable(struct softrdma_conn *c)
 	if (c->eos)
 		return;	/* nothing follows the marker but the close */
 	r = c->is_out ? softrdma__rx_requester(qp, c) : softrdma__rx_responder(qp, c);
-	if (r < 0 && !c->dead)
+	/* receiving may have closed @c (an end of stream, an error) */
+	if (!softrdma_conn_attached(qp, c))
+		return;
+	if (r < 0)
 		softrdma__qp_conn_failed(c, -r);
-	else if (!c->dead)
+	else
 		softrdma__progress_watch(c, softrdma__conn_want(c));
 }
 

@@ -31,9 +31,8 @@ int softrdma__requests_held(struct softrdma_conn *c);
 uint32_t softrdma__conn_want(struct softrdma_conn *c);
 
 /*
- * Progress thread: whether the peer's ring holds data @c should consume now.
- * ASSUMPTIONS: may be called without the QP's lock (the answer is then a
- * hint, acted on only under the lock), with @c alive until the next reap.
+ * Whether the peer's ring holds data @c should consume now.
+ * ASSUMPTIONS: the lock of @c's QP is held.
  */
 int softrdma__qp_conn_wants_rx(struct softrdma_conn *c);
 

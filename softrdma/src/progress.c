@@ -20,7 +20,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "comp.h"
+#include "cq.h"
+#include "device.h"
+#include "net.h"
 #include "progress.h"
+#include "resp.h"
 #include "shm.h"
 
 /* A TCP listener hosting up to 255 QP numbers (qpn = port << 8 | index). */
@@ -411,20 +416,30 @@ static int softrdma_shm_poll(int peek)
 
 		if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
 			continue;
+		/* hints, read without qp->lock; acted upon only under it */
 		avail = softrdma__shm_rx_avail(c);
-		if (avail && !softrdma__qp_conn_wants_rx(c))
-			avail = 0;
-		tx = !softrdma__list_empty(&c->txq) && softrdma__shm_tx_space(c);
+		tx = !softrdma__list_empty_hint(&c->txq) && softrdma__shm_tx_space(c);
 		if (!avail && !tx)
 			continue;
-		if (peek)
-			return 1;
 		qp = __atomic_load_n(&c->qp, __ATOMIC_RELAXED);
 		if (!qp)
 			continue;
-		pthread_mutex_lock(&qp->lock);
+		if (pthread_mutex_trylock(&qp->lock)) {
+			/* an application thread is at work on this QP */
+			if (peek)
+				return 1;
+			pthread_mutex_lock(&qp->lock);
+		}
 		if (c->qp != qp) {
 			pthread_mutex_unlock(&qp->lock);
+			continue;
+		}
+		if (avail && !softrdma__qp_conn_wants_rx(c))
+			avail = 0;
+		if (peek) {
+			pthread_mutex_unlock(&qp->lock);
+			if (avail || tx)
+				return 1;
 			continue;
 		}
 		head = c->rx_head;

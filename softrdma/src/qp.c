@@ -14,8 +14,11 @@
 #include <time.h>
 
 #include "comp.h"
+#include "cq.h"
+#include "device.h"
 #include "mr.h"
 #include "net.h"
+#include "progress.h"
 #include "qp.h"
 #include "shm.h"
 #include "srq.h"
@@ -224,12 +227,30 @@ struct ibv_qp *softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_ini
 	return softrdma_qp_create(ctx, attr->pd, attr);
 }
 
-/* Destroy a QP: its connections close and the peer sees the QP gone. */
+/* Free what is left of a destroyed QP: its lock and itself. */
+static void softrdma_qp_free(struct softrdma_qp *qp)
+{
+	pthread_cond_destroy(&qp->drain_cond);
+	pthread_mutex_destroy(&qp->lock);
+	free(qp);
+}
+
+/*
+ * Destroy a QP: it stops, leaves its CQs, the progress thread and its PD,
+ * and frees its queues. A QP the CM still holds is kept, inert, until the
+ * CM releases it (SOFTRDMA_QP_CM_RELEASE); a second destroy of such a QP
+ * (the CM's, in rdma_destroy_qp) does nothing.
+ */
 int ibv_destroy_qp(struct ibv_qp *q)
 {
 	struct softrdma_qp *qp = softrdma_qp(q);
+	int keep;
 
 	pthread_mutex_lock(&qp->lock);
+	if (qp->destroyed) {
+		pthread_mutex_unlock(&qp->lock);
+		return 0;
+	}
 	qp->destroyed = 1;
 	softrdma__qp_close_conns(qp);
 	/* a CM disconnect may be waiting on this QP: let it finish first */
@@ -245,9 +266,29 @@ int ibv_destroy_qp(struct ibv_qp *q)
 	free(qp->xsge);
 	free(qp->rq.slots);
 	free(qp->sq);
-	pthread_cond_destroy(&qp->drain_cond);
-	pthread_mutex_destroy(&qp->lock);
-	free(qp);
+	pthread_mutex_lock(&qp->lock);
+	keep = qp->cm_held;
+	qp->zombie = keep;
+	pthread_mutex_unlock(&qp->lock);
+	if (!keep)
+		softrdma_qp_free(qp);
+	return 0;
+}
+
+/*
+ * The CM's hold on @qp (SOFTRDMA_QP_CM_HOLD) or its release
+ * (SOFTRDMA_QP_CM_RELEASE), which frees a QP destroyed meanwhile.
+ */
+static int softrdma_qp_cm_hold(struct softrdma_qp *qp, int mask)
+{
+	int free_it;
+
+	pthread_mutex_lock(&qp->lock);
+	qp->cm_held = !!(mask & SOFTRDMA_QP_CM_HOLD);
+	free_it = !qp->cm_held && qp->zombie;
+	pthread_mutex_unlock(&qp->lock);
+	if (free_it)
+		softrdma_qp_free(qp);
 	return 0;
 }
 
@@ -421,7 +462,14 @@ int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 	enum ibv_qp_state cur, next;
 	int err;
 
+	if (mask & (SOFTRDMA_QP_CM_HOLD | SOFTRDMA_QP_CM_RELEASE))
+		return softrdma_qp_cm_hold(qp, mask);
 	pthread_mutex_lock(&qp->lock);
+	if (qp->destroyed) {
+		/* held by the CM after ibv_destroy_qp: inert */
+		pthread_mutex_unlock(&qp->lock);
+		return EINVAL;
+	}
 	cur = q->state;
 	err = softrdma_modify_check(qp, attr, mask, &next);
 	if (!err) {

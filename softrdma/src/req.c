@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "comp.h"
+#include "mr.h"
 #include "net.h"
 #include "qp.h"
 #include "req.h"

@@ -525,7 +525,8 @@ int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm
 	c->peer = p;
 	c->rxr = &c->area->req;
 	c->txr = &c->area->resp;
-	c->rx_head = __atomic_load_n(&c->rxr->head, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&c->rx_head, __atomic_load_n(&c->rxr->head, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELAXED);
 	c->tx_tail = __atomic_load_n(&c->txr->tail, __ATOMIC_ACQUIRE);
 	c->shm = 1;
 	reply->flags = SOFTRDMA_SHM_ACCEPT;
@@ -610,7 +611,9 @@ void softrdma__shm_revoke(struct softrdma_conn *c)
 /* Bytes ready in the receive ring; UINT32_MAX when the peer corrupted it. */
 uint32_t softrdma__shm_rx_avail(struct softrdma_conn *c)
 {
-	uint64_t n = __atomic_load_n(&c->rxr->tail, __ATOMIC_ACQUIRE) - c->rx_head;
+	/* @rx_head is read atomically: the progress thread asks without qp->lock */
+	uint64_t n = __atomic_load_n(&c->rxr->tail, __ATOMIC_ACQUIRE) -
+		     __atomic_load_n(&c->rx_head, __ATOMIC_RELAXED);
 
 	return n > SOFTRDMA_RING_SIZE ? UINT32_MAX : (uint32_t)n;
 }
@@ -643,7 +646,7 @@ static int softrdma_ring_iov(struct softrdma_ring *r, uint64_t at, size_t len,
 /* Consumer: mark @n bytes consumed and wake a producer waiting for room. */
 static void softrdma_rx_advance(struct softrdma_conn *c, size_t n)
 {
-	c->rx_head += n;
+	__atomic_store_n(&c->rx_head, c->rx_head + n, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->rxr->head, c->rx_head, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&c->rxr->prod_waiting, __ATOMIC_RELAXED)) {

@@ -32,7 +32,9 @@
  *     at a closed connection;
  *   - freed only by the progress thread, in softrdma_reap() at the top of
  *     its loop. So a connection pointer read from a QP is valid while
- *     qp->lock is held; without the lock, only the progress thread may use
+ *     qp->lock is held and the QP still points at it: a path that may
+ *     close it (handling a NAK, entering the error state) checks that
+ *     qp->in or qp->out is still it before touching it again; without the lock, only the progress thread may use
  *     a connection it holds (epoll data, the same-host list), and only
  *     until its next reap.
  *
@@ -258,7 +260,11 @@ struct softrdma_qp {
 	struct ibv_qp_ex qpx;
 	pthread_mutex_t lock;
 	int idx;
+	/* ibv_destroy_qp ran; held by the CM (@cm_held), the QP waits for its
+	 * release to be freed (@zombie). All three under @lock. */
 	int destroyed;
+	int cm_held;
+	int zombie;
 	/* attributes */
 	struct ibv_qp_cap cap;
 	int sq_sig_all;
@@ -310,85 +316,5 @@ struct softrdma_qp {
 	uint32_t xcount;
 	int xerr;
 };
-
-/* device.c */
-struct softrdma_device *softrdma__device(void);
-void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem);
-/*
- * Non-zero when @ctx was inherited from the parent of this (forked)
- * process; objects on it are inert. Lock-free: the flag is set once, in
- * the child's fork handler, before any other thread exists.
- */
-int softrdma__ctx_inherited(struct ibv_context *ctx);
-
-/* mr.c */
-/*
- * fork() handlers of the MR table: prepare takes it for writing, parent
- * releases it, child starts an empty table (inherited MRs stay allocated
- * for ibv_dereg_mr, but their keys name nothing in the child).
- */
-void softrdma__mr_fork_prepare(void);
-void softrdma__mr_fork_parent(void);
-void softrdma__mr_fork_child(void);
-struct softrdma_mr *softrdma__mr_get(uint32_t key);
-void softrdma__mr_put(void);
-int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
-		       uint64_t len, int access);
-void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr);
-
-/* cq.c */
-/*
- * fork() handlers of the CQ event lock: prepare takes it, parent releases
- * it, child makes it and its condition anew.
- */
-void softrdma__cq_fork_prepare(void);
-void softrdma__cq_fork_parent(void);
-void softrdma__cq_fork_child(void);
-/*
- * Forked child, from the fork handler: make the locks of @cq, inherited
- * from the parent, anew (a thread of the parent may have held them).
- */
-void softrdma__cq_fork_disown(struct ibv_cq *cq);
-int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc);
-int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos);
-uint64_t softrdma__cq_consumed(struct ibv_cq *cq);
-int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp);
-void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp);
-
-/* qp.c */
-void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
-void softrdma__qp_conn_readable(struct softrdma_conn *c);
-void softrdma__qp_conn_writable(struct softrdma_conn *c);
-void softrdma__qp_conn_failed(struct softrdma_conn *c, int err);
-void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
-void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next);
-void softrdma__qp_check_cq(struct softrdma_qp *qp);
-int softrdma__qp_flush_tx(struct softrdma_conn *c);
-void softrdma__rq_init_slot(void);
-int softrdma__qp_conn_wants_rx(struct softrdma_conn *c);
-void softrdma__qp_app_progress(struct softrdma_qp *qp);
-
-/* progress.c */
-/*
- * fork() handlers of the progress machinery: prepare takes
- * softrdma_prog.lock, parent releases it. The child (@dead: the
- * placeholder of softrdma__fd_disown) forgets the listeners and the
- * progress thread, closes its references to their sockets, the epoll set
- * and the doorbell, and disowns every inherited QP and connection: their
- * sockets become @dead, their rings are unmapped, their locks are made
- * anew. Nothing is freed that an inherited QP may still point to.
- */
-void softrdma__progress_fork_prepare(void);
-void softrdma__progress_fork_parent(void);
-void softrdma__progress_fork_child(int dead);
-int softrdma__progress_start(void);
-int softrdma__progress_add_qp(struct softrdma_qp *qp);
-void softrdma__progress_del_qp(struct softrdma_qp *qp);
-struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn);
-int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events);
-void softrdma__progress_kick(void);
-int softrdma__progress_bell(void);
-void softrdma__progress_shm_add(struct softrdma_conn *c);
-void softrdma__conn_close(struct softrdma_conn *c);
 
 #endif

@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "comp.h"
+#include "device.h"
 #include "mr.h"
+#include "progress.h"
 #include "qp.h"
 #include "srq.h"
 

@@ -16,10 +16,20 @@
 
 #include "util.h"
 
+/*
+ * The @next links are stored atomically (relaxed: a plain store on the
+ * machines we run on), so that softrdma__list_empty_hint() may read a
+ * list's head without the lock that guards the list.
+ */
+static void softrdma_list_set_next(struct softrdma_list *node, struct softrdma_list *next)
+{
+	__atomic_store_n(&node->next, next, __ATOMIC_RELAXED);
+}
+
 /* Make @head an empty circular list. */
 void softrdma__list_init(struct softrdma_list *head)
 {
-	head->next = head;
+	softrdma_list_set_next(head, head);
 	head->prev = head;
 }
 
@@ -27,24 +37,33 @@ void softrdma__list_init(struct softrdma_list *head)
 void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node)
 {
 	node->prev = head->prev;
-	node->next = head;
-	head->prev->next = node;
+	softrdma_list_set_next(node, head);
+	softrdma_list_set_next(head->prev, node);
 	head->prev = node;
 }
 
 /* Unlink @node; it becomes a list of its own so a second del is harmless. */
 void softrdma__list_del(struct softrdma_list *node)
 {
-	node->prev->next = node->next;
+	softrdma_list_set_next(node->prev, node->next);
 	node->next->prev = node->prev;
-	node->next = node;
+	softrdma_list_set_next(node, node);
 	node->prev = node;
 }
 
-/* Return non-zero when @head holds no node. */
+/* Return non-zero when @head holds no node (with the list's lock held). */
 int softrdma__list_empty(const struct softrdma_list *head)
 {
 	return head->next == head;
+}
+
+/*
+ * Return non-zero when @head seemed empty: for a thread that does not hold
+ * the list's lock and only wants a hint, which may be stale at once.
+ */
+int softrdma__list_empty_hint(const struct softrdma_list *head)
+{
+	return __atomic_load_n(&head->next, __ATOMIC_RELAXED) == head;
 }
 
 /* Every event queue of this library, for a forked child to disown. */

@@ -23,6 +23,7 @@ void softrdma__list_init(struct softrdma_list *head);
 void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node);
 void softrdma__list_del(struct softrdma_list *node);
 int softrdma__list_empty(const struct softrdma_list *head);
+int softrdma__list_empty_hint(const struct softrdma_list *head);
 
 /*
  * A queue of opaque items signalled through an eventfd in semaphore mode:
@@ -88,5 +89,15 @@ void softrdma__block_signals(void);
  * state. Only the CM passes it, on DREQ, DREP or loss of the CM connection.
  */
 #define SOFTRDMA_QP_DISCONNECT	IBV_QP_EN_SQD_ASYNC_NOTIFY
+
+/*
+ * Private requests of the connection manager, alone in the attribute mask
+ * (bits no rdma-core attribute uses): HOLD while an id points at the QP,
+ * RELEASE when it stops. A QP the application destroys with ibv_destroy_qp
+ * while held stays allocated, inert, until the release: the CM thread may
+ * still move it (a disconnect) after the application freed it.
+ */
+#define SOFTRDMA_QP_CM_HOLD	(1 << 30)
+#define SOFTRDMA_QP_CM_RELEASE	(1 << 29)
 
 #endif
