@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -156,7 +156,7 @@ check-install: librpma
 	@tools/check-install.sh
 
 # ---------------------------------------------------------------- fuzzing
-FUZZ_NAMES := $(filter-out fuzz_config,$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
+FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto,$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 20
@@ -196,7 +196,8 @@ MODULE_MKS := \
 	tools/rpma-bench/bench.mk \
 	rpmaf/rpmaf.mk \
 	config/config.mk \
-	tools/rpma-config/rpma-config.mk
+	tools/rpma-config/rpma-config.mk \
+	proto/proto.mk
 
 include $(MODULE_MKS)
 

@@ -14,7 +14,10 @@
 # library, so that the tests reach the internal functions too).
 
 CONFIG_SRCS := $(sort $(wildcard config/*.c))
-CONFIG_HDRS := $(wildcard config/*.h) rpmaf/include/rpmaf.h
+CONFIG_HDRS := $(wildcard config/*.h) $(wildcard proto/*.h) rpmaf/include/rpmaf.h
+# the key file is checked with the control protocol's own parser (proto/auth.c)
+CONFIG_DEP_SRCS := $(sort $(wildcard proto/*.c))
+CONFIG_DEP_LIBS := -lsodium
 CONFIG_TEST_DIR := tests/unit/config
 CONFIG_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(CONFIG_TEST_DIR)/test_*.c))))
 CONFIG_TEST_HELPERS := $(filter-out $(CONFIG_TEST_DIR)/test_%.c,$(wildcard $(CONFIG_TEST_DIR)/*.c))
@@ -23,28 +26,38 @@ CONFIG_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iconfig -I$(CONFIG_TES
 	-DCONFIG_TOP_DIR='"$(abspath .)"'
 # the tests make allocations fail on purpose
 CONFIG_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
-CONFIG_TEST_LIBS := -lcmocka -lyaml
+CONFIG_TEST_LIBS := -lcmocka -lyaml $(CONFIG_DEP_LIBS)
 
 # the gcc build, instrumented for coverage
 CONFIG_COV_OBJ := $(BUILD)/config/cov-obj
 CONFIG_COV_OBJS := $(patsubst config/%.c,$(CONFIG_COV_OBJ)/%.o,$(CONFIG_SRCS))
+CONFIG_DEP_OBJ := $(BUILD)/config/dep-obj
+CONFIG_DEP_OBJS := $(patsubst proto/%.c,$(CONFIG_DEP_OBJ)/%.o,$(CONFIG_DEP_SRCS))
 CONFIG_UNIT_BINS := $(addprefix $(BUILD)/config/unit/,$(CONFIG_TEST_NAMES))
 
 $(CONFIG_COV_OBJ)/%.o: config/%.c $(CONFIG_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(CONFIG_TEST_CFLAGS) --coverage -c $< -o $@
 
-$(BUILD)/config/unit/%: $(CONFIG_TEST_DIR)/%.c $(CONFIG_TEST_DEPS) $(CONFIG_COV_OBJS)
+$(CONFIG_DEP_OBJ)/%.o: proto/%.c $(CONFIG_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(CONFIG_TEST_CFLAGS) -c $< -o $@
+
+$(BUILD)/config/unit/%: $(CONFIG_TEST_DIR)/%.c $(CONFIG_TEST_DEPS) $(CONFIG_COV_OBJS) \
+		$(CONFIG_DEP_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(CONFIG_TEST_CFLAGS) -o $@ $< $(CONFIG_TEST_HELPERS) $(CONFIG_COV_OBJS) \
+		$(CONFIG_DEP_OBJS) \
 		$(CONFIG_TEST_LIBS) -lgcov $(CONFIG_TEST_WRAP)
 
 # the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
 CONFIG_ASAN_BINS := $(addprefix $(BUILD)/config/unit-asan/,$(CONFIG_TEST_NAMES))
 
-$(BUILD)/config/unit-asan/%: $(CONFIG_TEST_DIR)/%.c $(CONFIG_TEST_DEPS) $(CONFIG_SRCS)
+$(BUILD)/config/unit-asan/%: $(CONFIG_TEST_DIR)/%.c $(CONFIG_TEST_DEPS) $(CONFIG_SRCS) \
+		$(CONFIG_DEP_SRCS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CONFIG_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(CONFIG_TEST_HELPERS) $(CONFIG_SRCS) \
+		$(CONFIG_DEP_SRCS) \
 		$(CONFIG_TEST_LIBS) $(CONFIG_TEST_WRAP)
 
 .PHONY: check-config coverage-config fuzz-config check-fuzz-config fuzz-run-config
@@ -67,10 +80,10 @@ coverage-config: $(CONFIG_UNIT_BINS)
 # the libFuzzer harness: YAML bytes and --set strings into the loader
 CONFIG_FUZZ_BIN := $(BUILD)/fuzz/fuzz_config
 
-$(CONFIG_FUZZ_BIN): fuzz/fuzz_config.c $(CONFIG_SRCS) $(CONFIG_HDRS)
+$(CONFIG_FUZZ_BIN): fuzz/fuzz_config.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS) $(CONFIG_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iconfig $(FUZZ_FLAGS) -o $@ $< $(CONFIG_SRCS) \
-		-lyaml -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+		$(CONFIG_DEP_SRCS) -lyaml $(CONFIG_DEP_LIBS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
 fuzz-config: $(CONFIG_FUZZ_BIN)
 

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../proto/auth.h"
 #include "fscheck.h"
 #include "rules.h"
 #include "schema.h"
@@ -112,33 +113,22 @@ fs_region(struct fscheck *f, const struct rpmaf_cfg_region *reg, uint32_t i)
 		       fs_quote(f, reg->path), (long long)st.st_size, i, need, need);
 }
 
-/* fs_key -- the key file: a private regular file of a sensible size, readable */
+/*
+ * fs_key -- the key file, read and parsed as the control protocol will at
+ * run time (proto/auth.c), so that a key the server could not use is refused
+ * at load with the configuration's position; the key itself is wiped at once
+ */
 static int
 fs_key(struct fscheck *f, const char *file)
 {
-	const char *path = "auth.key_file";
-	struct stat st;
+	struct rpmaf__proto_key key;
+	struct rpmaf__proto_err err;
 
-	if (stat(file, &st) != 0)
-		return FS_FAIL(f, path, "cannot access %s: %s (a file holding the pre-shared key)",
-			       fs_quote(f, file), strerror(errno));
-	if (!S_ISREG(st.st_mode))
-		return FS_FAIL(f, path,
-			       "%s is not a regular file (a file holding the pre-shared key)",
-			       fs_quote(f, file));
-	if (st.st_size < RPMAF__CFG_KEY_MIN || st.st_size > RPMAF__CFG_KEY_MAX)
-		return FS_FAIL(f, path, "%s holds %lld bytes (a key of %d to %d bytes)",
-			       fs_quote(f, file), (long long)st.st_size, RPMAF__CFG_KEY_MIN,
-			       RPMAF__CFG_KEY_MAX);
-	if (st.st_mode & (S_IRWXG | S_IRWXO))
-		return FS_FAIL(f, path,
-			       "%s is open to other users (mode %04o; only its owner may read it: "
-			       "chmod 600)",
-			       fs_quote(f, file), (unsigned)(st.st_mode & 07777));
-	if (access(file, R_OK) != 0)
-		return FS_FAIL(f, path, "cannot read %s: %s (a key file this user can read)",
-			       fs_quote(f, file), strerror(errno));
-	return 0;
+	if (rpmaf__proto_key_load(file, &key, &err) == 0) {
+		rpmaf__proto_key_wipe(&key);
+		return 0;
+	}
+	return FS_FAIL(f, "auth.key_file", "%s", err.msg);
 }
 
 /* see fscheck.h */

@@ -14,10 +14,6 @@
 #include "diag.h"
 #include "doc.h"
 
-/* the sizes a pre-shared key file may have */
-#define RPMAF__CFG_KEY_MIN 16
-#define RPMAF__CFG_KEY_MAX 4096
-
 /*
  * rpmaf__cfg_fscheck -- check the files cfg names; root locates keys for
  * messages

@@ -71,8 +71,8 @@ static const struct rpmaf__cfg_key Srq_keys[] = {
 };
 
 static const struct rpmaf__cfg_key Messages_keys[] = {
-    {KEY("size", SIZE, QUEUES, msg_size), RANGE(64, MIB)},
-    {KEY("credits", U32, QUEUES, msg_credits), RANGE(1, 1024)},
+    {KEY("size", SIZE, QUEUES, msg_size), RANGE(256, MIB)},
+    {KEY("credits", U32, QUEUES, msg_credits), RANGE(3, 1024)},
     END,
 };
 

@@ -94,7 +94,26 @@ region_files_bad(void **state)
 		col_of(yaml, path), path));
 }
 
-/* key_file -- a private regular file of 16 to 4096 bytes */
+/* tmp_key -- a key file of ndigits hex digits and a newline, with mode */
+static const char *
+tmp_key(const char *name, size_t ndigits, unsigned mode)
+{
+	const char *path = tmp_path(name);
+	FILE *f = fopen(path, "w");
+
+	assert_non_null(f);
+	for (size_t i = 0; i < ndigits; i++)
+		fputc("0123456789abcdef"[i % 16], f);
+	fputc('\n', f);
+	assert_int_equal(fclose(f), 0);
+	assert_int_equal(chmod(path, mode), 0);
+	return path;
+}
+
+/*
+ * key_file -- the control protocol's key file (proto/auth.c): private, 64 to
+ * 128 hex digits; refused at load with the protocol's own message
+ */
 static void
 key_file(void **state)
 {
@@ -103,45 +122,42 @@ key_file(void **state)
 	struct rpmaf_cfg *c;
 
 	(void)state;
-	snprintf(path, sizeof(path), "%s", tmp_file("key", 32, 0600));
+	snprintf(path, sizeof(path), "%s", tmp_key("key", 64, 0600));
 	c = load_ok(fmt("auth: {key_file: %s}", path));
 	assert_string_equal(c->auth.key_file, path);
 	rpmaf_cfg_delete(&c);
-	c = load_ok(fmt("auth: {key_file: %s}", tmp_file("key16", 16, 0400)));
-	rpmaf_cfg_delete(&c);
-	c = load_ok(fmt("auth: {key_file: %s}", tmp_file("key4096", 4096, 0600)));
+	c = load_ok(fmt("auth: {key_file: %s}", tmp_key("key128", 128, 0400)));
 	rpmaf_cfg_delete(&c);
 
-	tmp_file("key", 32, 0644);
 	snprintf(yaml, sizeof(yaml), "auth: {key_file: %s}", path);
+	tmp_key("key", 64, 0644);
 	expect_err(yaml, RPMAF_E_CONFIG,
-		   fmt("t.yaml:1:18: auth.key_file: \"%s\" is open to other users (mode 0644; only "
-		       "its owner may read it: chmod 600)",
+		   fmt("t.yaml:1:18: auth.key_file: %s: mode 0644 lets its group or other users in "
+		       "(only its owner may have access: chmod 600)",
 		       path));
-	tmp_file("key", 32, 0604);
-	expect_err(yaml, RPMAF_E_CONFIG,
-		   fmt("t.yaml:1:18: auth.key_file: \"%s\" is open to other users (mode 0604; only "
-		       "its owner may read it: chmod 600)",
-		       path));
-	tmp_file("key", 15, 0600);
+	tmp_key("key", 62, 0600);
 	expect_err(
 	    yaml, RPMAF_E_CONFIG,
-	    fmt("t.yaml:1:18: auth.key_file: \"%s\" holds 15 bytes (a key of 16 to 4096 bytes)",
+	    fmt("t.yaml:1:18: auth.key_file: %s: a 31-byte key is too short (32 to 64 bytes: "
+		"64 to 128 hexadecimal digits)",
 		path));
-	tmp_file("key", 4097, 0600);
+	tmp_key("key", 130, 0600);
 	expect_err(yaml, RPMAF_E_CONFIG,
-		   fmt("t.yaml:1:18: auth.key_file: \"%s\" holds 4097 bytes (a key of 16 to 4096 "
-		       "bytes)",
+		   fmt("t.yaml:1:18: auth.key_file: %s: more than 129 bytes (a key is 64 to 128 "
+		       "hexadecimal digits and at most one newline)",
 		       path));
+	tmp_file("key", 64, 0600);
+	expect_err(
+	    yaml, RPMAF_E_CONFIG,
+	    fmt("t.yaml:1:18: auth.key_file: %s: byte 1 is not a hexadecimal digit (a key file "
+		"holds hex digits and at most one final newline)",
+		path));
 	snprintf(path, sizeof(path), "%s", tmp_path("nokey"));
 	expect_err(
 	    fmt("auth: {key_file: %s}", path), RPMAF_E_CONFIG,
-	    fmt("t.yaml:1:18: auth.key_file: cannot access \"%s\": No such file or directory "
-		"(a file holding the pre-shared key)",
-		path));
+	    fmt("t.yaml:1:18: auth.key_file: %s: cannot open: No such file or directory", path));
 	expect_err("auth: {key_file: /}", RPMAF_E_CONFIG,
-		   "t.yaml:1:18: auth.key_file: \"/\" is not a regular file (a file holding the "
-		   "pre-shared key)");
+		   "t.yaml:1:18: auth.key_file: /: not a regular file (a key file)");
 }
 
 /* directories -- of the log, of the statistics, of the pool set files */

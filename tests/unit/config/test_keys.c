@@ -371,8 +371,8 @@ static const struct range_case Ranges[] = {
     AUTO_RANGE("queues.srq.rcq", 0, 1, 4194304),
     AUTO_RANGE("queues.srq.rcq", 4194305, 1, 4194304),
     INT_RANGE("queues.inline", 1025, 0, 1024),
-    INT_RANGE("queues.messages.credits", 0, 1, 1024),
-    INT_RANGE("queues.messages.credits", 1025, 1, 1024),
+    INT_RANGE("queues.messages.credits", 2, 3, 1024),
+    INT_RANGE("queues.messages.credits", 1025, 3, 1024),
     INT_RANGE("listen.port", 0, 1, 65535),
     INT_RANGE("listen.port", 65536, 1, 65535),
     INT_RANGE("listen.backlog", 0, 1, 65535),
@@ -402,10 +402,10 @@ static const struct range_case Ranges[] = {
     {"{}", "workers.cpus=[1024]",
      "workers.cpus[0]: \"1024\" is out of range (an integer from 0 to 1023)"},
     {"{}", "queues.messages.size=63",
-     "queues.messages.size: \"63\" is out of range (a size from 64 to 1M: bytes or K, M, G, "
+     "queues.messages.size: \"63\" is out of range (a size from 256 to 1M: bytes or K, M, G, "
      "T)"},
     {"{}", "queues.messages.size=1025K",
-     "queues.messages.size: \"1025K\" is out of range (a size from 64 to 1M: bytes or K, M, G, "
+     "queues.messages.size: \"1025K\" is out of range (a size from 256 to 1M: bytes or K, M, G, "
      "T)"},
     {Region, "regions[0].size=0",
      "regions[0].size: \"0\" is out of range (a size from 4K to 1T, a multiple of 4K: bytes or "
@@ -447,7 +447,7 @@ range_ends(void **state)
 
 	(void)state;
 	c = load_ok("workers: {count: 256, spin_us: 1000000, batch: 1}\n"
-		    "queues: {sq: 32768, inline: 1024, messages: {size: 1M, credits: 1}}\n"
+		    "queues: {sq: 32768, inline: 1024, messages: {size: 1M, credits: 3}}\n"
 		    "timeouts: {connect_ms: 3600000, heartbeat_misses: 100}\n"
 		    "reconnect: {initial_ms: 1, max_ms: 3600000, multiplier: 10, jitter: 1}\n"
 		    "stats: {interval_ms: 86400000}\n");
@@ -462,13 +462,14 @@ range_ends(void **state)
 	assert_int_equal(c->stats.interval_ms, 86400000);
 	expect_roundtrip(c);
 	rpmaf_cfg_delete(&c);
-	c = load_ok("workers: {count: 1, spin_us: 1, batch: 1}\nqueues: {sq: 1, inline: 0, "
+	/* sq's own low end (1) is below credits' (3), which sq must hold */
+	c = load_ok("workers: {count: 1, spin_us: 1, batch: 1}\nqueues: {sq: 3, inline: 0, "
 		    "messages: {size: "
-		    "64, credits: 1}}\ntimeouts: {heartbeat_interval_ms: 0}\n"
+		    "256, credits: 3}}\ntimeouts: {heartbeat_interval_ms: 0}\n"
 		    "reconnect: {multiplier: 1, jitter: 0}\nregions: [{name: r, size: 1T}]\n"
 		    "listen: {address: a, port: 65535, max_connections: 1}\n");
-	assert_int_equal(c->queues.sq, 1);
-	assert_int_equal(c->queues.msg_size, 64);
+	assert_int_equal(c->queues.sq, 3);
+	assert_int_equal(c->queues.msg_size, 256);
 	assert_int_equal(c->regions[0].size, 1ull << 40);
 	assert_int_equal(c->listen.port, 65535);
 	assert_true(c->reconnect.jitter == 0.0);
@@ -504,13 +505,13 @@ static const struct type_case Types[] = {
     {"queues: {cq: automatic}",
      "t.yaml:1:14: queues.cq: found \"automatic\" (auto or an integer from 1 to 4194304)"},
     {"queues: {messages: {size: 4 K}}",
-     "t.yaml:1:27: queues.messages.size: found \"4 K\" (a size from 64 to 1M: bytes or K, M, G, "
+     "t.yaml:1:27: queues.messages.size: found \"4 K\" (a size from 256 to 1M: bytes or K, M, G, "
      "T)"},
     {"queues: {messages: {size: 4KB}}",
-     "t.yaml:1:27: queues.messages.size: found \"4KB\" (a size from 64 to 1M: bytes or K, M, G, "
+     "t.yaml:1:27: queues.messages.size: found \"4KB\" (a size from 256 to 1M: bytes or K, M, G, "
      "T)"},
     {"queues: {messages: {size: K}}",
-     "t.yaml:1:27: queues.messages.size: found \"K\" (a size from 64 to 1M: bytes or K, M, G, T)"},
+     "t.yaml:1:27: queues.messages.size: found \"K\" (a size from 256 to 1M: bytes or K, M, G, T)"},
     {"rpmem: {direct_write: yes}",
      "t.yaml:1:23: rpmem.direct_write: found \"yes\" (true or false)"},
     {"rpmem: {direct_write: 'true'}",

@@ -110,7 +110,7 @@ auto_too_large(void **state)
 	(void)state;
 	expect_err(
 	    "workers: {count: 4}\nlisten: {address: a, max_connections: 65536}\n"
-	    "queues: {sq: 512, messages: {credits: 1}}",
+	    "queues: {sq: 512, rq: 3, srq: {rq: 0}, messages: {credits: 3}}",
 	    RPMAF_E_CONFIG,
 	    "t.yaml:3:1: queues.cq: auto gives 8388608 = 16384 connections per worker × "
 	    "queues.sq 512; 16384 connections per worker = ceil((listen.max_connections 65536 "
@@ -252,7 +252,7 @@ limits(void **state)
 	expect_err_limits("queues: {sq: 100, cq: 1001}", &lim,
 			  "t.yaml:1:23: queues.cq: 1001 is more than the device's max_cqe (at most "
 			  "1000)");
-	expect_err_limits(LISTEN "queues: {sq: 100, messages: {credits: 1}}", &lim,
+	expect_err_limits(LISTEN "queues: {sq: 100, messages: {credits: 3}}", &lim,
 			  "t.yaml:2:1: queues.cq: auto gives 6400 = 64 connections per worker × "
 			  "queues.sq 100; " WHY_LISTEN64
 			  ", more than the device's max_cqe (at most "
