@@ -38,6 +38,13 @@ extern "C" {
 #define RPMA_MAJOR_VERSION 1
 #define RPMA_MINOR_VERSION 3
 
+/*
+ * defined when this library has the extension of CQs shared by connections
+ * (rpma_cq_new() and the calls around it, symbol version LIBRPMA_1.1), which
+ * librpma 1.3 does not have
+ */
+#define RPMA_EXT_SHARED_CQ 1
+
 /* error codes */
 #define RPMA_E_UNKNOWN	       (-100000) /* unknown error */
 #define RPMA_E_NOSUPP	       (-100001) /* not supported */
@@ -360,7 +367,8 @@ int rpma_mr_remote_delete(struct rpma_mr_remote **mr_ptr);
 /*
  * rpma_conn_cfg_new -- create a connection configuration with the defaults:
  * timeout RPMA_DEFAULT_TIMEOUT_MS, CQ, SQ and RQ of 10, no separate receive CQ,
- * no shared completion channel, no shared receive queue.
+ * no shared completion channel, no shared receive queue, no shared CQ (each
+ * connection makes its own CQs).
  * ERRORS: RPMA_E_INVAL, RPMA_E_NOMEM. Thread-safe.
  */
 int rpma_conn_cfg_new(struct rpma_conn_cfg **cfg_ptr);
@@ -391,6 +399,44 @@ int rpma_conn_cfg_set_compl_channel(struct rpma_conn_cfg *cfg, bool shared);
 int rpma_conn_cfg_get_compl_channel(const struct rpma_conn_cfg *cfg, bool *shared);
 int rpma_conn_cfg_set_srq(struct rpma_conn_cfg *cfg, struct rpma_srq *srq);
 int rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq_ptr);
+
+/*
+ * rpma_conn_cfg_set_cq, rpma_conn_cfg_set_rcq -- extension (see "CQs shared
+ * by connections"): name a CQ made by rpma_cq_new() that the connections
+ * made with this configuration use as their CQ (completions of sends,
+ * reads, writes, flushes, and of receives when there is no receive CQ) or
+ * as their receive CQ, instead of making one of their own. NULL (the
+ * default) makes them make their own again. The same CQ may be both.
+ * The configuration does not hold the CQ: it must outlive the requests
+ * made with the configuration. Each request holds it from
+ * rpma_conn_req_new() or rpma_ep_next_conn_req() on, and its connection
+ * until rpma_conn_delete() (a request that never becomes a connection until
+ * rpma_conn_req_delete() or a failed rpma_conn_req_connect());
+ * rpma_cq_delete() refuses the CQ meanwhile. When the configuration is
+ * used:
+ * - with a CQ set, cq_size is ignored; with a receive CQ set, rcq_size is
+ *   ignored; the SQ and RQ sizes apply as before;
+ * - a CQ or receive CQ set together with a shared completion channel
+ *   (rpma_conn_cfg_set_compl_channel(cfg, true)) is refused with
+ *   RPMA_E_INVAL: share a channel between CQs with rpma_cq_new() instead;
+ * - a receive CQ set together with a shared receive queue that has a
+ *   receive CQ of its own is refused with RPMA_E_INVAL; with a shared
+ *   receive queue made with an rcq_size of 0, its receives complete on the
+ *   receive CQ set here (or on the CQ when none is set);
+ * - a CQ of another device than the connection's is refused with
+ *   RPMA_E_INVAL.
+ * ERRORS: RPMA_E_INVAL (cfg NULL, a CQ not made by rpma_cq_new()).
+ * Thread-safe (the fields are read and written atomically).
+ */
+int rpma_conn_cfg_set_cq(struct rpma_conn_cfg *cfg, struct rpma_cq *cq);
+int rpma_conn_cfg_set_rcq(struct rpma_conn_cfg *cfg, struct rpma_cq *rcq);
+
+/*
+ * rpma_conn_cfg_get_cq, rpma_conn_cfg_get_rcq -- extension: the CQs set
+ * above, or NULL. ERRORS: RPMA_E_INVAL (NULL argument). Thread-safe.
+ */
+int rpma_conn_cfg_get_cq(const struct rpma_conn_cfg *cfg, struct rpma_cq **cq_ptr);
+int rpma_conn_cfg_get_rcq(const struct rpma_conn_cfg *cfg, struct rpma_cq **rcq_ptr);
 
 /* ------------------------------------------------------ shared receive queue */
 
@@ -471,8 +517,9 @@ int rpma_ep_get_fd(const struct rpma_ep *ep, int *fd);
  * prepare its queues with cfg (NULL: the defaults). A request whose queues
  * cannot be made is rejected (1.3 leaves the client waiting).
  * ERRORS: RPMA_E_INVAL (NULL argument, an event other than a connection
- * request), RPMA_E_NO_EVENT (none waiting on a non-blocking fd, or the
- * event channel was closed), RPMA_E_NOMEM, RPMA_E_PROVIDER.
+ * request, CQs in cfg that do not fit: see rpma_conn_cfg_set_cq()),
+ * RPMA_E_NO_EVENT (none waiting on a non-blocking fd, or the event channel
+ * was closed), RPMA_E_NOMEM, RPMA_E_PROVIDER.
  * Not thread-safe against other calls on the same endpoint.
  */
 int rpma_ep_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
@@ -483,8 +530,10 @@ int rpma_ep_next_conn_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 /*
  * rpma_conn_req_new -- prepare an outgoing connection to addr:port: resolve
  * the address and route, create the queues as cfg (NULL: the defaults) says.
- * ERRORS: RPMA_E_INVAL, RPMA_E_NOMEM, RPMA_E_PROVIDER. Thread-safe: many
- * threads may create requests from one peer at once.
+ * ERRORS: RPMA_E_INVAL (NULL argument, CQs in cfg that do not fit: see
+ * rpma_conn_cfg_set_cq()), RPMA_E_NOMEM, RPMA_E_PROVIDER. Thread-safe: many
+ * threads may create requests from one peer at once, with CQs shared
+ * between them too.
  */
 int rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 		      const struct rpma_conn_cfg *cfg, struct rpma_conn_req **req_ptr);
@@ -567,12 +616,17 @@ int rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_pe
 /* rpma_conn_get_qp_num -- the number of the connection's queue pair. ERRORS: RPMA_E_INVAL. */
 int rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num);
 
-/* rpma_conn_get_cq -- the connection's main CQ. ERRORS: RPMA_E_INVAL. Thread-safe. */
+/*
+ * rpma_conn_get_cq -- the connection's main CQ: its own, or the CQ its
+ * configuration named (rpma_conn_cfg_set_cq()), which it shares.
+ * ERRORS: RPMA_E_INVAL. Thread-safe.
+ */
 int rpma_conn_get_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr);
 
 /*
- * rpma_conn_get_rcq -- the connection's separate receive CQ, or NULL when it
- * has none. ERRORS: RPMA_E_INVAL. Thread-safe.
+ * rpma_conn_get_rcq -- the connection's separate receive CQ (its own, its
+ * shared receive queue's, or the one its configuration named with
+ * rpma_conn_cfg_set_rcq()), or NULL when it has none. ERRORS: RPMA_E_INVAL. Thread-safe.
  */
 int rpma_conn_get_rcq(const struct rpma_conn *conn, struct rpma_cq **rcq_ptr);
 
@@ -604,7 +658,9 @@ int rpma_conn_disconnect(struct rpma_conn *conn);
 
 /*
  * rpma_conn_delete -- release a connection and its queues; *conn_ptr becomes
- * NULL. ERRORS: RPMA_E_INVAL, RPMA_E_PROVIDER (everything is freed anyway).
+ * NULL. A CQ it shares (rpma_conn_cfg_set_cq(), rpma_conn_cfg_set_rcq()) is
+ * not destroyed: the connection stops using it once its QP is gone.
+ * ERRORS: RPMA_E_INVAL, RPMA_E_PROVIDER (everything is freed anyway).
  * Not thread-safe on one connection.
  */
 int rpma_conn_delete(struct rpma_conn **conn_ptr);
@@ -716,16 +772,22 @@ int rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, 
  * shared channel's descriptor (the one rpma_conn_get_compl_fd() gives), as
  * in librpma 1.3: it may be watched with poll or epoll, and an event on it
  * is taken with rpma_conn_wait() (rpma_cq_wait() refuses a shared channel).
+ * For a CQ made by rpma_cq_new() it is the descriptor of the channel that
+ * CQ shares with the CQs made with share_channel_with.
  * ERRORS: RPMA_E_INVAL (cq or fd NULL). Thread-safe.
  */
 int rpma_cq_get_fd(const struct rpma_cq *cq, int *fd);
 
 /*
  * rpma_cq_wait -- wait for the next completion event on the CQ and re-arm it.
- * ERRORS: RPMA_E_INVAL, RPMA_E_SHARED_CHANNEL (use rpma_conn_wait()),
+ * ERRORS: RPMA_E_INVAL, RPMA_E_SHARED_CHANNEL (the channel is shared: use
+ * rpma_conn_wait() for a connection's CQs, rpma_cq_channel_wait() for a CQ
+ * made by rpma_cq_new() whose channel another CQ uses at the time),
  * RPMA_E_NO_COMPLETION (no event on a non-blocking fd, or
  * ibv_get_cq_event() failed), RPMA_E_PROVIDER (re-arming failed). No
- * allocation, no lock; thread-safe.
+ * allocation, no lock; thread-safe; not thread-safe against rpma_cq_new()
+ * putting another CQ on the channel of a CQ made by rpma_cq_new() (the
+ * waiting thread could take the other CQ's event).
  */
 int rpma_cq_wait(struct rpma_cq *cq);
 
@@ -744,6 +806,79 @@ int rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *
  * a completion of a kind the 0.11 API cannot express.
  */
 int rpma_cq_get_completion(struct rpma_cq *cq, struct rpma_completion *cmpl);
+
+/* ------------------------------------ CQs shared by connections (extension) */
+
+/*
+ * An extension of this librpma, which librpma 1.3 does not have (its
+ * symbols carry the version LIBRPMA_1.1; RPMA_EXT_SHARED_CQ is defined): a
+ * CQ made on its own from a peer, which many connections use as their CQ or
+ * receive CQ (rpma_conn_cfg_set_cq(), rpma_conn_cfg_set_rcq()), so that one
+ * thread polls one CQ for all of them instead of one per connection. The
+ * qp_num of each completion (struct ibv_wc, from rpma_cq_get_wc(); the 0.11
+ * struct rpma_completion has none) names the connection it belongs to, as
+ * rpma_conn_get_qp_num() gives it. The CQ must have room for every
+ * completion its connections may have outstanding at once: a full CQ is an
+ * error of the device that breaks the connections using it. Several CQs may
+ * share one completion channel, so that one descriptor wakes a thread for
+ * all of them.
+ */
+
+/*
+ * rpma_cq_new -- make a CQ of cq_size entries on the peer's device, armed
+ * for the next completion, with a completion channel of its own, or, when
+ * share_channel_with is not NULL, on the channel of that CQ (made by
+ * rpma_cq_new() from a peer on the same device). rpma_cq_get_fd() gives the
+ * channel's descriptor; rpma_cq_get_wc() takes completions; waiting is for
+ * rpma_cq_wait() while no other CQ uses the channel, and for
+ * rpma_cq_channel_wait() in any case.
+ * ERRORS: RPMA_E_INVAL (peer or cq_ptr NULL, cq_size below 1,
+ * share_channel_with not made by rpma_cq_new() or made on another device),
+ * RPMA_E_NOMEM, RPMA_E_PROVIDER (the device refused the channel or the CQ,
+ * e.g. a size beyond its limit; errno set). Thread-safe; not thread-safe
+ * against rpma_cq_delete() of share_channel_with.
+ */
+int rpma_cq_new(struct rpma_peer *peer, int cq_size, const struct rpma_cq *share_channel_with,
+		struct rpma_cq **cq_ptr);
+
+/*
+ * rpma_cq_delete -- delete a CQ made by rpma_cq_new(); its completion
+ * channel is destroyed with the last CQ that uses it. Completions left in
+ * the CQ are lost. *cq_ptr becomes NULL; a NULL *cq_ptr is not an error.
+ * While a connection request or a connection uses the CQ (see
+ * rpma_conn_cfg_set_cq()), it fails with RPMA_E_INVAL and frees nothing.
+ * ERRORS: RPMA_E_INVAL (cq_ptr NULL, a CQ in use, a CQ of a connection or a
+ * shared receive queue, which goes with its owner), RPMA_E_PROVIDER (the
+ * device failed to destroy the CQ or the channel; errno set; the object is
+ * freed anyway). Thread-safe against the deletion of the requests and
+ * connections that use the CQ (it then fails or succeeds, nothing worse);
+ * not thread-safe against any other call on the same CQ, including
+ * rpma_conn_req_new() and rpma_ep_next_conn_req() with a configuration
+ * naming it, nor against rpma_cq_channel_wait() on its channel.
+ */
+int rpma_cq_delete(struct rpma_cq **cq_ptr);
+
+/*
+ * rpma_cq_channel_wait -- wait for the next completion event on the
+ * completion channel of cq, which other CQs may share (CQs made with
+ * rpma_cq_new()'s share_channel_with, or a connection's CQ and receive CQ
+ * with rpma_conn_cfg_set_compl_channel()), acknowledge it, re-arm the CQ it
+ * came from and set *cq_ptr to that CQ (cq or another one on the channel).
+ * Then take that CQ's completions with rpma_cq_get_wc() until
+ * RPMA_E_NO_COMPLETION: one that arrives after the re-arm raises a new
+ * event, so none is missed. With O_NONBLOCK set on the descriptor
+ * (rpma_cq_get_fd()) it does not wait: after poll or epoll report the
+ * descriptor readable, call it until RPMA_E_NO_COMPLETION to take every
+ * pending event. ERRORS: RPMA_E_INVAL (cq or cq_ptr NULL),
+ * RPMA_E_NO_COMPLETION (no event on a non-blocking descriptor, or
+ * ibv_get_cq_event() failed; logged, errno set), RPMA_E_UNKNOWN (an event
+ * of a CQ librpma did not make; acknowledged), RPMA_E_PROVIDER (re-arming
+ * failed; errno set). *cq_ptr is untouched on failure. No allocation, no
+ * lock; thread-safe; not thread-safe against the deletion of any CQ on the
+ * channel (rpma_cq_delete(), or rpma_conn_delete() of a connection whose
+ * own CQ it is).
+ */
+int rpma_cq_channel_wait(struct rpma_cq *cq, struct rpma_cq **cq_ptr);
 
 /* ----------------------------------------------------------------- logging */
 

@@ -99,13 +99,13 @@ rpma__conn_resources_release(struct rpma_conn_resources *res)
 	if (res->id && res->id->qp)
 		rdma_destroy_qp(res->id);
 
-	if (res->rcq_owned) {
-		ret2 = rpma__cq_delete(&res->rcq);
+	if (res->drop_rcq) {
+		ret2 = rpma__cq_drop(&res->rcq);
 		ret = ret ? ret : ret2;
 	}
 	res->rcq = NULL;
 
-	ret2 = rpma__cq_delete(&res->cq);
+	ret2 = rpma__cq_drop(&res->cq);
 	ret = ret ? ret : ret2;
 
 	if (res->id && rdma_destroy_id(res->id)) {

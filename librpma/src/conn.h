@@ -15,9 +15,9 @@
 /* the resources a connection request hands over to its connection */
 struct rpma_conn_resources {
 	struct rdma_cm_id *id;		     /* with its QP created */
-	struct rpma_cq *cq;		     /* owned */
-	struct rpma_cq *rcq;		     /* owned when rcq_owned, NULL when none */
-	bool rcq_owned;			     /* false when rcq belongs to a shared receive queue */
+	struct rpma_cq *cq;		     /* owned, or held if a CQ of its own (rpma_cq_new()) */
+	struct rpma_cq *rcq;		     /* as cq when drop_rcq, NULL when none */
+	bool drop_rcq;			     /* false when rcq belongs to a shared receive queue */
 	struct ibv_comp_channel *channel;    /* the shared completion channel (owned), or NULL */
 	struct rpma_conn_private_data pdata; /* private data received so far (owned) */
 };
@@ -38,9 +38,11 @@ int rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res,
 struct rdma_cm_id *rpma__conn_get_id(const struct rpma_conn *conn);
 
 /*
- * rpma__conn_resources_release -- destroy the QP, the CQs, the id and the
- * shared channel and free the private data, in that order; used by a request
- * that never became a connection and by rpma_conn_delete().
+ * rpma__conn_resources_release -- destroy the QP, drop the CQs (a CQ of its
+ * own loses a user, the others are destroyed), destroy the id and the shared
+ * channel and free the private data, in that order; used by a request that
+ * never became a connection and by rpma_conn_delete(). Any of the resources
+ * may be missing (NULL).
  * ERRORS: RPMA_E_PROVIDER (the first failure; everything is released anyway).
  */
 int rpma__conn_resources_release(struct rpma_conn_resources *res);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 
 #include "conn_cfg.h"
+#include "cq.h"
 #include "log.h"
 
 #define RPMA_DEFAULT_Q_SIZE   10
@@ -22,6 +23,8 @@ struct rpma_conn_cfg {
 	uint32_t rq_size;
 	bool shared_comp_channel;
 	struct rpma_srq *srq;
+	struct rpma_cq *cq;  /* a CQ of its own (rpma_cq_new()) for the connections, or NULL */
+	struct rpma_cq *rcq; /* the same, for their receives */
 };
 
 static const struct rpma_conn_cfg Conn_cfg_default = {
@@ -32,6 +35,8 @@ static const struct rpma_conn_cfg Conn_cfg_default = {
     .rq_size = RPMA_DEFAULT_Q_SIZE,
     .shared_comp_channel = false,
     .srq = NULL,
+    .cq = NULL,
+    .rcq = NULL,
 };
 
 #define LOAD(field)	    __atomic_load_n(&(field), __ATOMIC_RELAXED)
@@ -50,6 +55,8 @@ rpma__conn_cfg_snapshot(const struct rpma_conn_cfg *cfg, struct rpma_conn_cfg_sn
 	snap->rq_size = LOAD(cfg->rq_size);
 	snap->shared_comp_channel = LOAD(cfg->shared_comp_channel);
 	snap->srq = LOAD(cfg->srq);
+	snap->cq = LOAD(cfg->cq);
+	snap->rcq = LOAD(cfg->rcq);
 }
 
 /* see librpma.h */
@@ -186,3 +193,36 @@ rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq_ptr
 	*srq_ptr = LOAD(cfg->srq);
 	return 0;
 }
+
+/*
+ * CONN_CFG_CQ -- define the setter and getter of one CQ field; they differ
+ * only by the field's name. Only a CQ of its own (rpma_cq_new()) is taken:
+ * a connection's or an SRQ's CQ is freed with its owner.
+ */
+#define CONN_CFG_CQ(name)                                                                          \
+	int rpma_conn_cfg_set_##name(struct rpma_conn_cfg *cfg, struct rpma_cq *name)              \
+	{                                                                                          \
+		if (cfg == NULL) {                                                                 \
+			RPMA_LOG_ERROR("cfg is NULL");                                             \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
+		if (name != NULL && !rpma__cq_is_own(name)) {                                      \
+			RPMA_LOG_ERROR(#name " was not made by rpma_cq_new()");                    \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
+		STORE(cfg->name, name);                                                            \
+		return 0;                                                                          \
+	}                                                                                          \
+	int rpma_conn_cfg_get_##name(const struct rpma_conn_cfg *cfg, struct rpma_cq **name##_ptr) \
+	{                                                                                          \
+		if (cfg == NULL || name##_ptr == NULL) {                                           \
+			RPMA_LOG_ERROR("cfg or " #name "_ptr is NULL");                            \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
+		*name##_ptr = LOAD(cfg->name);                                                     \
+		return 0;                                                                          \
+	}
+
+/* see librpma.h */
+CONN_CFG_CQ(cq)
+CONN_CFG_CQ(rcq)

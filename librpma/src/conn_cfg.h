@@ -19,6 +19,8 @@ struct rpma_conn_cfg_snapshot {
 	uint32_t rq_size;
 	bool shared_comp_channel;
 	struct rpma_srq *srq;
+	struct rpma_cq *cq;  /* a CQ of its own to use instead of making one, or NULL */
+	struct rpma_cq *rcq; /* the same, for receives */
 };
 
 /*

@@ -27,6 +27,94 @@ struct rpma_conn_req {
 	bool is_passive; /* an incoming request, answered with accept or reject */
 };
 
+/*
+ * conn_req_unwind -- release what a request being made holds so far (not
+ * its id, which the caller keeps), keeping the errno of the failure
+ */
+static void
+conn_req_unwind(struct rpma_conn_resources *res)
+{
+	int err = errno;
+
+	(void)rpma__conn_resources_release(res);
+	errno = err;
+}
+
+/*
+ * conn_req_check_cqs -- whether the CQs of its own that the configuration
+ * names fit with the rest of it and with the device of the request.
+ * ERRORS: RPMA_E_INVAL (a shared completion channel asked for too, the
+ * shared receive queue has a receive CQ too, a CQ of another device).
+ */
+static int
+conn_req_check_cqs(const struct rpma_conn_cfg_snapshot *snap, const struct ibv_context *ibv_ctx)
+{
+	if ((snap->cq || snap->rcq) && snap->shared_comp_channel) {
+		RPMA_LOG_ERROR("a configuration with a CQ of rpma_cq_new() asks for a shared "
+			       "completion channel; share the channel with rpma_cq_new() instead");
+		return RPMA_E_INVAL;
+	}
+	if (snap->rcq && snap->srq && rpma__srq_get_rcq(snap->srq)) {
+		RPMA_LOG_ERROR("both the configuration and its shared receive queue name a "
+			       "receive CQ");
+		return RPMA_E_INVAL;
+	}
+	if ((snap->cq && !rpma__cq_on_context(snap->cq, ibv_ctx)) ||
+	    (snap->rcq && !rpma__cq_on_context(snap->rcq, ibv_ctx))) {
+		RPMA_LOG_ERROR("a CQ of the configuration belongs to another device");
+		return RPMA_E_INVAL;
+	}
+	return 0;
+}
+
+/*
+ * conn_req_cqs_new -- the CQs (and the shared completion channel) of a new
+ * request into res: those the configuration names, held, or new ones; the
+ * receive CQ is the shared receive queue's when it has one.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER (nothing is left in res).
+ */
+static int
+conn_req_cqs_new(struct ibv_context *ibv_ctx, const struct rpma_conn_cfg_snapshot *snap,
+		 struct rpma_conn_resources *res)
+{
+	int ret;
+
+	if (snap->shared_comp_channel) {
+		res->channel = ibv_create_comp_channel(ibv_ctx);
+		if (res->channel == NULL) {
+			RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_comp_channel()");
+			return RPMA_E_PROVIDER;
+		}
+	}
+
+	if (snap->cq) {
+		res->cq = snap->cq;
+		rpma__cq_hold(res->cq);
+	} else {
+		ret = rpma__cq_new(ibv_ctx, snap->cq_size, res->channel, &res->cq);
+		if (ret)
+			goto err_unwind;
+	}
+
+	if (snap->srq && rpma__srq_get_rcq(snap->srq)) {
+		res->rcq = rpma__srq_get_rcq(snap->srq); /* the SRQ's: not dropped */
+	} else if (snap->rcq) {
+		res->rcq = snap->rcq;
+		rpma__cq_hold(res->rcq);
+		res->drop_rcq = true;
+	} else if (snap->rcq_size && !snap->srq) {
+		ret = rpma__cq_new(ibv_ctx, snap->rcq_size, res->channel, &res->rcq);
+		if (ret)
+			goto err_unwind;
+		res->drop_rcq = true;
+	}
+	return 0;
+
+err_unwind:
+	conn_req_unwind(res);
+	return ret;
+}
+
 /* see conn_req.h */
 int
 rpma__conn_req_from_id(struct rpma_peer *peer, struct rdma_cm_id *id,
@@ -39,34 +127,19 @@ rpma__conn_req_from_id(struct rpma_peer *peer, struct rdma_cm_id *id,
 	int ret;
 
 	rpma__conn_cfg_snapshot(cfg, &snap);
-	memset(&res, 0, sizeof(res));
-	res.id = id;
-
-	if (snap.shared_comp_channel) {
-		res.channel = ibv_create_comp_channel(id->verbs);
-		if (res.channel == NULL) {
-			RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_comp_channel()");
-			return RPMA_E_PROVIDER;
-		}
-	}
-
-	ret = rpma__cq_new(id->verbs, snap.cq_size, res.channel, &res.cq);
+	ret = conn_req_check_cqs(&snap, id->verbs);
 	if (ret)
-		goto err_destroy_channel;
+		return ret;
 
-	if (snap.srq) {
-		res.rcq = rpma__srq_get_rcq(snap.srq);
-		res.rcq_owned = false;
-	} else if (snap.rcq_size) {
-		ret = rpma__cq_new(id->verbs, snap.rcq_size, res.channel, &res.rcq);
-		if (ret)
-			goto err_delete_cq;
-		res.rcq_owned = true;
-	}
+	/* res.id stays NULL until the end: on failure the caller keeps the id */
+	memset(&res, 0, sizeof(res));
+	ret = conn_req_cqs_new(id->verbs, &snap, &res);
+	if (ret)
+		return ret;
 
 	ret = rpma__peer_create_qp(peer, id, res.cq, res.rcq, &snap);
 	if (ret)
-		goto err_delete_rcq;
+		goto err_release;
 
 	req = malloc(sizeof(*req));
 	if (req == NULL) {
@@ -74,6 +147,7 @@ rpma__conn_req_from_id(struct rpma_peer *peer, struct rdma_cm_id *id,
 		ret = RPMA_E_NOMEM;
 		goto err_destroy_qp;
 	}
+	res.id = id;
 	req->peer = peer;
 	req->res = res;
 	req->is_passive = is_passive;
@@ -82,14 +156,8 @@ rpma__conn_req_from_id(struct rpma_peer *peer, struct rdma_cm_id *id,
 
 err_destroy_qp:
 	rdma_destroy_qp(id);
-err_delete_rcq:
-	if (res.rcq_owned)
-		(void)rpma__cq_delete(&res.rcq);
-err_delete_cq:
-	(void)rpma__cq_delete(&res.cq);
-err_destroy_channel:
-	if (res.channel)
-		(void)ibv_destroy_comp_channel(res.channel);
+err_release:
+	conn_req_unwind(&res);
 	return ret;
 }
 

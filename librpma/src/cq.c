@@ -2,9 +2,11 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * cq.c -- completion queues: creation with a private or shared completion
- * channel, waiting and collecting completions. Waiting and polling are the
- * data path: no allocation, no lock.
+ * cq.c -- completion queues: a connection's (or a shared receive queue's),
+ * with a private or shared completion channel, and CQs of their own
+ * (rpma_cq_new()) that many connections share, counted by their users and
+ * possibly sharing one channel; waiting and collecting completions.
+ * Waiting and polling are the data path: no allocation, no lock.
  */
 
 #include <arpa/inet.h>
@@ -14,12 +16,128 @@
 
 #include "cq.h"
 #include "log.h"
+#include "peer.h"
 
+/*
+ * a completion channel of CQs made by rpma_cq_new(): one CQ makes it, others
+ * may share it, and the last of them to be deleted destroys it
+ */
+struct rpma_cq_channel {
+	struct ibv_comp_channel *channel;
+	int cqs; /* how many CQs use it; changed atomically */
+};
+
+/*
+ * The fields are fixed at creation but users, which connections and
+ * requests change atomically from any thread; the object is freed by
+ * rpma__cq_delete() (a connection's or an SRQ's CQ) or rpma_cq_delete()
+ * (a CQ of its own) only.
+ */
 struct rpma_cq {
 	struct ibv_comp_channel *channel;
-	struct ibv_cq *cq;
-	bool shared_channel;
+	struct ibv_cq *cq;   /* its cq_context is this object */
+	bool shared_channel; /* a connection's CQ on the connection's shared channel */
+	/* the channel of a CQ of its own (rpma_cq_new()); NULL for the others */
+	struct rpma_cq_channel *own_cq;
+	int users; /* connections and requests using a CQ of its own */
 };
+
+/*
+ * cq_create -- allocate a CQ object and its verbs CQ of cqe entries on
+ * channel, armed for the next completion; the verbs CQ's context is the
+ * object, so that an event on a shared channel names the CQ it belongs to.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER (errno set).
+ */
+static int
+cq_create(struct ibv_context *ibv_ctx, int cqe, struct ibv_comp_channel *channel,
+	  struct rpma_cq **cq_ptr)
+{
+	struct rpma_cq *cq = malloc(sizeof(*cq));
+	int ret, err;
+
+	if (cq == NULL) {
+		RPMA_LOG_ERROR("cannot allocate a CQ");
+		return RPMA_E_NOMEM;
+	}
+
+	cq->cq = ibv_create_cq(ibv_ctx, cqe, cq, channel, 0);
+	if (cq->cq == NULL) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_cq(%d)", cqe);
+		ret = RPMA_E_PROVIDER;
+		goto err_free;
+	}
+
+	err = ibv_req_notify_cq(cq->cq, 0);
+	if (err) {
+		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_req_notify_cq()");
+		ret = RPMA_E_PROVIDER;
+		goto err_destroy_cq;
+	}
+	cq->channel = channel;
+	cq->shared_channel = false;
+	cq->own_cq = NULL;
+	cq->users = 0;
+	*cq_ptr = cq;
+	return 0;
+
+err_destroy_cq:
+	(void)ibv_destroy_cq(cq->cq);
+	errno = err;
+err_free:
+	free(cq);
+	return ret;
+}
+
+/*
+ * cq_destroy -- destroy the verbs CQ and free the object (also when the
+ * destroy fails, as every librpma destructor does).
+ * ERRORS: RPMA_E_PROVIDER (errno set).
+ */
+static int
+cq_destroy(struct rpma_cq *cq)
+{
+	/* like the other destroy calls, it returns the error code (errno is not set) */
+	int err = ibv_destroy_cq(cq->cq);
+
+	free(cq);
+	if (err) {
+		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_cq()");
+		errno = err;
+		return RPMA_E_PROVIDER;
+	}
+	return 0;
+}
+
+/*
+ * channel_destroy -- destroy a completion channel.
+ * ERRORS: RPMA_E_PROVIDER (errno set).
+ */
+static int
+channel_destroy(struct ibv_comp_channel *channel)
+{
+	int err = ibv_destroy_comp_channel(channel);
+
+	if (err) {
+		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_comp_channel()");
+		errno = err;
+		return RPMA_E_PROVIDER;
+	}
+	return 0;
+}
+
+/*
+ * first_failure -- of two results, the first failure with its errno (err:
+ * errno saved right after the first call), else the second result
+ */
+static int
+first_failure(int ret, int err, int ret2)
+{
+	if (ret) {
+		errno = err;
+		return ret;
+	}
+	return ret2;
+}
 
 /* see cq.h */
 int
@@ -27,8 +145,6 @@ rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel 
 	     struct rpma_cq **cq_ptr)
 {
 	struct ibv_comp_channel *channel = shared_channel;
-	struct rpma_cq *cq;
-	int ret;
 
 	/*
 	 * the device judges the size, as with librpma 1.3: 0 is its to refuse,
@@ -44,40 +160,20 @@ rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_channel 
 		}
 	}
 
-	struct ibv_cq *ibv_cq = ibv_create_cq(ibv_ctx, ncqe, NULL, channel, 0);
+	int ret = cq_create(ibv_ctx, ncqe, channel, cq_ptr);
 
-	if (ibv_cq == NULL) {
-		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_cq(%u)", cqe);
-		ret = RPMA_E_PROVIDER;
+	if (ret)
 		goto err_destroy_channel;
-	}
-
-	int err = ibv_req_notify_cq(ibv_cq, 0);
-
-	if (err) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_req_notify_cq()");
-		errno = err;
-		ret = RPMA_E_PROVIDER;
-		goto err_destroy_cq;
-	}
-
-	cq = malloc(sizeof(*cq));
-	if (cq == NULL) {
-		RPMA_LOG_ERROR("cannot allocate a CQ");
-		ret = RPMA_E_NOMEM;
-		goto err_destroy_cq;
-	}
-	cq->channel = channel;
-	cq->cq = ibv_cq;
-	cq->shared_channel = shared_channel != NULL;
-	*cq_ptr = cq;
+	(*cq_ptr)->shared_channel = shared_channel != NULL;
 	return 0;
 
-err_destroy_cq:
-	(void)ibv_destroy_cq(ibv_cq);
 err_destroy_channel:
-	if (shared_channel == NULL)
+	if (shared_channel == NULL) {
+		int err = errno;
+
 		(void)ibv_destroy_comp_channel(channel);
+		errno = err;
+	}
 	return ret;
 }
 
@@ -86,29 +182,51 @@ int
 rpma__cq_delete(struct rpma_cq **cq_ptr)
 {
 	struct rpma_cq *cq = *cq_ptr;
-	int ret = 0;
-	int err;
 
 	if (cq == NULL)
 		return 0;
 
-	err = ibv_destroy_cq(cq->cq);
-	if (err) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_cq()");
-		errno = err;
-		ret = RPMA_E_PROVIDER;
-	}
-	/* like the other destroy calls, it returns the error code (errno is not set) */
-	if (!cq->shared_channel && (err = ibv_destroy_comp_channel(cq->channel))) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_destroy_comp_channel()");
-		if (ret == 0) {
-			errno = err;
-			ret = RPMA_E_PROVIDER;
-		}
-	}
-	free(cq);
+	struct ibv_comp_channel *channel = cq->shared_channel ? NULL : cq->channel;
+	int ret = cq_destroy(cq);
+	int err = errno;
+
 	*cq_ptr = NULL;
-	return ret;
+	return first_failure(ret, err, channel ? channel_destroy(channel) : 0);
+}
+
+/* see cq.h */
+bool
+rpma__cq_is_own(const struct rpma_cq *cq)
+{
+	return cq->own_cq != NULL;
+}
+
+/* see cq.h */
+void
+rpma__cq_hold(struct rpma_cq *cq)
+{
+	__atomic_add_fetch(&cq->users, 1, __ATOMIC_RELAXED);
+}
+
+/* see cq.h */
+int
+rpma__cq_drop(struct rpma_cq **cq_ptr)
+{
+	struct rpma_cq *cq = *cq_ptr;
+
+	if (cq == NULL || cq->own_cq == NULL)
+		return rpma__cq_delete(cq_ptr);
+	/* release: what the connection did with the CQ comes before its deletion */
+	__atomic_sub_fetch(&cq->users, 1, __ATOMIC_RELEASE);
+	*cq_ptr = NULL;
+	return 0;
+}
+
+/* see cq.h */
+bool
+rpma__cq_on_context(const struct rpma_cq *cq, const struct ibv_context *ibv_ctx)
+{
+	return cq->cq->context == ibv_ctx;
 }
 
 /* see cq.h */
@@ -162,6 +280,19 @@ rpma_cq_get_fd(const struct rpma_cq *cq, int *fd)
 	return 0;
 }
 
+/*
+ * cq_channel_is_shared -- whether another CQ may take the events of the
+ * CQ's channel: a connection's CQ on the connection's shared channel, or a
+ * CQ of its own whose channel other CQs use now
+ */
+static bool
+cq_channel_is_shared(const struct rpma_cq *cq)
+{
+	if (cq->own_cq)
+		return __atomic_load_n(&cq->own_cq->cqs, __ATOMIC_RELAXED) > 1;
+	return cq->shared_channel;
+}
+
 /* see librpma.h */
 int
 rpma_cq_wait(struct rpma_cq *cq)
@@ -173,8 +304,9 @@ rpma_cq_wait(struct rpma_cq *cq)
 		RPMA_LOG_ERROR("cq is NULL");
 		return RPMA_E_INVAL;
 	}
-	if (cq->shared_channel) {
-		RPMA_LOG_ERROR("the CQ shares its completion channel; use rpma_conn_wait()");
+	if (cq_channel_is_shared(cq)) {
+		RPMA_LOG_ERROR("the CQ shares its completion channel; use %s",
+			       cq->own_cq ? "rpma_cq_channel_wait()" : "rpma_conn_wait()");
 		return RPMA_E_SHARED_CHANNEL;
 	}
 
@@ -187,6 +319,170 @@ rpma_cq_wait(struct rpma_cq *cq)
 		return RPMA_E_UNKNOWN;
 	}
 	return rpma__cq_rearm(cq);
+}
+
+/* see librpma.h */
+int
+rpma_cq_channel_wait(struct rpma_cq *cq, struct rpma_cq **cq_ptr)
+{
+	struct ibv_cq *ev_cq;
+	int ret;
+
+	if (cq == NULL || cq_ptr == NULL) {
+		RPMA_LOG_ERROR("cq or cq_ptr is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	ret = rpma__comp_channel_get_event(cq->channel, &ev_cq);
+	if (ret)
+		return ret;
+
+	/* every CQ of librpma is the context of its verbs CQ (see cq_create()) */
+	struct rpma_cq *found = ev_cq->cq_context;
+
+	if (found == NULL || found->cq != ev_cq) {
+		RPMA_LOG_ERROR("completion event of a CQ librpma did not make: %p", (void *)ev_cq);
+		ibv_ack_cq_events(ev_cq, 1);
+		return RPMA_E_UNKNOWN;
+	}
+	ret = rpma__cq_rearm(found);
+	if (ret)
+		return ret;
+	*cq_ptr = found;
+	return 0;
+}
+
+/*
+ * own_channel_new -- a completion channel for a new CQ of its own, used by
+ * that CQ alone for now.
+ * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER (errno set).
+ */
+static int
+own_channel_new(struct ibv_context *ibv_ctx, struct rpma_cq_channel **ch_ptr)
+{
+	struct rpma_cq_channel *ch = malloc(sizeof(*ch));
+
+	if (ch == NULL) {
+		RPMA_LOG_ERROR("cannot allocate a completion channel");
+		return RPMA_E_NOMEM;
+	}
+	ch->channel = ibv_create_comp_channel(ibv_ctx);
+	if (ch->channel == NULL) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_create_comp_channel()");
+		free(ch);
+		return RPMA_E_PROVIDER;
+	}
+	ch->cqs = 1;
+	*ch_ptr = ch;
+	return 0;
+}
+
+/*
+ * own_channel_share -- the channel of the CQ with, for one more CQ on the
+ * device ibv_ctx.
+ * ERRORS: RPMA_E_INVAL (with is not a CQ of its own, or is on another device).
+ */
+static int
+own_channel_share(const struct rpma_cq *with, const struct ibv_context *ibv_ctx,
+		  struct rpma_cq_channel **ch_ptr)
+{
+	if (with->own_cq == NULL) {
+		RPMA_LOG_ERROR("share_channel_with was not made by rpma_cq_new()");
+		return RPMA_E_INVAL;
+	}
+	if (!rpma__cq_on_context(with, ibv_ctx)) {
+		RPMA_LOG_ERROR("share_channel_with is a CQ of another device");
+		return RPMA_E_INVAL;
+	}
+	__atomic_add_fetch(&with->own_cq->cqs, 1, __ATOMIC_RELAXED);
+	*ch_ptr = with->own_cq;
+	return 0;
+}
+
+/*
+ * own_channel_put -- one CQ less on the channel; the last one destroys it.
+ * ERRORS: RPMA_E_PROVIDER (errno set; the channel is freed anyway).
+ */
+static int
+own_channel_put(struct rpma_cq_channel *ch)
+{
+	/* acquire-release: every other CQ's destruction comes before the channel's */
+	if (__atomic_sub_fetch(&ch->cqs, 1, __ATOMIC_ACQ_REL))
+		return 0;
+
+	int ret = channel_destroy(ch->channel);
+
+	free(ch);
+	return ret;
+}
+
+/* see librpma.h */
+int
+rpma_cq_new(struct rpma_peer *peer, int cq_size, const struct rpma_cq *share_channel_with,
+	    struct rpma_cq **cq_ptr)
+{
+	struct rpma_cq_channel *ch;
+	int ret, err;
+
+	if (peer == NULL || cq_ptr == NULL || cq_size < 1) {
+		RPMA_LOG_ERROR("peer or cq_ptr is NULL, or cq_size (%d) is below 1", cq_size);
+		return RPMA_E_INVAL;
+	}
+
+	struct ibv_context *ibv_ctx = rpma__peer_ibv_context(peer);
+
+	if (share_channel_with)
+		ret = own_channel_share(share_channel_with, ibv_ctx, &ch);
+	else
+		ret = own_channel_new(ibv_ctx, &ch);
+	if (ret)
+		return ret;
+
+	ret = cq_create(ibv_ctx, cq_size, ch->channel, cq_ptr);
+	if (ret)
+		goto err_put_channel;
+	(*cq_ptr)->own_cq = ch;
+	return 0;
+
+err_put_channel:
+	err = errno;
+	(void)own_channel_put(ch);
+	errno = err;
+	return ret;
+}
+
+/* see librpma.h */
+int
+rpma_cq_delete(struct rpma_cq **cq_ptr)
+{
+	if (cq_ptr == NULL) {
+		RPMA_LOG_ERROR("cq_ptr is NULL");
+		return RPMA_E_INVAL;
+	}
+
+	struct rpma_cq *cq = *cq_ptr;
+
+	if (cq == NULL)
+		return 0;
+	if (cq->own_cq == NULL) {
+		RPMA_LOG_ERROR("the CQ belongs to a connection or a shared receive queue");
+		return RPMA_E_INVAL;
+	}
+
+	/* acquire: what the connections that used the CQ did comes before */
+	int users = __atomic_load_n(&cq->users, __ATOMIC_ACQUIRE);
+
+	if (users) {
+		RPMA_LOG_ERROR("the CQ is in use by %d connection(s) or request(s)", users);
+		return RPMA_E_INVAL;
+	}
+
+	struct rpma_cq_channel *ch = cq->own_cq;
+	int ret = cq_destroy(cq);
+	int err = errno;
+
+	*cq_ptr = NULL;
+	return first_failure(ret, err, own_channel_put(ch));
 }
 
 /* see librpma.h */

@@ -11,10 +11,11 @@
 #include "librpma.h"
 
 /*
- * rpma__cq_new -- create a CQ of cqe entries (cut to INT_MAX), armed for the
- * next completion. It gets a completion channel of its own when
- * shared_channel is NULL, otherwise it uses (and does not own)
- * shared_channel.
+ * rpma__cq_new -- create a connection's or a shared receive queue's CQ of
+ * cqe entries (cut to INT_MAX), armed for the next completion. It gets a
+ * completion channel of its own when shared_channel is NULL, otherwise it
+ * uses (and does not own) shared_channel. (A CQ of its own, shared by
+ * connections, is made by rpma_cq_new().)
  *
  * ASSUMPTIONS: ibv_ctx and cq_ptr are not NULL.
  * ERRORS: RPMA_E_NOMEM, RPMA_E_PROVIDER (also for a size the device
@@ -24,10 +25,41 @@ int rpma__cq_new(struct ibv_context *ibv_ctx, uint32_t cqe, struct ibv_comp_chan
 		 struct rpma_cq **cq_ptr);
 
 /*
- * rpma__cq_delete -- destroy the CQ and its own channel; *cq_ptr becomes NULL
- * (NULL is fine). ERRORS: RPMA_E_PROVIDER (everything is released anyway).
+ * rpma__cq_delete -- destroy a CQ made by rpma__cq_new() and its own
+ * channel; *cq_ptr becomes NULL (NULL is fine).
+ * ERRORS: RPMA_E_PROVIDER (everything is released anyway).
  */
 int rpma__cq_delete(struct rpma_cq **cq_ptr);
+
+/*
+ * rpma__cq_is_own -- whether the CQ was made by rpma_cq_new() (a CQ of its
+ * own, which connections share) rather than for a connection or an SRQ.
+ * ASSUMPTIONS: cq is not NULL.
+ */
+bool rpma__cq_is_own(const struct rpma_cq *cq);
+
+/*
+ * rpma__cq_on_context -- whether the CQ was made on the device ibv_ctx.
+ * ASSUMPTIONS: cq is not NULL.
+ */
+bool rpma__cq_on_context(const struct rpma_cq *cq, const struct ibv_context *ibv_ctx);
+
+/*
+ * rpma__cq_hold -- count one more user (a connection request, then its
+ * connection) of a CQ of its own; rpma_cq_delete() refuses it until every
+ * user has dropped it. Thread-safe (atomic).
+ * ASSUMPTIONS: rpma__cq_is_own(cq).
+ */
+void rpma__cq_hold(struct rpma_cq *cq);
+
+/*
+ * rpma__cq_drop -- what a connection does with a CQ it no longer uses: one
+ * user less for a CQ of its own (after the QP using it is destroyed), the
+ * CQ deleted (rpma__cq_delete()) otherwise; *cq_ptr becomes NULL (NULL is
+ * fine). Thread-safe for a CQ of its own.
+ * ERRORS: RPMA_E_PROVIDER (from rpma__cq_delete()).
+ */
+int rpma__cq_drop(struct rpma_cq **cq_ptr);
 
 /* rpma__cq_get_ibv_cq -- the verbs CQ inside */
 struct ibv_cq *rpma__cq_get_ibv_cq(const struct rpma_cq *cq);

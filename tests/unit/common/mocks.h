@@ -29,7 +29,9 @@
  * - Functions taking a fake object (destroy calls, ibv_qp_to_qp_ex, every
  *   rdma_* call taking an id, a channel or an event) fail the test when
  *   given anything else (NULL, a destroyed object, an object of another
- *   kind): double destroys are caught.
+ *   kind): double destroys are caught. Destroying a CQ that a live fake QP
+ *   still completes on fails the test too (the kernel refuses it with
+ *   EBUSY): a CQ shared by connections must outlive their QPs.
  * - There is one queue of completions, of completion-channel events and
  *   of CM events each, shared by all CQs / channels.
  * - The mocks are not thread-safe except the allocator wrappers.
@@ -239,10 +241,13 @@ extern int mock_last_reg_mr_access;
 extern struct ibv_mr *mock_last_reg_mr;
 
 /* - cqe of the last ibv_create_cq, attributes of the last ibv_create_srq,
- *   sum of the nevents given to ibv_ack_cq_events */
+ *   sum of the nevents given to ibv_ack_cq_events, the CQ of the last
+ *   ibv_ack_cq_events and of the last successful ibv_req_notify_cq */
 extern int mock_last_cq_cqe;
 extern struct ibv_srq_init_attr mock_last_srq_init_attr;
 extern unsigned int mock_cq_events_acked;
+extern struct ibv_cq *mock_last_acked_cq;
+extern struct ibv_cq *mock_last_notified_cq;
 
 /* - copy of the attributes given to the last rdma_create_qp_ex (or
  *   rdma_create_qp, converted) call */

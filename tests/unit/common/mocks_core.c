@@ -276,6 +276,20 @@ mock_enter_obj(const char *func, const void *obj, const char *kind, int *err)
 	return fail;
 }
 
+/* mock_obj_find -- a live fake object of the kind that match() accepts */
+void *
+mock_obj_find(const char *kind, bool (*match)(const void *obj, const void *arg), const void *arg)
+{
+	for (struct mock_obj *o = Objs.next; o != &Objs; o = o->next) {
+		void *obj = (char *)o + OBJ_HDR_SIZE;
+
+		if (strcmp(o->kind, kind) == 0 && match(obj, arg))
+			return obj;
+	}
+
+	return NULL;
+}
+
 /* mock_objects_live -- fake objects created since reset and still alive */
 int
 mock_objects_live(void)

@@ -31,6 +31,8 @@ struct ibv_mr *mock_last_reg_mr;
 int mock_last_cq_cqe;
 struct ibv_srq_init_attr mock_last_srq_init_attr;
 unsigned int mock_cq_events_acked;
+struct ibv_cq *mock_last_acked_cq;
+struct ibv_cq *mock_last_notified_cq;
 enum ibv_advise_mr_advice mock_last_advise;
 uint32_t mock_last_advise_flags;
 struct ibv_sge mock_last_advise_sge;
@@ -182,10 +184,10 @@ ops_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	int err;
 
-	(void)cq;
 	(void)solicited_only;
 	if (mock_enter("ibv_req_notify_cq", &err))
 		return err;
+	mock_last_notified_cq = cq;
 
 	return 0;
 }
@@ -418,6 +420,8 @@ mock_ibverbs_reset(void)
 	mock_last_cq_cqe = 0;
 	memset(&mock_last_srq_init_attr, 0, sizeof(mock_last_srq_init_attr));
 	mock_cq_events_acked = 0;
+	mock_last_acked_cq = NULL;
+	mock_last_notified_cq = NULL;
 	mock_last_advise = 0;
 	mock_last_advise_flags = 0;
 	memset(&mock_last_advise_sge, 0, sizeof(mock_last_advise_sge));
@@ -665,6 +669,15 @@ ibv_dereg_mr(struct ibv_mr *mr)
 	return 0;
 }
 
+/* qp_uses_cq -- whether the fake QP obj completes on the CQ arg */
+static bool
+qp_uses_cq(const void *obj, const void *arg)
+{
+	const struct ibv_qp *qp = obj;
+
+	return qp->send_cq == arg || qp->recv_cq == arg;
+}
+
 /* ibv_create_comp_channel -- a fake channel with a real (eventfd) fd */
 struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
@@ -737,6 +750,8 @@ ibv_destroy_cq(struct ibv_cq *cq)
 
 	if (mock_enter_obj("ibv_destroy_cq", cq, "cq", &err))
 		return err;
+	if (mock_obj_find("qp", qp_uses_cq, cq))
+		mock_die("ibv_destroy_cq(%p): a QP still uses it", (void *)cq);
 	mock_obj_destroy(cq, "cq", "ibv_destroy_cq");
 
 	return 0;
@@ -774,9 +789,9 @@ ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	int err;
 
-	(void)cq;
 	(void)mock_enter("ibv_ack_cq_events", &err);
 	mock_cq_events_acked += nevents;
+	mock_last_acked_cq = cq;
 }
 
 /* ibv_create_srq -- a fake shared receive queue */

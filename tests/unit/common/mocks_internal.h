@@ -49,6 +49,13 @@ bool mock_obj_is(const void *obj, const char *kind);
  */
 void mock_obj_destroy(void *obj, const char *kind, const char *func);
 
+/*
+ * mock_obj_find -- a live fake object of the given kind for which
+ * match(obj, arg) is true, or NULL (e.g. a QP still using a CQ)
+ */
+void *mock_obj_find(const char *kind, bool (*match)(const void *obj, const void *arg),
+		    const void *arg);
+
 /* mock_qp_new -- a fake QP (inside a struct ibv_qp_ex) made from attr */
 struct ibv_qp *mock_qp_new(const struct ibv_qp_init_attr_ex *attr);
 

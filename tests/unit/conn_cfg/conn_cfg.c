@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * conn_cfg.c -- unit tests of librpma/src/conn_cfg.c: the connection
- * configuration, its defaults, setters, getters and snapshot
+ * configuration, its defaults, setters, getters and snapshot, the shared
+ * CQs included
  */
 
 #include <setjmp.h>
@@ -14,6 +15,8 @@
 #include <string.h>
 
 #include "conn_cfg.h"
+#include "conn_helpers.h"
+#include "cq.h"
 #include "librpma.h"
 #include "mocks.h"
 
@@ -29,7 +32,13 @@ check_defaults(const struct rpma_conn_cfg *cfg)
 	uint32_t v;
 	bool shared = true;
 	struct rpma_srq *srq = SRQ_A;
+	struct rpma_cq *cq = (struct rpma_cq *)SRQ_A;
 
+	assert_int_equal(rpma_conn_cfg_get_cq(cfg, &cq), 0);
+	assert_null(cq);
+	cq = (struct rpma_cq *)SRQ_A;
+	assert_int_equal(rpma_conn_cfg_get_rcq(cfg, &cq), 0);
+	assert_null(cq);
 	assert_int_equal(rpma_conn_cfg_get_timeout(cfg, &timeout), 0);
 	assert_int_equal(timeout, 1000);
 	assert_int_equal(timeout, RPMA_DEFAULT_TIMEOUT_MS);
@@ -229,6 +238,8 @@ snapshot_defaults(void **state)
 	assert_int_equal(snap.rq_size, 10);
 	assert_false(snap.shared_comp_channel);
 	assert_null(snap.srq);
+	assert_null(snap.cq);
+	assert_null(snap.rcq);
 }
 
 /* snapshot_values -- a snapshot copies every field of the configuration */
@@ -260,12 +271,90 @@ snapshot_values(void **state)
 	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
 }
 
+/*
+ * set_get_cqs -- the CQs of their own are read back and snapshotted; NULL
+ * clears them; a connection's CQ is refused and changes nothing
+ */
+static void
+set_get_cqs(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_conn_cfg *cfg = h_cfg_new();
+	struct rpma_cq *a = NULL, *b = NULL, *conn_cq = NULL, *got = NULL;
+	struct rpma_conn_cfg_snapshot snap;
+
+	assert_int_equal(rpma_cq_new(st->peer, 8, NULL, &a), 0);
+	assert_int_equal(rpma_cq_new(st->peer, 8, a, &b), 0);
+	assert_int_equal(rpma_conn_cfg_set_cq(cfg, a), 0);
+	assert_int_equal(rpma_conn_cfg_set_rcq(cfg, b), 0);
+	assert_int_equal(rpma_conn_cfg_get_cq(cfg, &got), 0);
+	assert_ptr_equal(got, a);
+	assert_int_equal(rpma_conn_cfg_get_rcq(cfg, &got), 0);
+	assert_ptr_equal(got, b);
+	rpma__conn_cfg_snapshot(cfg, &snap);
+	assert_ptr_equal(snap.cq, a);
+	assert_ptr_equal(snap.rcq, b);
+
+	/* a connection's CQ is not taken: the values stay */
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 4, NULL, &conn_cq), 0);
+	assert_int_equal(rpma_conn_cfg_set_cq(cfg, conn_cq), RPMA_E_INVAL);
+	assert_string_equal(rpma_errormsg(), "cq was not made by rpma_cq_new()");
+	assert_int_equal(rpma_conn_cfg_set_rcq(cfg, conn_cq), RPMA_E_INVAL);
+	assert_string_equal(rpma_errormsg(), "rcq was not made by rpma_cq_new()");
+	assert_int_equal(rpma_conn_cfg_get_cq(cfg, &got), 0);
+	assert_ptr_equal(got, a);
+	assert_int_equal(rpma_conn_cfg_get_rcq(cfg, &got), 0);
+	assert_ptr_equal(got, b);
+
+	/* one CQ for both; then none */
+	assert_int_equal(rpma_conn_cfg_set_rcq(cfg, a), 0);
+	assert_int_equal(rpma_conn_cfg_get_rcq(cfg, &got), 0);
+	assert_ptr_equal(got, a);
+	assert_int_equal(rpma_conn_cfg_set_cq(cfg, NULL), 0);
+	assert_int_equal(rpma_conn_cfg_set_rcq(cfg, NULL), 0);
+	check_defaults(cfg);
+
+	/* the configuration holds no CQ: they are deleted while it lives */
+	assert_int_equal(rpma_conn_cfg_set_cq(cfg, b), 0);
+	assert_int_equal(rpma__cq_delete(&conn_cq), 0);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_int_equal(rpma_cq_delete(&b), 0);
+	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
+	h_assert_baseline(st);
+}
+
+/* cqs_null -- NULL arguments of the CQ setters and getters: RPMA_E_INVAL, nothing written */
+static void
+cqs_null(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_conn_cfg *cfg = h_cfg_new();
+	struct rpma_cq *a = NULL, *got = (struct rpma_cq *)SRQ_B;
+
+	assert_int_equal(rpma_cq_new(st->peer, 8, NULL, &a), 0);
+	assert_int_equal(rpma_conn_cfg_set_cq(NULL, a), RPMA_E_INVAL);
+	assert_string_equal(rpma_errormsg(), "cfg is NULL");
+	assert_int_equal(rpma_conn_cfg_set_rcq(NULL, a), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_cfg_get_cq(NULL, &got), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_cfg_get_cq(cfg, NULL), RPMA_E_INVAL);
+	assert_string_equal(rpma_errormsg(), "cfg or cq_ptr is NULL");
+	assert_int_equal(rpma_conn_cfg_get_rcq(NULL, &got), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_cfg_get_rcq(cfg, NULL), RPMA_E_INVAL);
+	assert_string_equal(rpma_errormsg(), "cfg or rcq_ptr is NULL");
+	assert_ptr_equal(got, (struct rpma_cq *)SRQ_B);
+	check_defaults(cfg);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
+	h_assert_baseline(st);
+}
+
 #define NTHREADS 4
 #define NITER	 20000
 
 struct mt_arg {
 	struct rpma_conn_cfg *cfg;
-	unsigned k; /* 1..NTHREADS: every byte of what this thread writes */
+	struct rpma_cq *cqs[2]; /* two CQs of their own, set by turns */
+	unsigned k;		/* 1..NTHREADS: every byte of what this thread writes */
 	int bad;
 	int failed;
 };
@@ -310,6 +399,8 @@ mt_worker(void *arg)
 		a->failed |= rpma_conn_cfg_set_rq_size(a->cfg, v32);
 		a->failed |= rpma_conn_cfg_set_compl_channel(a->cfg, a->k & 1);
 		a->failed |= rpma_conn_cfg_set_srq(a->cfg, srq_w);
+		a->failed |= rpma_conn_cfg_set_cq(a->cfg, a->cqs[a->k & 1]);
+		a->failed |= rpma_conn_cfg_set_rcq(a->cfg, a->cqs[(a->k + 1) & 1]);
 
 		a->failed |= rpma_conn_cfg_get_timeout(a->cfg, &timeout);
 		a->bad += !u32_ok((uint32_t)timeout);
@@ -324,6 +415,13 @@ mt_worker(void *arg)
 		a->failed |= rpma_conn_cfg_get_compl_channel(a->cfg, &shared);
 		a->failed |= rpma_conn_cfg_get_srq(a->cfg, &srq);
 		a->bad += !ptr_ok(srq);
+
+		struct rpma_cq *cq = NULL;
+
+		a->failed |= rpma_conn_cfg_get_cq(a->cfg, &cq);
+		a->bad += cq != a->cqs[0] && cq != a->cqs[1];
+		a->failed |= rpma_conn_cfg_get_rcq(a->cfg, &cq);
+		a->bad += cq != a->cqs[0] && cq != a->cqs[1];
 	}
 	return NULL;
 }
@@ -335,9 +433,15 @@ multithreaded(void **state)
 	struct rpma_conn_cfg *cfg = NULL;
 	struct mt_arg args[NTHREADS];
 	pthread_t th[NTHREADS];
+	struct rpma_peer *peer = h_peer_new(false);
+	struct rpma_cq *cqs[2] = {NULL, NULL};
 
 	(void)state;
+	assert_int_equal(rpma_cq_new(peer, 8, NULL, &cqs[0]), 0);
+	assert_int_equal(rpma_cq_new(peer, 8, NULL, &cqs[1]), 0);
 	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
+	assert_int_equal(rpma_conn_cfg_set_cq(cfg, cqs[0]), 0);
+	assert_int_equal(rpma_conn_cfg_set_rcq(cfg, cqs[1]), 0);
 	/* start from values of "thread 1", so that every read must pass */
 	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 0x01010101), 0);
 	assert_int_equal(rpma_conn_cfg_set_cq_size(cfg, 0x01010101u), 0);
@@ -347,7 +451,7 @@ multithreaded(void **state)
 	assert_int_equal(rpma_conn_cfg_set_srq(cfg, (struct rpma_srq *)(UINTPTR_MAX / 0xff)), 0);
 
 	for (unsigned i = 0; i < NTHREADS; i++) {
-		args[i] = (struct mt_arg){cfg, i + 1, 0, 0};
+		args[i] = (struct mt_arg){cfg, {cqs[0], cqs[1]}, i + 1, 0, 0};
 		assert_int_equal(pthread_create(&th[i], NULL, mt_worker, &args[i]), 0);
 	}
 	for (unsigned i = 0; i < NTHREADS; i++)
@@ -363,6 +467,9 @@ multithreaded(void **state)
 	assert_int_equal(rpma_conn_cfg_get_cq_size(cfg, &v), 0);
 	assert_true(u32_ok(v));
 	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
+	assert_int_equal(rpma_cq_delete(&cqs[0]), 0);
+	assert_int_equal(rpma_cq_delete(&cqs[1]), 0);
+	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
 int
@@ -379,6 +486,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(getters_null, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(snapshot_defaults, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(snapshot_values, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(set_get_cqs, h_setup, h_teardown),
+	    cmocka_unit_test_setup_teardown(cqs_null, h_setup, h_teardown),
 	    cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
 	};
 

@@ -18,6 +18,7 @@
 #include "conn_helpers.h"
 #include "conn_req.h"
 #include "cq.h"
+#include "shared_cq.h"
 #include "srq.h"
 
 /* an armed provider failure and where it is expected */
@@ -851,6 +852,8 @@ main(void)
 	    T(from_id_refused_size),
 #undef T
 	};
+	int failed = cmocka_run_group_tests(tests, NULL, NULL);
 
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	return failed + _cmocka_run_group_tests("shared_cq", conn_req_shared_cq_tests,
+						conn_req_shared_cq_count, NULL, NULL);
 }

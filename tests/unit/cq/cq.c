@@ -2,7 +2,8 @@
 /*
  * cq.c -- unit tests of librpma/src/cq.c: creation and deletion of a CQ with
  * its own or a shared completion channel, waiting, polling and the 0.11
- * completion
+ * completion; CQs of their own (rpma_cq_new()) shared by connections, their
+ * shared channels and their users
  */
 
 #include <setjmp.h>
@@ -14,8 +15,11 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <pthread.h>
 #include <string.h>
 
+#include "conn_helpers.h"
 #include "cq.h"
 #include "librpma.h"
 #include "mocks.h"
@@ -53,6 +57,8 @@ new_own_channel(void **state)
 	assert_non_null(ibv_cq);
 	assert_non_null(ibv_cq->channel);
 	assert_ptr_equal(ibv_cq->context, mock_ibv_context());
+	assert_ptr_equal(ibv_cq->cq_context, cq);
+	assert_false(rpma__cq_is_own(cq));
 	assert_int_equal(rpma_cq_get_fd(cq, &fd), 0);
 	assert_int_equal(fd, ibv_cq->channel->fd);
 	assert_true(fcntl(fd, F_GETFD) != -1);
@@ -187,7 +193,7 @@ new_req_notify_fails(void **state)
 	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
 }
 
-/* new_malloc_fails -- no memory: NOMEM, CQ and its own channel destroyed, shared one kept */
+/* new_malloc_fails -- no memory: NOMEM, no CQ made, its own channel destroyed, shared one kept */
 static void
 new_malloc_fails(void **state)
 {
@@ -197,7 +203,7 @@ new_malloc_fails(void **state)
 	mock_alloc_fail_nth(1);
 	assert_int_equal(rpma__cq_new(mock_ibv_context(), 4, NULL, &cq), RPMA_E_NOMEM);
 	assert_ptr_equal(cq, SENTINEL);
-	assert_int_equal(mock_calls("ibv_destroy_cq"), 1);
+	assert_int_equal(mock_calls("ibv_create_cq"), 0);
 	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
 	assert_int_equal(mock_objects_live(), 0);
 
@@ -595,7 +601,468 @@ completion_errors(void **state)
 	assert_int_equal(rpma__cq_delete(&cq), 0);
 }
 
-#define T(f) cmocka_unit_test_setup_teardown(f, mock_test_setup, mock_test_teardown)
+/* own_new -- a CQ of its own: a channel of its own, cq_size entries, armed, itself its context */
+static void
+own_new(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *cq = SENTINEL;
+	int fd = -1;
+
+	assert_int_equal(rpma_cq_new(st->peer, 77, NULL, &cq), 0);
+	assert_ptr_not_equal(cq, SENTINEL);
+	assert_true(rpma__cq_is_own(cq));
+	assert_int_equal(mock_calls("ibv_create_comp_channel"), 1);
+	assert_int_equal(mock_last_cq_cqe, 77);
+
+	struct ibv_cq *ibv_cq = rpma__cq_get_ibv_cq(cq);
+
+	assert_ptr_equal(ibv_cq->cq_context, cq);
+	assert_ptr_equal(mock_last_notified_cq, ibv_cq);
+	assert_true(rpma__cq_on_context(cq, mock_ibv_context()));
+	assert_false(rpma__cq_on_context(cq, NULL));
+	assert_int_equal(rpma_cq_get_fd(cq, &fd), 0);
+	assert_int_equal(fd, ibv_cq->channel->fd);
+
+	/* alone on its channel, it is waited for as any CQ */
+	mock_comp_event_push(ibv_cq);
+	assert_int_equal(rpma_cq_wait(cq), 0);
+	assert_ptr_equal(mock_last_acked_cq, ibv_cq);
+	assert_int_equal(mock_calls("ibv_req_notify_cq"), 2);
+
+	assert_int_equal(rpma_cq_delete(&cq), 0);
+	assert_null(cq);
+	assert_int_equal(mock_calls("ibv_destroy_cq"), 1);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	h_assert_baseline(st);
+}
+
+/* own_new_invalid -- NULL peer or cq_ptr, a size below 1: RPMA_E_INVAL, nothing made */
+static void
+own_new_invalid(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *cq = SENTINEL;
+
+	assert_int_equal(rpma_cq_new(NULL, 8, NULL, &cq), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_new(st->peer, 8, NULL, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_new(st->peer, 0, NULL, &cq), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "cq_size (0) is below 1"));
+	assert_int_equal(rpma_cq_new(st->peer, -1, NULL, &cq), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_new(st->peer, INT_MIN, NULL, &cq), RPMA_E_INVAL);
+	assert_ptr_equal(cq, SENTINEL);
+	assert_int_equal(mock_calls("ibv_create_comp_channel"), 0);
+	assert_int_equal(mock_calls("ibv_create_cq"), 0);
+	h_assert_baseline(st);
+}
+
+/* own_new_ok -- a CQ of its own, asserted to succeed */
+static struct rpma_cq *
+own_new_ok(struct rpma_peer *peer, int size, const struct rpma_cq *share)
+{
+	struct rpma_cq *cq = NULL;
+
+	assert_int_equal(rpma_cq_new(peer, size, share, &cq), 0);
+	assert_non_null(cq);
+	return cq;
+}
+
+/*
+ * own_share_channel -- CQs made with share_channel_with are on one channel:
+ * one fd, rpma_cq_wait() refuses them while they share it, and the channel
+ * goes with the last of them, whichever it is
+ */
+static void
+own_share_channel(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	struct rpma_cq *b = own_new_ok(st->peer, 16, a);
+	int fd_a = -1, fd_b = -2;
+
+	assert_int_equal(mock_calls("ibv_create_comp_channel"), 1);
+	assert_ptr_not_equal(a, b);
+	assert_int_equal(mock_last_cq_cqe, 16);
+	assert_ptr_equal(rpma__cq_get_ibv_cq(b)->cq_context, b);
+	assert_ptr_equal(rpma__cq_get_ibv_cq(a)->channel, rpma__cq_get_ibv_cq(b)->channel);
+	assert_int_equal(rpma_cq_get_fd(a, &fd_a), 0);
+	assert_int_equal(rpma_cq_get_fd(b, &fd_b), 0);
+	assert_int_equal(fd_a, fd_b);
+
+	assert_int_equal(rpma_cq_wait(a), RPMA_E_SHARED_CHANNEL);
+	assert_non_null(strstr(rpma_errormsg(), "rpma_cq_channel_wait()"));
+	assert_int_equal(rpma_cq_wait(b), RPMA_E_SHARED_CHANNEL);
+	assert_int_equal(mock_calls("ibv_get_cq_event"), 0);
+
+	/* a third one through the second: still the same channel */
+	struct rpma_cq *c = own_new_ok(st->peer, 4, b);
+
+	assert_ptr_equal(rpma__cq_get_ibv_cq(c)->channel, rpma__cq_get_ibv_cq(a)->channel);
+	assert_int_equal(mock_calls("ibv_create_comp_channel"), 1);
+
+	/* the one that made the channel goes first: the channel stays */
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_int_equal(rpma_cq_delete(&c), 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 0);
+	assert_true(fcntl(fd_b, F_GETFD) != -1);
+
+	/* alone again, b is waited for with rpma_cq_wait() */
+	mock_comp_event_push(rpma__cq_get_ibv_cq(b));
+	assert_int_equal(rpma_cq_wait(b), 0);
+	assert_int_equal(rpma_cq_delete(&b), 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	h_assert_baseline(st);
+}
+
+/*
+ * own_share_invalid -- a connection's CQ or a CQ of another device cannot
+ * lend its channel: RPMA_E_INVAL, nothing made, the channel not counted
+ */
+static void
+own_share_invalid(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *conn_cq = new_cq();
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	struct rpma_cq *cq = SENTINEL;
+	int cqs = mock_calls("ibv_create_cq");
+
+	assert_int_equal(rpma_cq_new(st->peer, 8, conn_cq, &cq), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "not made by rpma_cq_new()"));
+
+	struct ibv_cq *ibv_a = rpma__cq_get_ibv_cq(a);
+	struct ibv_context other;
+
+	ibv_a->context = &other;
+	assert_int_equal(rpma_cq_new(st->peer, 8, a, &cq), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "another device"));
+	ibv_a->context = mock_ibv_context();
+	assert_ptr_equal(cq, SENTINEL);
+	assert_int_equal(mock_calls("ibv_create_cq"), cqs);
+
+	/* a's channel is a's alone: it goes with it */
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	assert_int_equal(rpma__cq_delete(&conn_cq), 0);
+	h_assert_baseline(st);
+}
+
+/* own_new_fails -- rpma_cq_new() fails with ret and errno err; nothing left behind */
+static void
+own_new_fails(struct h_state *st, const struct rpma_cq *share, int ret, int err)
+{
+	struct rpma_cq *cq = SENTINEL;
+	long allocs = mock_alloc_live();
+	int objs = mock_objects_live();
+
+	errno = 0;
+	assert_int_equal(rpma_cq_new(st->peer, 8, share, &cq), ret);
+	if (err)
+		assert_int_equal(errno, err);
+	assert_ptr_equal(cq, SENTINEL);
+	assert_int_equal(mock_alloc_live(), allocs);
+	assert_int_equal(mock_objects_live(), objs);
+}
+
+/*
+ * own_new_failures -- each allocation and provider failure: its error with
+ * errno kept and nothing left; a shared channel stays with the CQs using it
+ */
+static void
+own_new_failures(void **state)
+{
+	struct h_state *st = *state;
+
+	mock_alloc_fail_nth(1); /* the channel */
+	own_new_fails(st, NULL, RPMA_E_NOMEM, 0);
+	assert_int_equal(mock_calls("ibv_create_comp_channel"), 0);
+	mock_alloc_fail_nth(2); /* the CQ */
+	own_new_fails(st, NULL, RPMA_E_NOMEM, 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	mock_fail("ibv_create_comp_channel", EMFILE);
+	own_new_fails(st, NULL, RPMA_E_PROVIDER, EMFILE);
+	mock_fail("ibv_create_cq", EINVAL);
+	own_new_fails(st, NULL, RPMA_E_PROVIDER, EINVAL);
+	mock_fail("ibv_req_notify_cq", EIO);
+	own_new_fails(st, NULL, RPMA_E_PROVIDER, EIO);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 3);
+
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+
+	mock_alloc_fail_nth(1);
+	own_new_fails(st, a, RPMA_E_NOMEM, 0);
+	mock_fail("ibv_create_cq", ENOMEM);
+	own_new_fails(st, a, RPMA_E_PROVIDER, ENOMEM);
+	mock_fail("ibv_req_notify_cq", EBUSY);
+	own_new_fails(st, a, RPMA_E_PROVIDER, EBUSY);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 3);
+
+	/* a is alone on its channel again */
+	mock_comp_event_push(rpma__cq_get_ibv_cq(a));
+	assert_int_equal(rpma_cq_wait(a), 0);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 4);
+	h_assert_baseline(st);
+}
+
+/* own_delete_invalid -- NULL cq_ptr; NULL *cq_ptr is a no-op; a connection's CQ is not freed */
+static void
+own_delete_invalid(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *cq = NULL;
+
+	assert_int_equal(rpma_cq_delete(NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_delete(&cq), 0);
+	assert_null(cq);
+
+	cq = new_cq();
+	struct rpma_cq *keep = cq;
+
+	assert_int_equal(rpma_cq_delete(&cq), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "belongs to a connection"));
+	assert_ptr_equal(cq, keep);
+	assert_int_equal(mock_calls("ibv_destroy_cq"), 0);
+	assert_int_equal(rpma__cq_delete(&cq), 0);
+	h_assert_baseline(st);
+}
+
+/*
+ * own_delete_in_use -- while users hold it: RPMA_E_INVAL, nothing freed, the
+ * CQ still works; once the last user dropped it, it is deleted
+ */
+static void
+own_delete_in_use(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	struct rpma_cq *user1 = a, *user2 = a;
+	struct ibv_wc in, out;
+
+	rpma__cq_hold(a);
+	rpma__cq_hold(a);
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "in use by 2"));
+	assert_ptr_equal(a, user1);
+	assert_int_equal(mock_calls("ibv_destroy_cq"), 0);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 0);
+
+	memset(&in, 0, sizeof(in));
+	in.wr_id = 42;
+	in.qp_num = 7;
+	mock_cq_push_wc(&in);
+	assert_int_equal(rpma_cq_get_wc(a, 1, &out, NULL), 0);
+	assert_int_equal(out.wr_id, 42);
+	assert_int_equal(out.qp_num, 7);
+
+	/* a user drops it: not destroyed, still one user */
+	assert_int_equal(rpma__cq_drop(&user1), 0);
+	assert_null(user1);
+	assert_int_equal(mock_calls("ibv_destroy_cq"), 0);
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "in use by 1"));
+
+	assert_int_equal(rpma__cq_drop(&user2), 0);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	assert_null(a);
+	h_assert_baseline(st);
+}
+
+/* drop_other_cqs -- rpma__cq_drop() deletes a CQ that is not of its own; NULL is a no-op */
+static void
+drop_other_cqs(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *cq = NULL;
+
+	assert_int_equal(rpma__cq_drop(&cq), 0);
+	cq = new_cq();
+	assert_int_equal(rpma__cq_drop(&cq), 0);
+	assert_null(cq);
+	assert_int_equal(mock_calls("ibv_destroy_cq"), 1);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	h_assert_baseline(st);
+}
+
+/* own_delete_failures -- a destroy failing: PROVIDER with the first errno, freed anyway */
+static void
+own_delete_failures(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	struct ibv_cq *ibv_cq = rpma__cq_get_ibv_cq(a);
+
+	mock_fail("ibv_destroy_cq", EBUSY);
+	errno = 0;
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EBUSY);
+	assert_null(a);
+	assert_int_equal(mock_calls("ibv_destroy_comp_channel"), 1);
+	assert_int_equal(ibv_destroy_cq(ibv_cq), 0);
+	h_assert_baseline(st);
+
+	a = own_new_ok(st->peer, 8, NULL);
+	struct ibv_comp_channel *ch = rpma__cq_get_ibv_cq(a)->channel;
+
+	mock_fail("ibv_destroy_comp_channel", EIO);
+	errno = 0;
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EIO);
+	assert_null(a);
+	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
+	h_assert_baseline(st);
+
+	a = own_new_ok(st->peer, 8, NULL);
+	ibv_cq = rpma__cq_get_ibv_cq(a);
+	ch = ibv_cq->channel;
+	mock_fail("ibv_destroy_cq", EINVAL);
+	mock_fail("ibv_destroy_comp_channel", EIO);
+	errno = 0;
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_PROVIDER);
+	assert_int_equal(errno, EINVAL);
+	assert_int_equal(ibv_destroy_cq(ibv_cq), 0);
+	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
+	h_assert_baseline(st);
+}
+
+/*
+ * channel_wait -- an event of any CQ on the channel names that CQ, which is
+ * acknowledged and re-armed; *cq_ptr is untouched on failure
+ */
+static void
+channel_wait(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	struct rpma_cq *b = own_new_ok(st->peer, 8, a);
+	struct rpma_cq *which = SENTINEL;
+
+	assert_int_equal(rpma_cq_channel_wait(NULL, &which), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_channel_wait(a, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_cq_channel_wait(a, &which), RPMA_E_NO_COMPLETION);
+	assert_ptr_equal(which, SENTINEL);
+
+	mock_comp_event_push(rpma__cq_get_ibv_cq(b));
+	assert_int_equal(rpma_cq_channel_wait(a, &which), 0);
+	assert_ptr_equal(which, b);
+	assert_int_equal(mock_cq_events_acked, 1);
+	assert_ptr_equal(mock_last_acked_cq, rpma__cq_get_ibv_cq(b));
+	assert_ptr_equal(mock_last_notified_cq, rpma__cq_get_ibv_cq(b));
+
+	mock_comp_event_push(rpma__cq_get_ibv_cq(a));
+	mock_comp_event_push(rpma__cq_get_ibv_cq(b));
+	assert_int_equal(rpma_cq_channel_wait(b, &which), 0);
+	assert_ptr_equal(which, a);
+	assert_ptr_equal(mock_last_notified_cq, rpma__cq_get_ibv_cq(a));
+	assert_int_equal(rpma_cq_channel_wait(b, &which), 0);
+	assert_ptr_equal(which, b);
+	assert_int_equal(rpma_cq_channel_wait(b, &which), RPMA_E_NO_COMPLETION);
+	assert_int_equal(mock_cq_events_acked, 3);
+
+	/* re-arming fails: PROVIDER, errno kept, *cq_ptr untouched */
+	which = SENTINEL;
+	mock_comp_event_push(rpma__cq_get_ibv_cq(a));
+	mock_fail("ibv_req_notify_cq", ENOMEM);
+	errno = 0;
+	assert_int_equal(rpma_cq_channel_wait(a, &which), RPMA_E_PROVIDER);
+	assert_int_equal(errno, ENOMEM);
+	assert_ptr_equal(which, SENTINEL);
+	assert_int_equal(mock_cq_events_acked, 4);
+
+	assert_int_equal(rpma_cq_delete(&b), 0);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	h_assert_baseline(st);
+}
+
+/*
+ * channel_wait_other -- on a connection's CQs sharing their channel it tells
+ * them apart too; an event of a verbs CQ librpma did not make is
+ * RPMA_E_UNKNOWN, acknowledged and not re-armed
+ */
+static void
+channel_wait_other(void **state)
+{
+	struct h_state *st = *state;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(mock_ibv_context());
+	struct rpma_cq *x = NULL, *y = NULL, *which = SENTINEL;
+
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 4, ch, &x), 0);
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 4, ch, &y), 0);
+	mock_comp_event_push(rpma__cq_get_ibv_cq(y));
+	assert_int_equal(rpma_cq_channel_wait(x, &which), 0);
+	assert_ptr_equal(which, y);
+
+	struct ibv_cq *foreign = ibv_create_cq(mock_ibv_context(), 4, NULL, ch, 0);
+	int armed = mock_calls("ibv_req_notify_cq");
+
+	which = SENTINEL;
+	mock_comp_event_push(foreign);
+	assert_int_equal(rpma_cq_channel_wait(x, &which), RPMA_E_UNKNOWN);
+	assert_ptr_equal(which, SENTINEL);
+	assert_ptr_equal(mock_last_acked_cq, foreign);
+	assert_int_equal(mock_calls("ibv_req_notify_cq"), armed);
+
+	/* a context that is not the CQ object of this verbs CQ */
+	foreign->cq_context = x;
+	mock_comp_event_push(foreign);
+	assert_int_equal(rpma_cq_channel_wait(x, &which), RPMA_E_UNKNOWN);
+	assert_ptr_equal(which, SENTINEL);
+
+	assert_int_equal(ibv_destroy_cq(foreign), 0);
+	assert_int_equal(rpma__cq_delete(&y), 0);
+	assert_int_equal(rpma__cq_delete(&x), 0);
+	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
+	h_assert_baseline(st);
+}
+
+#define USERS_THREADS 4
+#define USERS_ITER    20000
+
+/* users_worker -- hold and drop the CQ many times */
+static void *
+users_worker(void *arg)
+{
+	struct rpma_cq *cq = arg;
+
+	for (int i = 0; i < USERS_ITER; i++) {
+		struct rpma_cq *held = cq;
+
+		rpma__cq_hold(held);
+		if (rpma__cq_drop(&held) || held != NULL)
+			return arg;
+	}
+	return NULL;
+}
+
+/* users_threads -- users counted atomically: threads holding and dropping leave none */
+static void
+users_threads(void **state)
+{
+	struct h_state *st = *state;
+	struct rpma_cq *a = own_new_ok(st->peer, 8, NULL);
+	pthread_t th[USERS_THREADS];
+
+	rpma__cq_hold(a); /* a user for the whole time */
+	for (int i = 0; i < USERS_THREADS; i++)
+		assert_int_equal(pthread_create(&th[i], NULL, users_worker, a), 0);
+	for (int i = 0; i < USERS_THREADS; i++) {
+		void *ret = SENTINEL;
+
+		assert_int_equal(pthread_join(th[i], &ret), 0);
+		assert_null(ret);
+	}
+	assert_int_equal(rpma_cq_delete(&a), RPMA_E_INVAL);
+	assert_non_null(strstr(rpma_errormsg(), "in use by 1 "));
+
+	struct rpma_cq *last = a;
+
+	assert_int_equal(rpma__cq_drop(&last), 0);
+	assert_int_equal(rpma_cq_delete(&a), 0);
+	h_assert_baseline(st);
+}
+
+#define T(f)  cmocka_unit_test_setup_teardown(f, mock_test_setup, mock_test_teardown)
+#define TP(f) cmocka_unit_test_setup_teardown(f, h_setup, h_teardown)
 
 int
 main(void)
@@ -623,6 +1090,18 @@ main(void)
 	    T(completion_imm),
 	    T(completion_error_status),
 	    T(completion_errors),
+	    TP(own_new),
+	    TP(own_new_invalid),
+	    TP(own_share_channel),
+	    TP(own_share_invalid),
+	    TP(own_new_failures),
+	    TP(own_delete_invalid),
+	    TP(own_delete_in_use),
+	    TP(drop_other_cqs),
+	    TP(own_delete_failures),
+	    TP(channel_wait),
+	    TP(channel_wait_other),
+	    TP(users_threads),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -492,6 +492,17 @@ comp_channel_events(void **state)
 	assert_ptr_equal(got_ctx, &ctx_tag);
 	ibv_ack_cq_events(got, 1);
 	assert_int_equal(mock_cq_events_acked, 1);
+	assert_ptr_equal(mock_last_acked_cq, cq);
+	assert_null(mock_last_notified_cq);
+	assert_int_equal(ibv_req_notify_cq(cq, 0), 0);
+	assert_ptr_equal(mock_last_notified_cq, cq);
+	/* a failed arm is not captured */
+	struct ibv_cq *cq2 = ibv_create_cq(mock_ibv_context(), 8, NULL, ch, 0);
+
+	mock_fail("ibv_req_notify_cq", EIO);
+	assert_int_equal(ibv_req_notify_cq(cq2, 0), EIO);
+	assert_ptr_equal(mock_last_notified_cq, cq);
+	assert_int_equal(ibv_destroy_cq(cq2), 0);
 
 	errno = 0;
 	assert_int_equal(ibv_get_cq_event(ch, &got, &got_ctx), -1);
