@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto regtab stats,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -197,7 +197,9 @@ MODULE_MKS := \
 	rpmaf/rpmaf.mk \
 	config/config.mk \
 	tools/rpma-config/rpma-config.mk \
-	proto/proto.mk
+	proto/proto.mk \
+	regtab/regtab.mk \
+	stats/stats.mk
 
 include $(MODULE_MKS)
 

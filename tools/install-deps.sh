@@ -11,7 +11,7 @@ packages=(
 	clang libclang-rt-14-dev clang-format
 	rdmacm-utils ibverbs-utils perftest
 	iproute2 procps psmisc valgrind man-db
-	libpmem2-dev libyaml-dev libsodium-dev
+	libpmem2-dev libyaml-dev libsodium-dev liburcu-dev
 	"$@"
 )
 

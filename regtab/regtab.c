@@ -1,0 +1,460 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * regtab.c -- the region table: a cds_lfht of struct rpmaf__regtab_entry
+ * keyed by name, read under urcu-memb, entries freed by call_rcu.
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "../proto/wire.h"
+#include "regtab.h"
+
+/*
+ * ThreadSanitizer cannot see the ordering liburcu provides: its grace
+ * periods and its publication barriers live in an uninstrumented library.
+ * In TSan builds the table states them with annotations:
+ * - publication: the updater releases an entry before it is linked, a
+ *   reader acquires it before reading a field;
+ * - reclamation: every reader releases regtab_gp_sync as it leaves its
+ *   read-side section, and the call_rcu callback acquires it before it
+ *   frees an entry (RCU guarantees every section that could hold the entry
+ *   has ended by then). A section that still reads an entry after its
+ *   unlock, or a free without a grace period, is then a reported race.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define REGTAB_TSAN 1
+#endif
+#endif
+#if !defined(REGTAB_TSAN) && defined(__SANITIZE_THREAD__)
+#define REGTAB_TSAN 1
+#endif
+
+#ifdef REGTAB_TSAN
+#include <sanitizer/tsan_interface.h>
+static char regtab_gp_sync;
+#define tsan_acquire(p) __tsan_acquire((void *)(p))
+#define tsan_release(p) __tsan_release((void *)(p))
+#else
+#define tsan_acquire(p) ((void)(p))
+#define tsan_release(p) ((void)(p))
+#endif
+
+/* the initial number of buckets; the table grows by itself */
+#define REGTAB_INIT_BUCKETS 64
+
+struct rpmaf__regtab {
+	struct cds_lfht *ht;	      /* owned; entries linked in it are owned too */
+	struct rpmaf__regtab_ops ops; /* read-only after creation */
+};
+
+/* a key: the name as the caller gives it (not NUL-terminated) */
+struct regtab_key {
+	const char *name;
+	size_t len;
+};
+
+/* regtab_hash -- FNV-1a 64 of a name: cheap, and names are short */
+static unsigned long
+regtab_hash(const char *name, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ULL;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (uint8_t)name[i];
+		h *= 0x100000001b3ULL;
+	}
+	return (unsigned long)h;
+}
+
+/* regtab_match -- cds_lfht's match function: node's name is key's */
+static int
+regtab_match(struct cds_lfht_node *node, const void *key)
+{
+	const struct rpmaf__regtab_entry *e =
+	    caa_container_of(node, struct rpmaf__regtab_entry, node);
+	const struct regtab_key *k = key;
+
+	tsan_acquire(e);
+	return e->name_len == k->len && memcmp(e->name, k->name, k->len) == 0;
+}
+
+/* regtab_entry_free -- free an entry now, with the object decoded from it */
+static void
+regtab_entry_free(struct rpmaf__regtab_entry *e)
+{
+	if (e->obj != NULL && e->tab->ops.obj_delete != NULL)
+		e->tab->ops.obj_delete(e->obj, e->tab->ops.arg);
+	free(e);
+}
+
+/* regtab_entry_free_rcu -- call_rcu callback: the grace period of e is over */
+static void
+regtab_entry_free_rcu(struct rcu_head *head)
+{
+	struct rpmaf__regtab_entry *e = caa_container_of(head, struct rpmaf__regtab_entry, rcu);
+	struct rpmaf__regtab *tab = e->tab;
+
+#ifdef REGTAB_TSAN
+	tsan_acquire(&regtab_gp_sync);
+#endif
+	tsan_acquire(e);
+	regtab_entry_free(e);
+	/* done with tab->ops: rpmaf__regtab_delete's barrier waits for this */
+	tsan_release(tab);
+}
+
+/* regtab_retire -- hand an entry unlinked from the table over to call_rcu */
+static void
+regtab_retire(struct rpmaf__regtab_entry *e)
+{
+	tsan_release(e);
+	urcu_memb_call_rcu(&e->rcu, regtab_entry_free_rcu);
+}
+
+/*
+ * regtab_entry_of -- the entry at a walk's position, NULL at its end (our
+ * own walk: liburcu's cds_lfht_for_each_entry computes container_of(NULL)
+ * at the end, undefined behaviour that UBSan reports)
+ */
+static struct rpmaf__regtab_entry *
+regtab_entry_of(struct cds_lfht_iter *iter)
+{
+	struct cds_lfht_node *node = cds_lfht_iter_get_node(iter);
+	struct rpmaf__regtab_entry *e;
+
+	if (node == NULL)
+		return NULL;
+	e = caa_container_of(node, struct rpmaf__regtab_entry, node);
+	tsan_acquire(e);
+	return e;
+}
+
+/* regtab_first -- the first entry of a walk; call with the read lock held */
+static struct rpmaf__regtab_entry *
+regtab_first(struct rpmaf__regtab *tab, struct cds_lfht_iter *iter)
+{
+	cds_lfht_first(tab->ht, iter);
+	return regtab_entry_of(iter);
+}
+
+/* regtab_next -- the next entry of a walk; call with the read lock held */
+static struct rpmaf__regtab_entry *
+regtab_next(struct rpmaf__regtab *tab, struct cds_lfht_iter *iter)
+{
+	cds_lfht_next(tab->ht, iter);
+	return regtab_entry_of(iter);
+}
+
+/* see regtab.h */
+void
+rpmaf__regtab_read_lock(void)
+{
+	urcu_memb_read_lock();
+}
+
+/* see regtab.h */
+void
+rpmaf__regtab_read_unlock(void)
+{
+#ifdef REGTAB_TSAN
+	tsan_release(&regtab_gp_sync);
+#endif
+	urcu_memb_read_unlock();
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_new(const struct rpmaf__regtab_ops *ops, struct rpmaf__regtab **tab_ptr)
+{
+	struct rpmaf__regtab *tab;
+
+	if (tab_ptr == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	tab = calloc(1, sizeof(*tab));
+	if (tab == NULL)
+		return RPMAF__REGTAB_E_NOMEM;
+	if (ops != NULL)
+		tab->ops = *ops;
+	tab->ht = cds_lfht_new_flavor(REGTAB_INIT_BUCKETS, REGTAB_INIT_BUCKETS, 0,
+				      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_memb_flavor,
+				      NULL);
+	if (tab->ht == NULL) {
+		free(tab);
+		return RPMAF__REGTAB_E_NOMEM;
+	}
+	*tab_ptr = tab;
+	return 0;
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr)
+{
+	struct rpmaf__regtab *tab;
+	struct rpmaf__regtab_entry *e;
+	struct cds_lfht_iter iter;
+
+	if (tab_ptr == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	tab = *tab_ptr;
+	if (tab == NULL)
+		return 0;
+	rpmaf__regtab_read_lock();
+	for (e = regtab_first(tab, &iter); e != NULL; e = regtab_next(tab, &iter)) {
+		if (cds_lfht_del(tab->ht, &e->node) == 0)
+			regtab_retire(e);
+	}
+	rpmaf__regtab_read_unlock();
+	/* the callbacks of every retired entry use tab->ops: let them all run */
+	urcu_memb_barrier();
+	tsan_acquire(tab);
+	if (cds_lfht_destroy(tab->ht, NULL) != 0)
+		return RPMAF__REGTAB_E_BUSY;
+	free(tab);
+	*tab_ptr = NULL;
+	return 0;
+}
+
+/*
+ * regtab_install -- link e in place of an older generation of its name, or
+ * as a new name; retire what it replaced. Lock-free: a lost race with
+ * another updater is retried on the table's new state. e is freed unless
+ * it was linked.
+ */
+static int
+regtab_install(struct rpmaf__regtab *tab, struct rpmaf__regtab_entry *e)
+{
+	struct regtab_key key = {e->name, e->name_len};
+	unsigned long hash = regtab_hash(e->name, e->name_len);
+	struct rpmaf__regtab_entry *old = NULL;
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+	int ret;
+
+	cds_lfht_node_init(&e->node);
+	tsan_release(e);
+	rpmaf__regtab_read_lock();
+	for (;;) {
+		cds_lfht_lookup(tab->ht, hash, regtab_match, &key, &iter);
+		node = cds_lfht_iter_get_node(&iter);
+		if (node == NULL) {
+			/* a new name, unless another updater adds it first */
+			if (cds_lfht_add_unique(tab->ht, hash, regtab_match, &key, &e->node) ==
+			    &e->node) {
+				ret = 0;
+				break;
+			}
+			continue;
+		}
+		old = caa_container_of(node, struct rpmaf__regtab_entry, node);
+		if (old->generation >= e->generation) {
+			old = NULL;
+			ret = RPMAF__REGTAB_E_STALE;
+			break;
+		}
+		/* fails (-ENOENT) only when old left the table meanwhile */
+		if (cds_lfht_replace(tab->ht, &iter, hash, regtab_match, &key, &e->node) == 0) {
+			ret = 0;
+			break;
+		}
+		old = NULL;
+	}
+	rpmaf__regtab_read_unlock();
+	if (old != NULL)
+		regtab_retire(old);
+	if (ret != 0)
+		regtab_entry_free(e); /* never published: no grace period needed */
+	return ret;
+}
+
+/* regtab_entry_alloc -- an unpublished entry named name, of tab */
+static struct rpmaf__regtab_entry *
+regtab_entry_alloc(struct rpmaf__regtab *tab, const char *name, size_t name_len,
+		   uint64_t generation)
+{
+	struct rpmaf__regtab_entry *e = calloc(1, sizeof(*e));
+
+	if (e == NULL)
+		return NULL;
+	e->tab = tab;
+	e->generation = generation;
+	e->name_len = (uint8_t)name_len;
+	memcpy(e->name, name, name_len);
+	return e;
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
+		    const struct rpmaf__proto_region *reg)
+{
+	struct rpmaf__proto_err err;
+	struct rpmaf__regtab_entry *e;
+	int ret;
+
+	if (tab == NULL || reg == NULL || reg->desc_len == 0 ||
+	    rpmaf__proto_region_check(reg, false, "region", &err) != 0)
+		return RPMAF__REGTAB_E_INVAL;
+	e = regtab_entry_alloc(tab, reg->name, reg->name_len, reg->generation);
+	if (e == NULL)
+		return RPMAF__REGTAB_E_NOMEM;
+	e->size = reg->size;
+	e->target = target;
+	e->persist = reg->persist;
+	e->usage = reg->usage;
+	e->desc_len = reg->desc_len;
+	memcpy(e->desc, reg->desc, reg->desc_len);
+	if (tab->ops.obj_new != NULL) {
+		ret = tab->ops.obj_new(e->desc, e->desc_len, tab->ops.arg, &e->obj);
+		if (ret != 0) {
+			free(e);
+			return RPMAF__REGTAB_E_DECODE;
+		}
+	}
+	return regtab_install(tab, e);
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_remove(struct rpmaf__regtab *tab, const char *name, size_t name_len,
+		     uint64_t generation)
+{
+	struct rpmaf__regtab_entry *e;
+
+	if (tab == NULL || name == NULL || name_len == 0 || name_len > RPMAF__REGTAB_NAME_MAX ||
+	    rpmaf__proto_name_check(name, name_len, "name", NULL) != 0)
+		return RPMAF__REGTAB_E_INVAL;
+	e = regtab_entry_alloc(tab, name, name_len, generation);
+	if (e == NULL)
+		return RPMAF__REGTAB_E_NOMEM;
+	e->tombstone = true;
+	return regtab_install(tab, e);
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_announce(struct rpmaf__regtab *tab, uint32_t target,
+		       const struct rpmaf__proto_region *reg, bool removed)
+{
+	if (reg == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	if (removed)
+		return rpmaf__regtab_remove(tab, reg->name, reg->name_len, reg->generation);
+	return rpmaf__regtab_apply(tab, target, reg);
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_prune(struct rpmaf__regtab *tab)
+{
+	struct rpmaf__regtab_entry *e;
+	struct cds_lfht_iter iter;
+	int n = 0;
+
+	if (tab == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	rpmaf__regtab_read_lock();
+	for (e = regtab_first(tab, &iter); e != NULL; e = regtab_next(tab, &iter)) {
+		/* fails when a newer generation replaced the tombstone meanwhile */
+		if (e->tombstone && cds_lfht_del(tab->ht, &e->node) == 0) {
+			regtab_retire(e);
+			n++;
+		}
+	}
+	rpmaf__regtab_read_unlock();
+	return n;
+}
+
+/* see regtab.h */
+const struct rpmaf__regtab_entry *
+rpmaf__regtab_lookup(struct rpmaf__regtab *tab, const char *name, size_t name_len)
+{
+	struct regtab_key key = {name, name_len};
+	struct rpmaf__regtab_entry *e;
+	struct cds_lfht_iter iter;
+	struct cds_lfht_node *node;
+
+	if (tab == NULL || name == NULL || name_len == 0 || name_len > RPMAF__REGTAB_NAME_MAX)
+		return NULL;
+	cds_lfht_lookup(tab->ht, regtab_hash(name, name_len), regtab_match, &key, &iter);
+	node = cds_lfht_iter_get_node(&iter);
+	if (node == NULL)
+		return NULL;
+	e = caa_container_of(node, struct rpmaf__regtab_entry, node);
+	tsan_acquire(e);
+	return e->tombstone ? NULL : e;
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_entry_check(const struct rpmaf__regtab_entry *entry)
+{
+	if (entry == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	return cds_lfht_is_node_deleted(&entry->node) ? RPMAF__REGTAB_E_NOENT : 0;
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_get(struct rpmaf__regtab *tab, const char *name, size_t name_len,
+		  struct rpmaf__regtab_info *info)
+{
+	const struct rpmaf__regtab_entry *e;
+
+	if (tab == NULL || name == NULL || info == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	rpmaf__regtab_read_lock();
+	e = rpmaf__regtab_lookup(tab, name, name_len);
+	if (e != NULL) {
+		info->size = e->size;
+		info->generation = e->generation;
+		info->target = e->target;
+		info->persist = e->persist;
+		info->usage = e->usage;
+		info->desc_len = e->desc_len;
+		memcpy(info->desc, e->desc, e->desc_len);
+	}
+	rpmaf__regtab_read_unlock();
+	return e != NULL ? 0 : RPMAF__REGTAB_E_NOENT;
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_foreach(struct rpmaf__regtab *tab,
+		      int (*cb)(const struct rpmaf__regtab_entry *entry, void *arg), void *arg)
+{
+	struct rpmaf__regtab_entry *e;
+	struct cds_lfht_iter iter;
+	int ret;
+
+	if (tab == NULL || cb == NULL)
+		return RPMAF__REGTAB_E_INVAL;
+	for (e = regtab_first(tab, &iter); e != NULL; e = regtab_next(tab, &iter)) {
+		if (!e->tombstone && (ret = cb(e, arg)) != 0)
+			return ret;
+	}
+	return 0;
+}
+
+/* regtab_count_one -- rpmaf__regtab_foreach callback counting entries */
+static int
+regtab_count_one(const struct rpmaf__regtab_entry *entry, void *arg)
+{
+	(void)entry;
+	(*(size_t *)arg)++;
+	return 0;
+}
+
+/* see regtab.h */
+size_t
+rpmaf__regtab_count(struct rpmaf__regtab *tab)
+{
+	size_t n = 0;
+
+	rpmaf__regtab_foreach(tab, regtab_count_one, &n);
+	return n;
+}
