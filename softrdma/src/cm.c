@@ -2013,8 +2013,9 @@ static void softrdma_cm_fork_child(void)
 	softrdma__evq_fork_child(dead);
 	if (dead >= 0)
 		close(dead);
-	pthread_mutex_init(&cm.lock, NULL);
 	pthread_cond_init(&cm.cond, NULL);
+	/* held since prepare, by this very thread: released, not made anew */
+	pthread_mutex_unlock(&cm.lock);
 	if (!cm.started)
 		return;
 	for (n = cm.ids.next; n != &cm.ids; n = next) {

@@ -406,8 +406,9 @@ void softrdma__cq_fork_parent(void)
  */
 void softrdma__cq_fork_child(void)
 {
-	pthread_mutex_init(&softrdma_cq_ev_lock, NULL);
 	pthread_cond_init(&softrdma_cq_ev_cond, NULL);
+	/* held since prepare, by this very thread */
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
 }
 
 /* Forked child: the locks of the parent's CQ @cq anew, so destroying it cannot hang. */

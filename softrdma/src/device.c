@@ -756,7 +756,8 @@ static void softrdma_ctx_fork_child(void)
 		softrdma__list_init(n);
 	}
 	softrdma__list_init(&softrdma_ctxs.head);
-	pthread_mutex_init(&softrdma_ctxs.lock, NULL);
+	/* held since prepare, by this very thread */
+	pthread_mutex_unlock(&softrdma_ctxs.lock);
 }
 
 /* fork(), before: take the global locks in their documented order. */
@@ -764,7 +765,6 @@ static void softrdma_fork_prepare(void)
 {
 	softrdma__progress_fork_prepare();
 	softrdma__shm_fork_prepare();
-	softrdma__mr_fork_prepare();
 	softrdma__cq_fork_prepare();
 	pthread_mutex_lock(&softrdma_ctxs.lock);
 	softrdma__evq_fork_prepare();
@@ -776,7 +776,6 @@ static void softrdma_fork_parent(void)
 	softrdma__evq_fork_parent();
 	pthread_mutex_unlock(&softrdma_ctxs.lock);
 	softrdma__cq_fork_parent();
-	softrdma__mr_fork_parent();
 	softrdma__shm_fork_parent();
 	softrdma__progress_fork_parent();
 }

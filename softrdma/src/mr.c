@@ -254,24 +254,13 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
 	return 0;
 }
 
-/* fork(), before: no registration is half done when the process is copied. */
-void softrdma__mr_fork_prepare(void)
-{
-	pthread_rwlock_wrlock(&softrdma_mr_lock);
-}
-
-/* fork(), in the parent: registrations go on. */
-void softrdma__mr_fork_parent(void)
-{
-	pthread_rwlock_unlock(&softrdma_mr_lock);
-}
-
 /*
  * fork(), in the child: an empty table, so no key of the parent reaches the
  * child's copy of its memory. Only used slots are written (the table is
- * large; the rest stays shared with the parent until written). The lock
- * is made anew: a write lock records the thread that took it, which has
- * another id in the child.
+ * large; the rest stays shared with the parent until written). The lock is
+ * made anew: a thread of the parent may have held it. It is not taken
+ * before fork: whatever a registration of the parent was doing, the child
+ * throws the whole table away.
  */
 void softrdma__mr_fork_child(void)
 {

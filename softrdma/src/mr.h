@@ -14,12 +14,10 @@ void softrdma__pd_get(struct ibv_pd *pd);
 void softrdma__pd_put(struct ibv_pd *pd);
 
 /*
- * fork() handlers of the MR table: prepare takes it for writing, parent
- * releases it, child starts an empty table (inherited MRs stay allocated
- * for ibv_dereg_mr, but their keys name nothing in the child).
+ * fork() handler of the MR table, in the child: an empty table and a new
+ * lock (inherited MRs stay allocated for ibv_dereg_mr, but their keys name
+ * nothing in the child).
  */
-void softrdma__mr_fork_prepare(void);
-void softrdma__mr_fork_parent(void);
 void softrdma__mr_fork_child(void);
 struct softrdma_mr *softrdma__mr_get(uint32_t key);
 void softrdma__mr_put(void);

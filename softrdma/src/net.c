@@ -186,7 +186,8 @@ void softrdma__qp_app_progress(struct softrdma_qp *qp)
 	for (i = 0; i < 2; i++) {
 		struct softrdma_conn *c = cs[i];
 
-		if (!c || !c->shm || c->dead || (i == 1 && qp->in != c) || (!i && qp->out != c))
+		/* attached first: handling the other one may have closed it */
+		if (!c || !softrdma_conn_attached(qp, c) || !c->shm || c->dead)
 			continue;
 		if (!softrdma__list_empty(&c->txq) && softrdma__qp_flush_tx(c)) {
 			softrdma__qp_conn_failed(c, EPIPE);

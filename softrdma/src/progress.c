@@ -893,7 +893,8 @@ void softrdma__progress_fork_child(int dead)
 {
 	int l, i;
 
-	pthread_mutex_init(&softrdma_prog.lock, NULL);
+	/* held since prepare, by this very thread: released, not made anew */
+	pthread_mutex_unlock(&softrdma_prog.lock);
 	pthread_cond_init(&softrdma_prog.cond, NULL);
 	softrdma_prog.park = 0;
 	softrdma_prog.parked = 0;

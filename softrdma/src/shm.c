@@ -527,7 +527,8 @@ int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm
 	c->txr = &c->area->resp;
 	__atomic_store_n(&c->rx_head, __atomic_load_n(&c->rxr->head, __ATOMIC_ACQUIRE),
 			 __ATOMIC_RELAXED);
-	c->tx_tail = __atomic_load_n(&c->txr->tail, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&c->tx_tail, __atomic_load_n(&c->txr->tail, __ATOMIC_ACQUIRE),
+			 __ATOMIC_RELAXED);
 	c->shm = 1;
 	reply->flags = SOFTRDMA_SHM_ACCEPT;
 	return 1;
@@ -621,7 +622,9 @@ uint32_t softrdma__shm_rx_avail(struct softrdma_conn *c)
 /* Free bytes in the transmit ring; UINT32_MAX when the peer corrupted it. */
 uint32_t softrdma__shm_tx_space(struct softrdma_conn *c)
 {
-	uint64_t used = c->tx_tail - __atomic_load_n(&c->txr->head, __ATOMIC_ACQUIRE);
+	/* @tx_tail is read atomically: the progress thread asks without qp->lock */
+	uint64_t used = __atomic_load_n(&c->tx_tail, __ATOMIC_RELAXED) -
+			__atomic_load_n(&c->txr->head, __ATOMIC_ACQUIRE);
 
 	return used > SOFTRDMA_RING_SIZE ? UINT32_MAX : (uint32_t)(SOFTRDMA_RING_SIZE - used);
 }
@@ -777,7 +780,7 @@ int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, siz
 /* Publish everything written up to @tail and wake the consumer if it sleeps. */
 void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail)
 {
-	c->tx_tail = tail;
+	__atomic_store_n(&c->tx_tail, tail, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->txr->tail, tail, __ATOMIC_RELEASE);
 	softrdma_bell(c->peer);
 }
@@ -1063,7 +1066,8 @@ void softrdma__shm_fork_child(void)
 {
 	struct softrdma_list *n, *next;
 
-	pthread_mutex_init(&softrdma_shm.lock, NULL);
+	/* held since prepare, by this very thread */
+	pthread_mutex_unlock(&softrdma_shm.lock);
 	for (n = softrdma_shm.peers.next; n && n != &softrdma_shm.peers; n = next) {
 		struct softrdma_peer *p = SOFTRDMA_CONTAINER_OF(n, struct softrdma_peer, node);
 

@@ -16,10 +16,12 @@
  * The progress thread only try-locks a QP from a CQ poll (qp->lock is
  * never waited for under cq->qps_lock).
  * The global locks a fork() takes, in this order, are never taken while a
- * later one of them is held: softrdma_prog.lock, softrdma_shm.lock,
- * softrdma_mr_lock, the CQ event lock (cq.c), the list of contexts
- * (device.c), the list of event queues (util.c). librdmacm's cm.lock comes
- * before all of them (the CM calls the verbs under it).
+ * later one of them is held: softrdma_prog.lock, softrdma_shm.lock, the CQ
+ * event lock (cq.c), the list of contexts (device.c), the list of event
+ * queues (util.c). librdmacm's cm.lock comes before all of them (the CM
+ * calls the verbs under it). The forking thread holds them all in the
+ * child, which releases them; softrdma_mr_lock is not taken (the child
+ * empties the MR table and makes its lock anew).
  *
  * Lifetime of a connection (struct softrdma_conn):
  *   - created by the progress thread (accepted, on the hello list until its

@@ -128,7 +128,8 @@ void softrdma__evq_fork_child(int dead)
 		softrdma__list_init(&q->all);
 	}
 	softrdma__list_init(&softrdma_evqs.head);
-	pthread_mutex_init(&softrdma_evqs.lock, NULL);
+	/* held since prepare, by this very thread */
+	pthread_mutex_unlock(&softrdma_evqs.lock);
 }
 
 /* A descriptor that reaches nothing: /dev/null, or -1 when it cannot be opened. */

@@ -358,7 +358,8 @@ target_check(struct target *t)
 static int
 target(void)
 {
-	struct target t;
+	/* static: the CM thread still reads it while the process exits */
+	static struct target t;
 	char line[64];
 	pthread_t thr;
 	int i;
