@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto regtab stats,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto workers regtab stats,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -159,7 +159,7 @@ check-install: librpma
 FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto,$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 SECONDS ?= 60
-FUZZ_CHECK_SECONDS ?= 20
+FUZZ_CHECK_SECONDS ?= 10
 
 $(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
 	@mkdir -p $(@D)
@@ -199,7 +199,8 @@ MODULE_MKS := \
 	tools/rpma-config/rpma-config.mk \
 	proto/proto.mk \
 	regtab/regtab.mk \
-	stats/stats.mk
+	stats/stats.mk \
+	workers/workers.mk
 
 include $(MODULE_MKS)
 

@@ -44,6 +44,12 @@ rpmaf_err_str(int code)
 		return "not an acceptable YAML document";
 	case RPMAF_E_CONFIG:
 		return "invalid configuration";
+	case RPMAF_E_AGAIN:
+		return "no room now, try again";
+	case RPMAF_E_RDMA:
+		return "an RDMA (librpma) call failed";
+	case RPMAF_E_SYS:
+		return "a system call failed";
 	default:
 		return "unknown error";
 	}

@@ -9,13 +9,13 @@
 # A module is a top-level directory whose *.c files go into the library: add
 # its name to RPMAF_MODULES (and its tests to its own .mk).
 
-RPMAF_MODULES := config proto regtab stats
+RPMAF_MODULES := config proto regtab stats workers
 RPMAF_VERSION := 1.0.0
 RPMAF_SONAME := librpmaf.so.1
 RPMAF_SRCS := $(foreach m,$(RPMAF_MODULES),$(sort $(wildcard $(m)/*.c)))
 RPMAF_HDRS := $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
 RPMAF_CFLAGS := $(CFLAGS_BASE) -Irpmaf/include
-RPMAF_LIBS := -lyaml -lsodium -lurcu-memb -lurcu-common -lurcu-cds -pthread
+RPMAF_LIBS := -lyaml -lsodium -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
 RPMAF_OBJ := $(BUILD)/rpmaf/obj
 RPMAF_OBJS := $(patsubst %.c,$(RPMAF_OBJ)/%.o,$(RPMAF_SRCS))
 
@@ -33,7 +33,7 @@ $(RPMAF_OBJ)/%.o: %.c $(RPMAF_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(RPMAF_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
-$(RPMAF_SO): $(RPMAF_OBJS) rpmaf/rpmaf.map
+$(RPMAF_SO): $(RPMAF_OBJS) rpmaf/rpmaf.map $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(RPMAF_SONAME) -Wl,--version-script=rpmaf/rpmaf.map \
 		-Wl,--no-undefined -o $@ $(RPMAF_OBJS) $(RPMAF_LIBS)

@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * poll.c -- a worker's loop: poll the CQs, run submitted work and timers,
+ * and, per workers.polling, spin, or arm the CQs, poll once more and sleep.
+ */
+
+#include <errno.h>
+#include <sys/epoll.h>
+
+#include "worker.h"
+
+/* turns of a busy or spinning loop between two looks at the descriptors */
+#define RPMAF__POLL_FD_EVERY 64
+
+/* events taken from epoll at once */
+#define RPMAF__POLL_EVENTS 32
+
+/* poll_scq -- take up to batch send completions and dispatch them */
+static unsigned
+poll_scq(struct rpmaf_worker *w)
+{
+	int got = 0;
+	int ret = rpma_cq_get_wc(w->scq, (int)w->batch, w->wcs, &got);
+
+	w->scq_seq++;
+	if (ret == RPMA_E_NO_COMPLETION)
+		got = 0;
+	else if (ret)
+		w->rdma_err = ret;
+	for (int i = 0; i < got; i++)
+		rpmaf__wconn_dispatch_send(w, &w->wcs[i]);
+	rpmaf__stat_add(&w->st.completions, (unsigned)got);
+	/* fewer than asked: the CQ was empty, every closed QP's completions are taken */
+	if (w->nclosing && (uint32_t)got < w->batch)
+		rpmaf__wconn_reap(w);
+	return (unsigned)got;
+}
+
+/* poll_rcq -- take up to batch receive completions and dispatch them */
+static unsigned
+poll_rcq(struct rpmaf_worker *w)
+{
+	int got = 0;
+	int ret = rpma_cq_get_wc(w->rcq, (int)w->batch, w->wcs, &got);
+
+	if (ret == RPMA_E_NO_COMPLETION)
+		got = 0;
+	else if (ret)
+		w->rdma_err = ret;
+	for (int i = 0; i < got; i++)
+		rpmaf__wconn_dispatch_recv(w, &w->wcs[i]);
+	rpmaf__stat_add(&w->st.receives, (unsigned)got);
+	return (unsigned)got;
+}
+
+/* run_timers -- fire the timers due now, at most batch of them */
+static unsigned
+run_timers(struct rpmaf_worker *w)
+{
+	struct rpmaf__timer *t;
+	unsigned n = 0;
+
+	if (!rpmaf__timer_heap_top(&w->timers))
+		return 0;
+	uint64_t now = rpmaf__now_ns();
+
+	while (n < w->batch && (t = rpmaf__timer_heap_pop_due(&w->timers, now))) {
+		t->fn(w, (struct rpmaf_timer *)t, t->arg);
+		n++;
+	}
+	rpmaf__stat_add(&w->st.timers, n);
+	return n;
+}
+
+/* see worker.h */
+unsigned
+rpmaf__worker_progress(struct rpmaf_worker *w)
+{
+	unsigned n = poll_scq(w);
+
+	n += poll_rcq(w);
+	rpmaf__stat_add(&w->st.polls, 1);
+	if (n == 0)
+		rpmaf__stat_add(&w->st.empty_polls, 1);
+	rpmaf__worker_repost_flush(w);
+	unsigned s = rpmaf__submitq_run(&w->subq, w, w->batch);
+
+	rpmaf__stat_add(&w->st.submissions, s);
+	n += s + run_timers(w);
+	/* a submitter caught half-way through its enqueue: not idle */
+	if (n == 0 && !rpmaf__submitq_empty(&w->subq))
+		n = 1;
+	if (w->nearly)
+		rpmaf__wconn_expire_early(w, rpmaf__now_ns());
+	return n;
+}
+
+/* see worker.h */
+void
+rpmaf__worker_arm(struct rpmaf_worker *w)
+{
+	struct rpma_cq *cq;
+
+	/* each event taken re-arms the CQ it came from; none left: both are armed */
+	while (rpma_cq_channel_wait(w->scq, &cq) == 0)
+		;
+}
+
+/* timeout_ms -- epoll's timeout: until the earliest timer, -1 without one */
+static int
+timeout_ms(struct rpmaf_worker *w)
+{
+	struct rpmaf__timer *t = rpmaf__timer_heap_top(&w->timers);
+
+	if (!t)
+		return -1;
+	uint64_t now = rpmaf__now_ns();
+
+	if (t->deadline_ns <= now)
+		return 0;
+	uint64_t ms = (t->deadline_ns - now + 999999) / 1000000;
+
+	return ms > 60000 ? 60000 : (int)ms;
+}
+
+/*
+ * look_at_fds -- wait up to timeout ms on the descriptors and handle what
+ * they report; returns whether the eventfd was readable
+ */
+static bool
+look_at_fds(struct rpmaf_worker *w, int timeout)
+{
+	struct epoll_event ev[RPMAF__POLL_EVENTS];
+	bool efd = false;
+	int n = epoll_wait(w->epfd, ev, RPMAF__POLL_EVENTS, timeout);
+
+	for (int i = 0; i < n; i++) {
+		void *p = ev[i].data.ptr;
+
+		if (p == &w->subq)
+			efd = true;
+		else if (p != &w->chan_fd) /* the channel: taken when arming */
+			rpmaf__wconn_events(p);
+	}
+	return efd;
+}
+
+/*
+ * sleep_safely -- arm, announce the sleep, poll once more and sleep only
+ * when that poll found nothing: a completion or submission that came after
+ * the last poll but before the arming raised no event, and only this second
+ * poll sees it. Returns what the second poll did.
+ */
+static unsigned
+sleep_safely(struct rpmaf_worker *w)
+{
+	rpmaf__worker_arm(w);
+	rpmaf__submitq_sleep_begin(&w->subq);
+#ifndef RPMAF_WORKERS_TEST_NO_REPOLL
+	unsigned n = rpmaf__worker_progress(w);
+
+	if (n || atomic_load(&w->stop)) {
+		rpmaf__submitq_sleep_end(&w->subq, false);
+		return n;
+	}
+#else
+	/* the negative control of the lost wake-up test: no second poll */
+	unsigned n = 0;
+#endif
+	rpmaf__stat_add(&w->st.sleeps, 1);
+	bool efd = look_at_fds(w, timeout_ms(w));
+
+	rpmaf__submitq_sleep_end(&w->subq, efd);
+	return n;
+}
+
+/* see worker.h */
+void
+rpmaf__worker_loop(struct rpmaf_worker *w)
+{
+	uint64_t idle_since = 0; /* 0: something happened in the last turn */
+	unsigned turn = 0;
+
+	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
+		unsigned n = rpmaf__worker_progress(w);
+
+		if (++turn % RPMAF__POLL_FD_EVERY == 0)
+			(void)look_at_fds(w, 0);
+		if (n) {
+			idle_since = 0;
+			continue;
+		}
+		if (w->polling == RPMAF_POLLING_BUSY)
+			continue;
+		if (w->polling == RPMAF_POLLING_ADAPTIVE) {
+			uint64_t now = rpmaf__now_ns();
+
+			if (idle_since == 0)
+				idle_since = now;
+			if (now - idle_since < w->spin_ns)
+				continue;
+		}
+		if (sleep_safely(w) == 0)
+			idle_since = 0;
+	}
+	/* what was submitted before the stop still runs */
+	while (rpmaf__submitq_run(&w->subq, w, UINT32_MAX) || !rpmaf__submitq_empty(&w->subq))
+		;
+}

@@ -1,0 +1,131 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# workers/workers.mk -- the worker threads of librpmaf: their tests, included
+# by the top-level Makefile (GNU make); workers/*.c go into librpmaf through
+# rpmaf/rpmaf.mk (workers is in RPMAF_MODULES):
+#   make check-workers        the cmocka tests of tests/unit/workers/ (gcc, and clang
+#                             AddressSanitizer+UBSan), the submission test under
+#                             ThreadSanitizer, and the integration test over softrdma
+#   make check-workers-integration   the integration test over softrdma: N = 1, 16
+#                             and 128 connections in each polling mode, and the
+#                             lost wake-up test (4000 round trips, 4000 wake-ups)
+#   make check-workers-race-proof   the lost wake-up test against a build of the
+#                             workers without the poll after arming: it must fail
+#   make check-workers-tsan   the integration test on a ThreadSanitizer build of
+#                             librpma and workers/ (check-slow)
+#   make check-workers-integration-slow   the integration test over softrdma's TCP
+#                             transport, with 20000 round trips in the race test
+#                             (check-slow)
+#
+# Each tests/unit/workers/test_*.c is one program linked with the workers'
+# pure objects (timer, slab, credit, qpmap, submit); the integration test
+# tests/integration/workers/test_workers.c runs itself as the client process.
+
+WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c)
+WORKERS_SRCS := $(sort $(wildcard workers/*.c))
+WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h
+WORKERS_LIBS := -lurcu-common -pthread
+WORKERS_TEST_DIR := tests/unit/workers
+WORKERS_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(WORKERS_TEST_DIR)/test_*.c))))
+WORKERS_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iworkers
+WORKERS_UNIT_BINS := $(addprefix $(BUILD)/workers/unit/,$(WORKERS_TEST_NAMES))
+WORKERS_ASAN_BINS := $(addprefix $(BUILD)/workers/unit-asan/,$(WORKERS_TEST_NAMES))
+WORKERS_TSAN_UNIT := $(BUILD)/workers/unit-tsan/test_submit
+WORKERS_TSAN_OPTIONS := halt_on_error=1 second_deadlock_stack=1
+
+$(BUILD)/workers/unit/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(WORKERS_TEST_CFLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka $(WORKERS_LIBS)
+
+$(BUILD)/workers/unit-asan/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(WORKERS_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka $(WORKERS_LIBS)
+
+$(BUILD)/workers/unit-tsan/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(WORKERS_TEST_CFLAGS) -O1 $(TSAN_FLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka \
+		$(WORKERS_LIBS)
+
+# the integration test, on build/lib/librpmaf.so and librpma.so
+WORKERS_INTEG_SRC := tests/integration/workers/test_workers.c
+WORKERS_INTEG_DEPS := $(WORKERS_INTEG_SRC) tests/integration/common.c tests/integration/common.h
+WORKERS_INTEG_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -Itests/integration
+WORKERS_INTEG := $(BUILD)/workers/integration/test_workers
+# seconds the integration test may run (it takes about 15 s alone; 40 s under TSan)
+WORKERS_INTEG_TIMEOUT ?= 150
+# round trips and wake-ups of the lost wake-up test in check-workers-integration-slow
+WORKERS_SLOW_RACE_ROUNDS ?= 20000
+
+$(WORKERS_INTEG): $(WORKERS_INTEG_DEPS) $(RPMAF_SO) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(WORKERS_INTEG_CFLAGS) -o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c \
+		$(LIB_LDFLAGS) -lrpmaf -lrpma -libverbs -lrdmacm -lcmocka -pthread
+
+# the same on ThreadSanitizer builds of librpma (tests/mt/mt.mk) and of workers/
+WORKERS_INTEG_TSAN := $(BUILD)/workers/integration-tsan/test_workers
+$(WORKERS_INTEG_TSAN): $(WORKERS_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS) $(MT_LIB)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Iworkers -Itests/integration \
+		-o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c $(WORKERS_SRCS) $(MT_LIB) \
+		-libverbs -lrdmacm -lcmocka $(WORKERS_LIBS)
+
+# the negative control: the workers without the poll after arming
+WORKERS_INTEG_NOREPOLL := $(BUILD)/workers/integration-norepoll/test_workers
+$(WORKERS_INTEG_NOREPOLL): $(WORKERS_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O2 -DRPMAF_WORKERS_TEST_NO_REPOLL -Irpmaf/include -Iworkers \
+		-Itests/integration -o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c \
+		$(WORKERS_SRCS) $(LIB_LDFLAGS) -lrpma -libverbs -lrdmacm -lcmocka $(WORKERS_LIBS)
+
+.PHONY: check-workers check-workers-unit check-workers-integration check-workers-tsan \
+	check-workers-race-proof check-workers-integration-slow
+
+check-workers-unit: $(WORKERS_UNIT_BINS) $(WORKERS_ASAN_BINS) $(WORKERS_TSAN_UNIT)
+	@tools/run-tests.sh workers $(WORKERS_UNIT_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tools/run-tests.sh workers-asan $(WORKERS_ASAN_BINS)
+	@TSAN_OPTIONS="$(WORKERS_TSAN_OPTIONS)" tools/run-tests.sh workers-tsan $(WORKERS_TSAN_UNIT)
+
+check-workers-integration: $(WORKERS_INTEG) softrdma
+	@TEST_TIMEOUT=$(WORKERS_INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh workers-integration $(WORKERS_INTEG)
+
+check-workers: check-workers-unit check-workers-integration
+
+check-workers-integration-slow: $(WORKERS_INTEG) softrdma
+	@SOFTRDMA_TRANSPORT=tcp WORKERS_RACE_ROUNDS=$(WORKERS_SLOW_RACE_ROUNDS) \
+		TEST_TIMEOUT=$$(( $(WORKERS_INTEG_TIMEOUT) * 2 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh workers-integration-tcp \
+		$(WORKERS_INTEG)
+
+check-workers-tsan: $(WORKERS_INTEG_TSAN) softrdma
+	@TSAN_OPTIONS="$(WORKERS_TSAN_OPTIONS) suppressions=$(MT_SUPP)" \
+		TEST_TIMEOUT=$(WORKERS_INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run \
+		tools/run-tests.sh workers-tsan $(WORKERS_INTEG_TSAN)
+
+# passes when both race tests fail without the second poll, and fail the way a lost
+# wake-up does: a worker asleep with work waiting, no progress for 5 s (bounded); each
+# runs in a process of its own (a failed test leaves its workers behind)
+WORKERS_RACE_LOG := $(BUILD)/workers/race-proof
+check-workers-race-proof: $(WORKERS_INTEG_NOREPOLL) softrdma
+	@for t in race_event race_adaptive; do \
+		log=$(WORKERS_RACE_LOG).$$t.log; \
+		if WORKERS_TESTS=$$t SOFTRDMA_CM_TIMEOUT_MS=4000 timeout -k 5 60 \
+			tools/softrdma-run $(WORKERS_INTEG_NOREPOLL) >$$log 2>&1; then \
+			echo "race proof: test_$$t PASSED without the second poll: it proves nothing"; \
+			exit 1; \
+		fi; \
+		if ! grep -q -E '^client: ERR .*(traffic stopped|slept through)' $$log || \
+			! grep -q -E '^\[  FAILED  \] test_'$$t'$$' $$log; then \
+			echo "race proof: test_$$t failed otherwise than by a lost wake-up:"; \
+			tail -n 40 $$log | sed 's/^/    /'; exit 1; \
+		fi; \
+		echo "race proof: test_$$t: $$(grep -m1 -E '^client: ERR' $$log)"; \
+	done; \
+	echo "race proof: both lost wake-up tests fail without the second poll, as they must"
+
+# about 15 s and 12 s; the TSan build and the TCP transport in check-slow (about 40 s each)
+CHECK_TARGETS += check-workers-unit check-workers-integration check-workers-race-proof
+CHECK_SLOW_TARGETS += check-workers-tsan check-workers-integration-slow
+CLEAN_DIRS += $(BUILD)/workers
