@@ -156,7 +156,9 @@ check-install: librpma
 	@tools/check-install.sh
 
 # ---------------------------------------------------------------- fuzzing
-FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto,$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
+# the harnesses of other modules have their own rules in their .mk
+FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_softrdma_%, \
+	$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
@@ -200,6 +202,7 @@ MODULE_MKS := \
 	proto/proto.mk \
 	regtab/regtab.mk \
 	stats/stats.mk \
+	fuzz/softrdma-fuzz.mk \
 	workers/workers.mk
 
 include $(MODULE_MKS)

@@ -470,6 +470,8 @@ static void softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_
 		if (e->owner != id)
 			continue;
 		softrdma__list_del(n);
+		/* the channel's fd no longer counts it: no readable fd without an event */
+		softrdma__evq_forget(&c->q);
 		if (move_to)
 			softrdma__list_add_tail(&moved, n);
 		else

@@ -194,6 +194,21 @@ static void softrdma_comp_nak(struct softrdma_qp *qp, enum ibv_wc_status st, uin
 }
 
 /*
+ * Requester: a READ still executing before ring offset @end. An answer that
+ * would complete it has passed its READ response, which the responder
+ * sends in order: a protocol error, or the READ would succeed without data.
+ */
+static int softrdma_sq_read_before(struct softrdma_qp *qp, uint32_t end)
+{
+	uint32_t i;
+
+	for (i = qp->sq_ndone; i < end; i++)
+		if (qp->sq[(qp->sq_head + i) % qp->sq_size].is_read)
+			return 1;
+	return 0;
+}
+
+/*
  * Requester: the header of a READ response for the WR at ring offset @off.
  * The WRs before it succeeded; its payload goes to the WR's scatter list.
  * Returns 1, or -EPROTO when the response does not match the WR.
@@ -202,7 +217,8 @@ static int softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn 
 {
 	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + off) % qp->sq_size];
 
-	if (!e->is_read || e->byte_len != c->hdr.len || off < qp->sq_ndone)
+	if (!e->is_read || e->byte_len != c->hdr.len || off < qp->sq_ndone ||
+	    softrdma_sq_read_before(qp, off))
 		return -EPROTO;
 	while (qp->sq_ndone < off)
 		softrdma_sq_complete_ok(qp);
@@ -240,11 +256,15 @@ static int softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
 	if (softrdma_sq_find(qp, h->seq, &off))
 		return -EPROTO;
 	if (h->op == SOFTRDMA_OP_ACK) {
+		if (softrdma_sq_read_before(qp, off + 1))
+			return -EPROTO;	/* READs end with their response, never an ACK */
 		softrdma_comp_ack(qp, h->seq);
 		c->hhave = 0;
 		return 1;
 	}
 	if (h->op == SOFTRDMA_OP_NAK) {
+		if (softrdma_sq_read_before(qp, off))
+			return -EPROTO;
 		softrdma_comp_nak(qp, h->status, off);
 		return 0;
 	}

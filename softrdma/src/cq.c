@@ -129,6 +129,8 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 		pthread_mutex_lock(&ch->q.lock);
 		if (c->item_queued) {
 			softrdma__list_del(&c->item.node);
+			/* the channel's fd no longer counts it */
+			softrdma__evq_forget(&ch->q);
 			c->item_queued = 0;
 		}
 		pthread_mutex_unlock(&ch->q.lock);

@@ -401,6 +401,7 @@ static void softrdma_qp_to_reset(struct softrdma_qp *qp)
 	__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 	qp->sq_head = qp->sq_count = qp->sq_ndone = 0;
 	qp->rq.head = qp->rq.count = 0;
+	qp->rwqe_held = 0;
 }
 
 /* Enter ERR from @cur; on a CM disconnect, after draining the peer's streams. */

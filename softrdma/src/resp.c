@@ -98,8 +98,9 @@ static void softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
 	}
 	if (c->rx_status != IBV_WC_SUCCESS)
 		c->discard = 1;
+	/* a WRITE with immediate refused already takes no receive WQE: the QP stops */
 	if (h->op == SOFTRDMA_OP_SEND || h->op == SOFTRDMA_OP_SEND_IMM ||
-	    h->op == SOFTRDMA_OP_WRITE_IMM) {
+	    (h->op == SOFTRDMA_OP_WRITE_IMM && c->rx_status == IBV_WC_SUCCESS)) {
 		c->rx = SOFTRDMA_RX_WAIT_RWQE;
 		/* tells the progress thread's rescan to look at this QP */
 		__atomic_store_n(&qp->rnr_waiting, 1, __ATOMIC_RELAXED);
@@ -128,10 +129,13 @@ static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 	}
 	c->rwqe_id = w.w.wr_id;
 	c->rx = SOFTRDMA_RX_PAYLOAD;
+	qp->rwqe_held = 1;
+	qp->rwqe_held_id = c->rwqe_id;
 	if (c->rx_status != IBV_WC_SUCCESS || c->hdr.op == SOFTRDMA_OP_WRITE_IMM)
 		return 1;
 	st = softrdma_rwqe_iov(qp, &w.w, c, c->hdr.len);
 	if (st != IBV_WC_SUCCESS) {
+		qp->rwqe_held = 0;
 		memset(&wc, 0, sizeof(wc));
 		wc.wr_id = c->rwqe_id;
 		wc.status = st;
@@ -265,6 +269,8 @@ static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c
 	if (h->flags & SOFTRDMA_WF_ACK_REQ)
 		softrdma_respond(qp, SOFTRDMA_OP_ACK, h->seq, 0);
 	if (h->op != SOFTRDMA_OP_WRITE) {
+		/* completed here, even if pulling the responses stops the QP */
+		qp->rwqe_held = 0;
 		softrdma_pull_responses(qp);
 		softrdma__complete(qp, qp->qpx.qp_base.recv_cq, &wc);
 	}

@@ -294,6 +294,13 @@ struct softrdma_qp {
 	uint32_t next_seq;
 	/* receive queue */
 	struct softrdma_rq rq;
+	/*
+	 * A receive WQE (from @rq or the SRQ) the responder took for a message
+	 * still arriving: it completes with the message, or flushed when the
+	 * QP enters the error state first, even if the connection went away.
+	 */
+	int rwqe_held;
+	uint64_t rwqe_held_id;
 	/* connections: requests go out on @out, requests arrive on @in */
 	struct softrdma_conn *out;
 	struct softrdma_conn *in;

@@ -61,12 +61,24 @@ static int softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr,
 	return 0;
 }
 
-/* Complete the receive WQEs of @qp's own queue as flushed (qp->lock held). */
+/*
+ * Complete as flushed the receive WQE the responder of @qp held, then those
+ * of @qp's own queue (qp->lock held).
+ */
 void softrdma__rq_flush(struct softrdma_qp *qp)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	struct ibv_wc wc;
 
+	if (qp->rwqe_held) {
+		memset(&wc, 0, sizeof(wc));
+		wc.wr_id = qp->rwqe_held_id;
+		wc.status = IBV_WC_WR_FLUSH_ERR;
+		wc.opcode = IBV_WC_RECV;
+		wc.vendor_err = 0x1;
+		qp->rwqe_held = 0;
+		softrdma__complete(qp, q->recv_cq, &wc);
+	}
 	while (!q->srq && qp->rq.count) {
 		struct softrdma_rwqe *e = softrdma_rq_at(&qp->rq, 0);
 

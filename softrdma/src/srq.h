@@ -19,8 +19,10 @@
 int softrdma__rq_alloc(struct softrdma_rq *rq, uint32_t size, uint32_t max_sge);
 
 /*
- * Complete every receive WQE of @qp's own receive queue with
- * IBV_WC_WR_FLUSH_ERR; nothing when @qp takes its WQEs from an SRQ.
+ * Complete with IBV_WC_WR_FLUSH_ERR the receive WQE the responder of @qp
+ * held for a message that did not finish (qp->rwqe_held), then every
+ * receive WQE of @qp's own receive queue (none when @qp takes its WQEs
+ * from an SRQ).
  * ASSUMPTIONS: qp->lock held.
  */
 void softrdma__rq_flush(struct softrdma_qp *qp);

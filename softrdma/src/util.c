@@ -149,16 +149,36 @@ void softrdma__fd_disown(int *fd, int dead)
 	*fd = -1;
 }
 
-/* Queue @item and make the fd readable once more. */
+/*
+ * Queue @item and make the fd readable once more. The count is added under
+ * the lock, so an item withdrawn at once finds its count to take back.
+ */
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
 {
 	uint64_t one = 1;
 
 	pthread_mutex_lock(&q->lock);
 	softrdma__list_add_tail(&q->items, item);
-	pthread_mutex_unlock(&q->lock);
 	if (write(q->fd, &one, sizeof(one)) != sizeof(one)) {
 		/* The counter cannot overflow with realistic queue sizes. */
+	}
+	pthread_mutex_unlock(&q->lock);
+}
+
+/*
+ * An item left @q (q->lock held) other than through softrdma__evq_pop: take
+ * back its count without blocking, whatever the user set on the fd, so the
+ * fd is not readable for an item that is gone. A popper that took that
+ * count first finds the queue empty and waits again. (A kernel older than
+ * 5.12 refuses RWF_NOWAIT on an eventfd: the count then stays.)
+ */
+void softrdma__evq_forget(struct softrdma_evq *q)
+{
+	uint64_t cnt;
+	struct iovec iov = { &cnt, sizeof(cnt) };
+
+	if (preadv2(q->fd, &iov, 1, -1, RWF_NOWAIT) < 0) {
+		/* EAGAIN: a popper holds it already */
 	}
 }
 

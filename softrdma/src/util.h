@@ -43,6 +43,11 @@ int softrdma__evq_init(struct softrdma_evq *q);
 void softrdma__evq_fini(struct softrdma_evq *q);
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
 int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item);
+/*
+ * With q->lock held, after taking an item off q->items other than through
+ * softrdma__evq_pop (its owner went away): the fd stops counting it.
+ */
+void softrdma__evq_forget(struct softrdma_evq *q);
 
 /*
  * fork() handlers for the list of event queues: prepare takes its lock

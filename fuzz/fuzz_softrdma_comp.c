@@ -1,0 +1,318 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * fuzz_softrdma_comp.c -- what a peer responder sends back on a softrdma
+ * data connection: the answer to the hello (same-host offer taken or not),
+ * then ACKs, NAKs, READ responses and end-of-stream markers, read by
+ * softrdma's own progress thread and requester (comp.c).
+ *
+ * An input's first byte picks the requester script (sfz_script_post: the
+ * work requests the QP under test has outstanding); the rest is written, as
+ * it is, by the harness, which plays the responder: a fresh QP connects to
+ * the harness's listener, the harness reads its hello, the script is
+ * posted, and the input goes back on that connection. The input is done
+ * when the QP closed the connection or consumed everything it could.
+ *
+ * Properties:
+ * - no sanitizer report, no hang (every input is done within 10 s);
+ * - what the QP sends is what a responder accepts: its hello names it and
+ *   the harness's QP number, offers no rings over TCP, and the requests
+ *   that follow pass softrdma__wire_hdr_valid() on the responder side;
+ * - a connection left open belongs to a QP not in the error state;
+ * - READ responses land only in the READ work requests' buffers: the
+ *   guards, W, RO and the rest of R keep their pattern;
+ * - send completions name the QP and posted work requests in posting
+ *   order, each once, with the opcode (and READ length) of the request;
+ *   none is skipped but unsignaled successes; after the first error only
+ *   flushes follow; there is no receive completion;
+ * - a success completes, as on RC, everything posted before: every READ up
+ *   to it must have been answered by a READ response in the input;
+ * - the healthy pair still moves data after every input.
+ */
+
+#define _GNU_SOURCE
+#include <endian.h>
+#include <errno.h>
+#include <poll.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "softrdma_fuzz.h"
+
+static int Lfd = -1;
+static uint16_t Lport;
+
+/* the requests the QP under test sent, parsed as a responder would */
+struct comp_out {
+	unsigned char buf[sizeof(struct softrdma_wire_hdr)];
+	size_t have;
+	uint64_t skip;
+	int eos;
+};
+
+/* comp_fake_qpn -- the QP number that makes a QP connect to the harness */
+static uint32_t
+comp_fake_qpn(void)
+{
+	return (uint32_t)Lport << 8 | 1;
+}
+
+/* comp_out_feed -- parse @n more request bytes: valid for a responder, nothing after EOS */
+static void
+comp_out_feed(struct comp_out *o, const unsigned char *p, size_t n)
+{
+	while (n) {
+		struct softrdma_wire_hdr h;
+		size_t take;
+
+		if (o->skip) {
+			take = o->skip < n ? o->skip : n;
+			o->skip -= take;
+			p += take;
+			n -= take;
+			continue;
+		}
+		take = sizeof(h) - o->have < n ? sizeof(h) - o->have : n;
+		memcpy(o->buf + o->have, p, take);
+		o->have += take;
+		p += take;
+		n -= take;
+		if (o->have < sizeof(h))
+			continue;
+		o->have = 0;
+		memcpy(&h, o->buf, sizeof(h));
+		softrdma__wire_hdr_from_le(&h);
+		sfz_assert(!o->eos);
+		sfz_assert(softrdma__wire_hdr_valid(&h, 0) == 0);
+		o->skip = h.len;
+		o->eos = h.op == SOFTRDMA_OP_EOS;
+	}
+}
+
+/* comp_drain -- read what the QP sent; 1 once it closed the connection */
+static int
+comp_drain(int fd, struct comp_out *o)
+{
+	unsigned char buf[16384];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0) {
+			comp_out_feed(o, buf, n);
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		return 1;
+	}
+}
+
+/*
+ * comp_idle -- under the QP's lock: 2 when its requester connection saw the
+ * end of the stream (it reads nothing more, whatever is still written), 1
+ * when it has read everything the socket holds, 0 when it is not done
+ */
+static int
+comp_idle(struct ibv_qp *qp)
+{
+	struct softrdma_qp *q = (struct softrdma_qp *)qp;
+	struct softrdma_conn *c;
+	int idle = 0, pending;
+
+	pthread_mutex_lock(&q->lock);
+	c = q->out;
+	if (c && !c->dead && !c->connecting) {
+		if (c->eos)
+			idle = 2; /* nothing after the marker is read */
+		else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
+			idle = 1;
+	}
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
+/* comp_run -- write the answers and read the requests until done; 1 when the QP closed */
+static int
+comp_run(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, struct comp_out *o)
+{
+	uint64_t end = sfz_now_ms() + 10000;
+	size_t off = 0;
+
+	for (;;) {
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+		int idle;
+
+		if (off < n) {
+			ssize_t w = send(fd, buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			if (w > 0)
+				off += w;
+			else if (w < 0 && errno != EAGAIN && errno != EINTR)
+				return 1;
+		}
+		if (comp_drain(fd, o))
+			return 1;
+		idle = comp_idle(qp);
+		if (idle == 2 || (idle == 1 && off == n))
+			return 0;
+		if (sfz_now_ms() > end)
+			sfz_fail("requester: input not done in 10 s (%zu of %zu bytes written)",
+				 off, n);
+		p.events |= off < n ? POLLOUT : 0;
+		poll(&p, 1, 1);
+	}
+}
+
+/* comp_check_hello -- the QP's hello and offer: its number, ours, TCP only */
+static void
+comp_check_hello(int fd, uint32_t qpn)
+{
+	unsigned char buf[SOFTRDMA_WIRE_HELLO_LEN];
+	struct softrdma_wire_hello h;
+	struct softrdma_wire_shm offer;
+
+	if (sfz_read_full(fd, buf, sizeof(buf), 5000))
+		sfz_fail("requester: no hello in 5 s");
+	memcpy(&h, buf, sizeof(h));
+	memcpy(&offer, buf + sizeof(h), sizeof(offer));
+	sfz_assert(softrdma__wire_hello_check(&h) == 0);
+	sfz_assert(h.src_qpn == qpn && h.dst_qpn == comp_fake_qpn());
+	softrdma__wire_shm_from_le(&offer);
+	sfz_assert(offer.flags == 0 && offer.ring_fd == -1);
+}
+
+/* comp_status_ok -- a status a requester's work request may complete with */
+static int
+comp_status_ok(enum ibv_wc_status st)
+{
+	switch (st) {
+	case IBV_WC_REM_ACCESS_ERR:
+	case IBV_WC_REM_INV_REQ_ERR:
+	case IBV_WC_REM_OP_ERR:
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+	case IBV_WC_RETRY_EXC_ERR:
+	case IBV_WC_LOC_PROT_ERR:
+	case IBV_WC_WR_FLUSH_ERR:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/*
+ * comp_read_resps -- which READs of the script the input answers: a READ
+ * response with the READ's sequence number (work request i has sequence
+ * number i on a fresh QP) and length, as a requester frames the input
+ */
+static void
+comp_read_resps(const uint8_t *p, size_t n, const struct sfz_wr *wrs, int nwrs, int *answered)
+{
+	uint64_t at = sizeof(struct softrdma_wire_shm);
+
+	while (at + sizeof(struct softrdma_wire_hdr) <= n) {
+		struct softrdma_wire_hdr h;
+
+		memcpy(&h, p + at, sizeof(h));
+		softrdma__wire_hdr_from_le(&h);
+		if (h.op == SOFTRDMA_OP_READ_RESP && h.seq < (uint32_t)nwrs &&
+		    wrs[h.seq].opcode == IBV_WC_RDMA_READ && h.len == wrs[h.seq].len)
+			answered[h.seq] = 1;
+		at += sizeof(h) + h.len;
+	}
+}
+
+/*
+ * comp_check_completions -- the completions of the script, in RC order; a
+ * success means that every READ up to it got its data
+ */
+static void
+comp_check_completions(uint32_t qpn, const struct sfz_wr *wrs, int nwrs, const int *answered)
+{
+	struct ibv_wc wc[64], other[4];
+	int n = ibv_poll_cq(sfz.scq, 64, wc), prev = -1, failed = 0;
+
+	sfz_assert(ibv_poll_cq(sfz.rcq, 4, other) == 0);
+	for (int i = 0; i < n; i++) {
+		int k = 0;
+
+		while (k < nwrs && wrs[k].wr_id != wc[i].wr_id)
+			k++;
+		sfz_assert(wc[i].qp_num == qpn);
+		sfz_assert(k < nwrs && k > prev);
+		/* only unsignaled successes leave no completion, and not after an error */
+		for (int j = prev + 1; j < k; j++)
+			sfz_assert(!wrs[j].signaled && !failed);
+		prev = k;
+		if (wc[i].status == IBV_WC_SUCCESS) {
+			sfz_assert(!failed && wrs[k].signaled);
+			for (int j = 0; j <= k; j++)
+				sfz_assert(wrs[j].opcode != IBV_WC_RDMA_READ || answered[j]);
+			sfz_assert(wc[i].opcode == wrs[k].opcode);
+			sfz_assert(wrs[k].opcode != IBV_WC_RDMA_READ ||
+				   wc[i].byte_len == wrs[k].len);
+			continue;
+		}
+		sfz_assert(comp_status_ok(wc[i].status));
+		sfz_assert(!failed || wc[i].status == IBV_WC_WR_FLUSH_ERR);
+		failed = 1;
+	}
+}
+
+/* LLVMFuzzerInitialize -- the environment, over TCP only, and the harness's listener */
+int
+LLVMFuzzerInitialize(int *argc, char ***argv)
+{
+	(void)argc;
+	(void)argv;
+	sfz_env_init("tcp", 1);
+	Lfd = sfz_tcp_listen(&Lport);
+	sfz_healthy_check();
+	return 0;
+}
+
+/* LLVMFuzzerTestOneInput -- one script byte, then one responder's stream */
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct sfz_range may[SFZ_MAX_SCRIPT * 4];
+	struct sfz_wr wrs[SFZ_MAX_SCRIPT];
+	int answered[SFZ_MAX_SCRIPT] = {0};
+	struct comp_out out;
+	struct ibv_qp *qp;
+	int nwrs, nmay = 0, closed, fd;
+	uint32_t qpn;
+
+	if (size < 1 || size > (1u << 20))
+		return 0;
+	memset(&out, 0, sizeof(out));
+	sfz_arena_reset();
+	qp = sfz_qp_new();
+	qpn = qp->qp_num;
+	if (sfz_qp_connect(
+		qp, comp_fake_qpn(),
+		IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ, 7))
+		sfz_fail("cannot set up the requester");
+	fd = sfz_accept(Lfd, 5000);
+	if (fd < 0)
+		sfz_fail("requester: no connection in 5 s");
+	comp_check_hello(fd, qpn);
+	if (sfz_script_post(qp, data[0], wrs, &nwrs))
+		sfz_fail("cannot post the script");
+	for (int i = 0; i < nwrs; i++)
+		for (int k = 0; wrs[i].opcode == IBV_WC_RDMA_READ && k < wrs[i].nsge; k++)
+			may[nmay++] = wrs[i].sge[k];
+	closed = comp_run(qp, fd, data + 1, size - 1, &out);
+	if (!closed)
+		sfz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
+	close(fd);
+	sfz_qp_destroy(qp);
+	comp_read_resps(data + 1, size - 1, wrs, nwrs, answered);
+	comp_check_completions(qpn, wrs, nwrs, answered);
+	sfz_arena_check(may, nmay, 0);
+	sfz_healthy_check();
+	return 0;
+}
