@@ -44,7 +44,8 @@ __wrap_free(void *ptr)
 #define fuzz_assert(cond)                                                                          \
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__, #cond); \
+			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
+				#cond);                                                            \
 			abort();                                                                   \
 		}                                                                                  \
 	} while (0)

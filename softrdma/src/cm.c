@@ -29,9 +29,9 @@
 
 #include "cm.h"
 
-#define SOFTRDMA_CM_TIMEOUT_MS		10000
-#define SOFTRDMA_CM_REJECT_GRACE_MS	2000
-#define SOFTRDMA_CM_RETRY_NS		20000000ull
+#define SOFTRDMA_CM_TIMEOUT_MS	    10000
+#define SOFTRDMA_CM_REJECT_GRACE_MS 2000
+#define SOFTRDMA_CM_RETRY_NS	    20000000ull
 
 enum softrdma_cm_state {
 	CM_IDLE,
@@ -115,23 +115,25 @@ static struct {
 	uint64_t timeout_ns;
 	uint64_t grace_ns;
 } cm = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.cond = PTHREAD_COND_INITIALIZER,
-	.epfd = -1,
-	.wakefd = -1,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+    .epfd = -1,
+    .wakefd = -1,
 };
 
 static char softrdma_cm_wake_tag;
 
 /* Set errno and return -1, the librdmacm error convention. */
-static int softrdma_cm_err(int err)
+static int
+softrdma_cm_err(int err)
 {
 	errno = err;
 	return -1;
 }
 
 /* Check a received CM message: magic, type and private data length. */
-int softrdma__cm_msg_check(struct softrdma_cm_msg *m)
+int
+softrdma__cm_msg_check(struct softrdma_cm_msg *m)
 {
 	m->magic = le32toh(m->magic);
 	m->qpn = le32toh(m->qpn);
@@ -157,7 +159,8 @@ int softrdma__cm_msg_check(struct softrdma_cm_msg *m)
 static void *softrdma_cm_thread(void *arg);
 
 /* Monotonic time in nanoseconds. */
-static uint64_t softrdma_cm_now(void)
+static uint64_t
+softrdma_cm_now(void)
 {
 	struct timespec ts;
 
@@ -166,7 +169,8 @@ static uint64_t softrdma_cm_now(void)
 }
 
 /* Milliseconds from environment variable @name, or @def when unset or bad. */
-static uint64_t softrdma_cm_env_ms(const char *name, long def)
+static uint64_t
+softrdma_cm_env_ms(const char *name, long def)
 {
 	const char *v = getenv(name);
 	char *end;
@@ -181,7 +185,8 @@ static uint64_t softrdma_cm_env_ms(const char *name, long def)
 }
 
 /* Wake the CM thread so it recomputes its timers. */
-static void softrdma_cm_kick(void)
+static void
+softrdma_cm_kick(void)
 {
 	uint64_t one = 1;
 
@@ -191,7 +196,8 @@ static void softrdma_cm_kick(void)
 }
 
 /* Open the device and a PD for the CM's QPs; 0 or an errno. */
-static int softrdma_cm_open_device(void)
+static int
+softrdma_cm_open_device(void)
 {
 	struct ibv_device **list = ibv_get_device_list(NULL);
 	int err;
@@ -216,9 +222,10 @@ static int softrdma_cm_open_device(void)
  * Open the device, create the epoll set and the CM thread (cm.lock held);
  * 0 or an errno, with nothing left behind on failure.
  */
-static int softrdma_cm_init(void)
+static int
+softrdma_cm_init(void)
 {
-	struct epoll_event ev = { .events = EPOLLIN, .data.ptr = &softrdma_cm_wake_tag };
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &softrdma_cm_wake_tag};
 	const char *off = getenv("SOFTRDMA_CM_PORT_OFFSET");
 	sigset_t all, old;
 	pthread_t thr;
@@ -227,8 +234,8 @@ static int softrdma_cm_init(void)
 	softrdma__list_init(&cm.ids);
 	cm.port_offset = off ? atoi(off) : 0;
 	cm.timeout_ns = softrdma_cm_env_ms("SOFTRDMA_CM_TIMEOUT_MS", SOFTRDMA_CM_TIMEOUT_MS);
-	cm.grace_ns = softrdma_cm_env_ms("SOFTRDMA_CM_REJECT_GRACE_MS",
-					 SOFTRDMA_CM_REJECT_GRACE_MS);
+	cm.grace_ns =
+	    softrdma_cm_env_ms("SOFTRDMA_CM_REJECT_GRACE_MS", SOFTRDMA_CM_REJECT_GRACE_MS);
 	err = softrdma_cm_open_device();
 	if (err)
 		return err;
@@ -265,7 +272,8 @@ err_close:
  * Start the CM on first use (again in a forked child); 0 or the error of
  * starting it, which a later call retries.
  */
-static int softrdma_cm_start(void)
+static int
+softrdma_cm_start(void)
 {
 	int err = 0;
 
@@ -279,7 +287,8 @@ static int softrdma_cm_start(void)
 }
 
 /* Create an event channel. */
-struct rdma_event_channel *rdma_create_event_channel(void)
+struct rdma_event_channel *
+rdma_create_event_channel(void)
 {
 	struct softrdma_cm_chan *c;
 	int err = softrdma_cm_start();
@@ -304,7 +313,8 @@ struct rdma_event_channel *rdma_create_event_channel(void)
 }
 
 /* Destroy an event channel. */
-void rdma_destroy_event_channel(struct rdma_event_channel *channel)
+void
+rdma_destroy_event_channel(struct rdma_event_channel *channel)
 {
 	struct softrdma_cm_chan *c = (struct softrdma_cm_chan *)channel;
 
@@ -313,9 +323,10 @@ void rdma_destroy_event_channel(struct rdma_event_channel *channel)
 }
 
 /* Queue an event for @owner on its current channel (cm.lock held). */
-static void softrdma_cm_event(struct softrdma_cm_id *owner, struct softrdma_cm_id *listen,
-			      enum rdma_cm_event_type type, int status,
-			      const struct softrdma_cm_msg *m, int field)
+static void
+softrdma_cm_event(struct softrdma_cm_id *owner, struct softrdma_cm_id *listen,
+		  enum rdma_cm_event_type type, int status, const struct softrdma_cm_msg *m,
+		  int field)
 {
 	struct softrdma_cm_event *e = calloc(1, sizeof(*e));
 	struct softrdma_cm_chan *ch;
@@ -344,7 +355,8 @@ static void softrdma_cm_event(struct softrdma_cm_id *owner, struct softrdma_cm_i
 }
 
 /* Wait for the next event on @channel. */
-int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
+int
+rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
 {
 	struct softrdma_cm_chan *c = (struct softrdma_cm_chan *)channel;
 	struct softrdma_list *node;
@@ -365,7 +377,8 @@ int rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event *
 }
 
 /* Release an event; rdma_destroy_id waits for this. */
-int rdma_ack_cm_event(struct rdma_cm_event *event)
+int
+rdma_ack_cm_event(struct rdma_cm_event *event)
 {
 	struct softrdma_cm_event *e = (struct softrdma_cm_event *)event;
 
@@ -380,17 +393,18 @@ int rdma_ack_cm_event(struct rdma_cm_event *event)
 }
 
 /* Name of a CM event type. */
-const char *rdma_event_str(enum rdma_cm_event_type event)
+const char *
+rdma_event_str(enum rdma_cm_event_type event)
 {
 	static const char *const names[] = {
-		"RDMA_CM_EVENT_ADDR_RESOLVED", "RDMA_CM_EVENT_ADDR_ERROR",
-		"RDMA_CM_EVENT_ROUTE_RESOLVED", "RDMA_CM_EVENT_ROUTE_ERROR",
-		"RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
-		"RDMA_CM_EVENT_CONNECT_ERROR", "RDMA_CM_EVENT_UNREACHABLE",
-		"RDMA_CM_EVENT_REJECTED", "RDMA_CM_EVENT_ESTABLISHED",
-		"RDMA_CM_EVENT_DISCONNECTED", "RDMA_CM_EVENT_DEVICE_REMOVAL",
-		"RDMA_CM_EVENT_MULTICAST_JOIN", "RDMA_CM_EVENT_MULTICAST_ERROR",
-		"RDMA_CM_EVENT_ADDR_CHANGE", "RDMA_CM_EVENT_TIMEWAIT_EXIT",
+	    "RDMA_CM_EVENT_ADDR_RESOLVED",   "RDMA_CM_EVENT_ADDR_ERROR",
+	    "RDMA_CM_EVENT_ROUTE_RESOLVED",  "RDMA_CM_EVENT_ROUTE_ERROR",
+	    "RDMA_CM_EVENT_CONNECT_REQUEST", "RDMA_CM_EVENT_CONNECT_RESPONSE",
+	    "RDMA_CM_EVENT_CONNECT_ERROR",   "RDMA_CM_EVENT_UNREACHABLE",
+	    "RDMA_CM_EVENT_REJECTED",	     "RDMA_CM_EVENT_ESTABLISHED",
+	    "RDMA_CM_EVENT_DISCONNECTED",    "RDMA_CM_EVENT_DEVICE_REMOVAL",
+	    "RDMA_CM_EVENT_MULTICAST_JOIN",  "RDMA_CM_EVENT_MULTICAST_ERROR",
+	    "RDMA_CM_EVENT_ADDR_CHANGE",     "RDMA_CM_EVENT_TIMEWAIT_EXIT",
 	};
 
 	if ((unsigned int)event >= sizeof(names) / sizeof(names[0]))
@@ -399,8 +413,8 @@ const char *rdma_event_str(enum rdma_cm_event_type event)
 }
 
 /* Allocate an id on @channel, or a synchronous one with a private channel. */
-static struct softrdma_cm_id *softrdma_cm_id_new(struct rdma_event_channel *channel,
-						 void *context, enum rdma_port_space ps)
+static struct softrdma_cm_id *
+softrdma_cm_id_new(struct rdma_event_channel *channel, void *context, enum rdma_port_space ps)
 {
 	struct softrdma_cm_id *id = calloc(1, sizeof(*id));
 
@@ -425,8 +439,9 @@ static struct softrdma_cm_id *softrdma_cm_id_new(struct rdma_event_channel *chan
 }
 
 /* Create a communication identifier. */
-int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
-		   enum rdma_port_space ps)
+int
+rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, void *context,
+	       enum rdma_port_space ps)
 {
 	struct softrdma_cm_id *i;
 	int err = softrdma_cm_start();
@@ -446,7 +461,8 @@ int rdma_create_id(struct rdma_event_channel *channel, struct rdma_cm_id **id, v
 }
 
 /* Stop watching and close the TCP socket of @id (cm.lock held). */
-static void softrdma_cm_close_fd(struct softrdma_cm_id *id)
+static void
+softrdma_cm_close_fd(struct softrdma_cm_id *id)
 {
 	if (id->fd < 0)
 		return;
@@ -456,15 +472,17 @@ static void softrdma_cm_close_fd(struct softrdma_cm_id *id)
 }
 
 /* Withdraw events of @id still queued on channel @c (cm.lock held). */
-static void softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
-				 struct softrdma_cm_chan *move_to)
+static void
+softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
+		     struct softrdma_cm_chan *move_to)
 {
 	struct softrdma_list *n, *next, moved;
 
 	softrdma__list_init(&moved);
 	pthread_mutex_lock(&c->q.lock);
 	for (n = c->q.items.next; n != &c->q.items; n = next) {
-		struct softrdma_cm_event *e = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_event, node);
+		struct softrdma_cm_event *e =
+		    SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_event, node);
 
 		next = n->next;
 		if (e->owner != id)
@@ -490,7 +508,8 @@ static void softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_
  * inherited through fork does not wait (the parent's threads that may hold
  * its events are not in this process) and goes without a word to its peer.
  */
-int rdma_destroy_id(struct rdma_cm_id *cid)
+int
+rdma_destroy_id(struct rdma_cm_id *cid)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct softrdma_list *n, *next;
@@ -532,7 +551,8 @@ int rdma_destroy_id(struct rdma_cm_id *cid)
 }
 
 /* TCP port for rdma_cm port @port (network order in and out). */
-static uint16_t softrdma_cm_tcp_port(uint16_t port)
+static uint16_t
+softrdma_cm_tcp_port(uint16_t port)
 {
 	if (!port)
 		return 0;
@@ -540,13 +560,15 @@ static uint16_t softrdma_cm_tcp_port(uint16_t port)
 }
 
 /* rdma_cm port for TCP port @port (network order in and out). */
-static uint16_t softrdma_cm_rdma_port(uint16_t port)
+static uint16_t
+softrdma_cm_rdma_port(uint16_t port)
 {
 	return htons((uint16_t)(ntohs(port) - cm.port_offset));
 }
 
 /* Convert a sockaddr (IPv4 or v4-mapped IPv6) to IPv4. */
-static int softrdma_cm_to_sin(const struct sockaddr *sa, struct sockaddr_in *sin)
+static int
+softrdma_cm_to_sin(const struct sockaddr *sa, struct sockaddr_in *sin)
 {
 	memset(sin, 0, sizeof(*sin));
 	sin->sin_family = AF_INET;
@@ -571,7 +593,8 @@ static int softrdma_cm_to_sin(const struct sockaddr *sa, struct sockaddr_in *sin
 }
 
 /* Is @a one of the device's GIDs (a local IPv4 address)? */
-static int softrdma_cm_local_ip(struct in_addr a)
+static int
+softrdma_cm_local_ip(struct in_addr a)
 {
 	union ibv_gid gid;
 	int i;
@@ -583,7 +606,8 @@ static int softrdma_cm_local_ip(struct in_addr a)
 }
 
 /* Index of the GID for local address @a, 0 if not found. */
-static int softrdma_cm_gid_index(struct in_addr a)
+static int
+softrdma_cm_gid_index(struct in_addr a)
 {
 	union ibv_gid gid;
 	int i;
@@ -595,7 +619,8 @@ static int softrdma_cm_gid_index(struct in_addr a)
 }
 
 /* Fill a v4-mapped GID from an IPv4 address. */
-static void softrdma_cm_gid(union ibv_gid *g, struct in_addr a)
+static void
+softrdma_cm_gid(union ibv_gid *g, struct in_addr a)
 {
 	memset(g, 0, sizeof(*g));
 	g->raw[10] = 0xff;
@@ -604,8 +629,9 @@ static void softrdma_cm_gid(union ibv_gid *g, struct in_addr a)
 }
 
 /* Record addresses on the id and its route (cm.lock held). */
-static void softrdma_cm_set_addrs(struct softrdma_cm_id *id, const struct sockaddr_in *src,
-				  const struct sockaddr_in *dst)
+static void
+softrdma_cm_set_addrs(struct softrdma_cm_id *id, const struct sockaddr_in *src,
+		      const struct sockaddr_in *dst)
 {
 	struct rdma_addr *ra = &id->id.route.addr;
 
@@ -623,7 +649,8 @@ static void softrdma_cm_set_addrs(struct softrdma_cm_id *id, const struct sockad
 }
 
 /* Bind an id to a local address and rdma_cm port. */
-int rdma_bind_addr(struct rdma_cm_id *cid, struct sockaddr *addr)
+int
+rdma_bind_addr(struct rdma_cm_id *cid, struct sockaddr *addr)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct sockaddr_in sin;
@@ -673,7 +700,8 @@ out:
 }
 
 /* Wait on a synchronous id for its next event; returns 0 or -1/errno. */
-static int softrdma_cm_sync_wait(struct softrdma_cm_id *id, enum rdma_cm_event_type want)
+static int
+softrdma_cm_sync_wait(struct softrdma_cm_id *id, enum rdma_cm_event_type want)
 {
 	struct rdma_cm_event *ev;
 	int err;
@@ -705,8 +733,9 @@ static int softrdma_cm_sync_wait(struct softrdma_cm_id *id, enum rdma_cm_event_t
 }
 
 /* Resolve the destination to softrdma0 and pick the source address. */
-int rdma_resolve_addr(struct rdma_cm_id *cid, struct sockaddr *src_addr,
-		      struct sockaddr *dst_addr, int timeout_ms)
+int
+rdma_resolve_addr(struct rdma_cm_id *cid, struct sockaddr *src_addr, struct sockaddr *dst_addr,
+		  int timeout_ms)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct sockaddr_in dst, src;
@@ -755,7 +784,8 @@ int rdma_resolve_addr(struct rdma_cm_id *cid, struct sockaddr *src_addr,
 }
 
 /* Routes are trivial: the IP route found during address resolution. */
-int rdma_resolve_route(struct rdma_cm_id *cid, int timeout_ms)
+int
+rdma_resolve_route(struct rdma_cm_id *cid, int timeout_ms)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 
@@ -777,16 +807,17 @@ int rdma_resolve_route(struct rdma_cm_id *cid, int timeout_ms)
 }
 
 /* Watch the id's socket in the CM thread. */
-static int softrdma_cm_watch(struct softrdma_cm_id *id, uint32_t events, int add)
+static int
+softrdma_cm_watch(struct softrdma_cm_id *id, uint32_t events, int add)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = id };
+	struct epoll_event ev = {.events = events, .data.ptr = id};
 
-	return epoll_ctl(cm.epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, id->fd, &ev) < 0 ?
-	       errno : 0;
+	return epoll_ctl(cm.epfd, add ? EPOLL_CTL_ADD : EPOLL_CTL_MOD, id->fd, &ev) < 0 ? errno : 0;
 }
 
 /* Start listening for connection requests. */
-int rdma_listen(struct rdma_cm_id *cid, int backlog)
+int
+rdma_listen(struct rdma_cm_id *cid, int backlog)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	int err = 0;
@@ -811,7 +842,8 @@ out:
 }
 
 /* Send one CM message on the id's connection. */
-static int softrdma_cm_send(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
+static int
+softrdma_cm_send(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 {
 	struct softrdma_cm_msg w = *m;
 	ssize_t n;
@@ -827,7 +859,8 @@ static int softrdma_cm_send(struct softrdma_cm_id *id, struct softrdma_cm_msg *m
 }
 
 /* Move the id's QP to INIT if it is still in RESET. */
-static int softrdma_cm_qp_init(struct softrdma_cm_id *id)
+static int
+softrdma_cm_qp_init(struct softrdma_cm_id *id)
 {
 	struct ibv_qp_attr a;
 
@@ -836,14 +869,15 @@ static int softrdma_cm_qp_init(struct softrdma_cm_id *id)
 	memset(&a, 0, sizeof(a));
 	a.qp_state = IBV_QPS_INIT;
 	a.port_num = 1;
-	a.qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-			    IBV_ACCESS_REMOTE_READ;
-	return ibv_modify_qp(id->id.qp, &a, IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT |
-			     IBV_QP_ACCESS_FLAGS);
+	a.qp_access_flags =
+	    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
+	return ibv_modify_qp(id->id.qp, &a,
+			     IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
 }
 
 /* Attributes for the RTR transition towards the connected peer. */
-static void softrdma_cm_rtr_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *a, int *mask)
+static void
+softrdma_cm_rtr_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *a, int *mask)
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTR;
@@ -861,7 +895,8 @@ static void softrdma_cm_rtr_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *
 }
 
 /* Attributes for the RTS transition. */
-static void softrdma_cm_rts_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *a, int *mask)
+static void
+softrdma_cm_rts_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *a, int *mask)
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTS;
@@ -874,7 +909,8 @@ static void softrdma_cm_rts_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *
 }
 
 /* Bring the id's QP to RTS towards the peer. */
-static int softrdma_cm_qp_connect(struct softrdma_cm_id *id)
+static int
+softrdma_cm_qp_connect(struct softrdma_cm_id *id)
 {
 	struct ibv_qp_attr a;
 	int mask, err;
@@ -893,15 +929,17 @@ static int softrdma_cm_qp_connect(struct softrdma_cm_id *id)
 }
 
 /* Fill the common part of a REQ or REP from @param. */
-static int softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m, uint8_t type,
-			    struct rdma_conn_param *param, int max)
+static int
+softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m, uint8_t type,
+		 struct rdma_conn_param *param, int max)
 {
 	memset(m, 0, sizeof(*m));
 	m->type = type;
 	m->rnr_retry = 7;
 	m->retry = 7;
 	if (param) {
-		if (param->private_data_len > max || (param->private_data_len && !param->private_data))
+		if (param->private_data_len > max ||
+		    (param->private_data_len && !param->private_data))
 			return EINVAL;
 		m->pdata_len = param->private_data_len;
 		if (m->pdata_len)
@@ -927,7 +965,8 @@ static int softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m
  * the destination's CM port (cm.lock held). Returns 0 or an errno; on error
  * the socket is closed.
  */
-static int softrdma_cm_tcp_connect(struct softrdma_cm_id *id)
+static int
+softrdma_cm_tcp_connect(struct softrdma_cm_id *id)
 {
 	struct sockaddr_in dst, src;
 	int one = 1, err;
@@ -966,7 +1005,8 @@ out:
 }
 
 /* Connect to the resolved destination. */
-int rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
+int
+rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	int saved = errno, err;
@@ -1014,7 +1054,8 @@ out:
 }
 
 /* Complete a connection after CONNECT_RESPONSE (id without QP at connect). */
-int rdma_establish(struct rdma_cm_id *cid)
+int
+rdma_establish(struct rdma_cm_id *cid)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct softrdma_cm_msg m;
@@ -1040,7 +1081,8 @@ int rdma_establish(struct rdma_cm_id *cid)
 }
 
 /* Accept a connection request; the QP reaches RTS before the reply. */
-int rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
+int
+rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct softrdma_cm_msg m;
@@ -1075,7 +1117,8 @@ out:
 }
 
 /* Reject a connection request with up to 148 bytes of private data. */
-int rdma_reject(struct rdma_cm_id *cid, const void *private_data, uint8_t private_data_len)
+int
+rdma_reject(struct rdma_cm_id *cid, const void *private_data, uint8_t private_data_len)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct softrdma_cm_msg m;
@@ -1104,15 +1147,17 @@ out:
 }
 
 /* Reject with ECE: same as a plain reject here. */
-int rdma_reject_ece(struct rdma_cm_id *cid, const void *private_data, uint8_t private_data_len)
+int
+rdma_reject_ece(struct rdma_cm_id *cid, const void *private_data, uint8_t private_data_len)
 {
 	return rdma_reject(cid, private_data, private_data_len);
 }
 
 /* Report DISCONNECTED once and close the connection (cm.lock held). */
-static void softrdma_cm_disconnected(struct softrdma_cm_id *id)
+static void
+softrdma_cm_disconnected(struct softrdma_cm_id *id)
 {
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 
 	/*
 	 * The connection is gone: outstanding work requests are flushed. The
@@ -1131,10 +1176,11 @@ static void softrdma_cm_disconnected(struct softrdma_cm_id *id)
 }
 
 /* Disconnect: the QP enters error (flushing its WRs) and the peer is told. */
-int rdma_disconnect(struct rdma_cm_id *cid)
+int
+rdma_disconnect(struct rdma_cm_id *cid)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
-	struct ibv_qp_attr a = { .qp_state = IBV_QPS_ERR };
+	struct ibv_qp_attr a = {.qp_state = IBV_QPS_ERR};
 	struct softrdma_cm_msg m;
 	int err = 0;
 
@@ -1166,23 +1212,21 @@ int rdma_disconnect(struct rdma_cm_id *cid)
 }
 
 /* Create the CQs (with channels) the caller did not supply. */
-static int softrdma_cm_create_cqs(struct softrdma_cm_id *id, uint32_t send_size,
-				  uint32_t recv_size)
+static int
+softrdma_cm_create_cqs(struct softrdma_cm_id *id, uint32_t send_size, uint32_t recv_size)
 {
 	struct rdma_cm_id *c = &id->id;
 
 	c->recv_cq_channel = ibv_create_comp_channel(c->verbs);
 	if (!c->recv_cq_channel)
 		goto fail;
-	c->recv_cq = ibv_create_cq(c->verbs, recv_size ? recv_size : 1, c,
-				   c->recv_cq_channel, 0);
+	c->recv_cq = ibv_create_cq(c->verbs, recv_size ? recv_size : 1, c, c->recv_cq_channel, 0);
 	if (!c->recv_cq)
 		goto fail;
 	c->send_cq_channel = ibv_create_comp_channel(c->verbs);
 	if (!c->send_cq_channel)
 		goto fail;
-	c->send_cq = ibv_create_cq(c->verbs, send_size ? send_size : 1, c,
-				   c->send_cq_channel, 0);
+	c->send_cq = ibv_create_cq(c->verbs, send_size ? send_size : 1, c, c->send_cq_channel, 0);
 	if (!c->send_cq)
 		goto fail;
 	id->own_cqs = 1;
@@ -1200,7 +1244,8 @@ fail:
 }
 
 /* Release CQs created by softrdma_cm_create_cqs. */
-static void softrdma_cm_destroy_cqs(struct softrdma_cm_id *id)
+static void
+softrdma_cm_destroy_cqs(struct softrdma_cm_id *id)
 {
 	struct rdma_cm_id *c = &id->id;
 
@@ -1216,7 +1261,8 @@ static void softrdma_cm_destroy_cqs(struct softrdma_cm_id *id)
 }
 
 /* Create a QP on the id (extended form), moved to INIT. */
-int rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
+int
+rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct ibv_qp *qp;
@@ -1258,7 +1304,8 @@ int rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 }
 
 /* Create a QP on the id. */
-int rdma_create_qp(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+int
+rdma_create_qp(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ex;
 	int ret;
@@ -1281,7 +1328,8 @@ int rdma_create_qp(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_qp_init
  * under cm.lock first: the CM thread, which moves the QP of an id it handles
  * (a disconnect, a lost connection) under that lock, never sees it freed.
  */
-void rdma_destroy_qp(struct rdma_cm_id *cid)
+void
+rdma_destroy_qp(struct rdma_cm_id *cid)
 {
 	struct ibv_qp *qp;
 
@@ -1298,7 +1346,8 @@ void rdma_destroy_qp(struct rdma_cm_id *cid)
 }
 
 /* Create an SRQ on the id. */
-int rdma_create_srq(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+int
+rdma_create_srq(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	struct ibv_srq *srq;
 
@@ -1317,7 +1366,8 @@ int rdma_create_srq(struct rdma_cm_id *cid, struct ibv_pd *pd, struct ibv_srq_in
 }
 
 /* Extended SRQ creation: only basic SRQs are offered. */
-int rdma_create_srq_ex(struct rdma_cm_id *cid, struct ibv_srq_init_attr_ex *attr)
+int
+rdma_create_srq_ex(struct rdma_cm_id *cid, struct ibv_srq_init_attr_ex *attr)
 {
 	struct ibv_srq_init_attr a;
 
@@ -1328,12 +1378,12 @@ int rdma_create_srq_ex(struct rdma_cm_id *cid, struct ibv_srq_init_attr_ex *attr
 	memset(&a, 0, sizeof(a));
 	a.srq_context = attr->srq_context;
 	a.attr = attr->attr;
-	return rdma_create_srq(cid, (attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ? attr->pd : NULL,
-			       &a);
+	return rdma_create_srq(cid, (attr->comp_mask & IBV_SRQ_INIT_ATTR_PD) ? attr->pd : NULL, &a);
 }
 
 /* Destroy the id's SRQ. */
-void rdma_destroy_srq(struct rdma_cm_id *cid)
+void
+rdma_destroy_srq(struct rdma_cm_id *cid)
 {
 	if (cid->srq)
 		ibv_destroy_srq(cid->srq);
@@ -1341,7 +1391,8 @@ void rdma_destroy_srq(struct rdma_cm_id *cid)
 }
 
 /* Fill QP attributes for the transition the caller asks for. */
-int rdma_init_qp_attr(struct rdma_cm_id *cid, struct ibv_qp_attr *attr, int *mask)
+int
+rdma_init_qp_attr(struct rdma_cm_id *cid, struct ibv_qp_attr *attr, int *mask)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 
@@ -1350,8 +1401,8 @@ int rdma_init_qp_attr(struct rdma_cm_id *cid, struct ibv_qp_attr *attr, int *mas
 		memset(attr, 0, sizeof(*attr));
 		attr->qp_state = IBV_QPS_INIT;
 		attr->port_num = 1;
-		attr->qp_access_flags = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
-					IBV_ACCESS_REMOTE_READ;
+		attr->qp_access_flags =
+		    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ;
 		*mask = IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS;
 		return 0;
 	case IBV_QPS_RTR:
@@ -1368,7 +1419,8 @@ int rdma_init_qp_attr(struct rdma_cm_id *cid, struct ibv_qp_attr *attr, int *mas
 }
 
 /* Wait for a connection request on a synchronous listener. */
-int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **cid)
+int
+rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **cid)
 {
 	struct softrdma_cm_id *l = (struct softrdma_cm_id *)listen;
 	struct softrdma_cm_id *id;
@@ -1404,7 +1456,8 @@ int rdma_get_request(struct rdma_cm_id *listen, struct rdma_cm_id **cid)
 }
 
 /* Move an id (and its queued events) to another channel. */
-int rdma_migrate_id(struct rdma_cm_id *cid, struct rdma_event_channel *channel)
+int
+rdma_migrate_id(struct rdma_cm_id *cid, struct rdma_event_channel *channel)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct rdma_event_channel *old = cid->channel, *sync_ch = NULL;
@@ -1434,8 +1487,8 @@ int rdma_migrate_id(struct rdma_cm_id *cid, struct rdma_event_channel *channel)
 }
 
 /* Options: the id-level ones are accepted, path records are not supported. */
-int rdma_set_option(struct rdma_cm_id *cid, int level, int optname, void *optval,
-		    size_t optlen)
+int
+rdma_set_option(struct rdma_cm_id *cid, int level, int optname, void *optval, size_t optlen)
 {
 	(void)cid;
 	(void)optval;
@@ -1448,7 +1501,8 @@ int rdma_set_option(struct rdma_cm_id *cid, int level, int optname, void *optval
 }
 
 /* Communication-established notification needs no action here. */
-int rdma_notify(struct rdma_cm_id *cid, enum ibv_event_type event)
+int
+rdma_notify(struct rdma_cm_id *cid, enum ibv_event_type event)
 {
 	(void)cid;
 	(void)event;
@@ -1456,19 +1510,22 @@ int rdma_notify(struct rdma_cm_id *cid, enum ibv_event_type event)
 }
 
 /* Local rdma_cm port of the id (network order). */
-__be16 rdma_get_src_port(struct rdma_cm_id *cid)
+__be16
+rdma_get_src_port(struct rdma_cm_id *cid)
 {
 	return cid->route.addr.src_sin.sin_port;
 }
 
 /* Remote rdma_cm port of the id (network order). */
-__be16 rdma_get_dst_port(struct rdma_cm_id *cid)
+__be16
+rdma_get_dst_port(struct rdma_cm_id *cid)
 {
 	return cid->route.addr.dst_sin.sin_port;
 }
 
 /* Contexts of the RDMA devices (softrdma0), kept open for the process. */
-struct ibv_context **rdma_get_devices(int *num_devices)
+struct ibv_context **
+rdma_get_devices(int *num_devices)
 {
 	struct ibv_context **list;
 	int err = softrdma_cm_start();
@@ -1489,13 +1546,15 @@ struct ibv_context **rdma_get_devices(int *num_devices)
 }
 
 /* Free the array from rdma_get_devices (contexts stay open). */
-void rdma_free_devices(struct ibv_context **list)
+void
+rdma_free_devices(struct ibv_context **list)
 {
 	free(list);
 }
 
 /* Multicast is not offered (UD only). */
-int rdma_join_multicast(struct rdma_cm_id *cid, struct sockaddr *addr, void *context)
+int
+rdma_join_multicast(struct rdma_cm_id *cid, struct sockaddr *addr, void *context)
 {
 	(void)cid;
 	(void)addr;
@@ -1504,8 +1563,8 @@ int rdma_join_multicast(struct rdma_cm_id *cid, struct sockaddr *addr, void *con
 }
 
 /* Multicast is not offered (UD only). */
-int rdma_join_multicast_ex(struct rdma_cm_id *cid, struct rdma_cm_join_mc_attr_ex *attr,
-			   void *context)
+int
+rdma_join_multicast_ex(struct rdma_cm_id *cid, struct rdma_cm_join_mc_attr_ex *attr, void *context)
 {
 	(void)cid;
 	(void)attr;
@@ -1514,7 +1573,8 @@ int rdma_join_multicast_ex(struct rdma_cm_id *cid, struct rdma_cm_join_mc_attr_e
 }
 
 /* Multicast is not offered (UD only). */
-int rdma_leave_multicast(struct rdma_cm_id *cid, struct sockaddr *addr)
+int
+rdma_leave_multicast(struct rdma_cm_id *cid, struct sockaddr *addr)
 {
 	(void)cid;
 	(void)addr;
@@ -1522,7 +1582,8 @@ int rdma_leave_multicast(struct rdma_cm_id *cid, struct sockaddr *addr)
 }
 
 /* ECE is not offered. */
-int rdma_set_local_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
+int
+rdma_set_local_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
 {
 	(void)cid;
 	(void)ece;
@@ -1530,7 +1591,8 @@ int rdma_set_local_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
 }
 
 /* ECE is not offered. */
-int rdma_get_remote_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
+int
+rdma_get_remote_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
 {
 	(void)cid;
 	(void)ece;
@@ -1538,8 +1600,9 @@ int rdma_get_remote_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
 }
 
 /* Resolve @node/@service to RDMA (RC, TCP port space) addresses. */
-int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
-		     struct rdma_addrinfo **res)
+int
+rdma_getaddrinfo(const char *node, const char *service, const struct rdma_addrinfo *hints,
+		 struct rdma_addrinfo **res)
 {
 	struct addrinfo h, *ai = NULL;
 	struct rdma_addrinfo *r;
@@ -1558,7 +1621,8 @@ int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_ad
 		h.ai_flags |= AI_NUMERICHOST;
 	err = getaddrinfo(node, service, &h, &ai);
 	if (err)
-		return err == EAI_SYSTEM ? -1 : softrdma_cm_err(err == EAI_NONAME ? ENOENT : EINVAL);
+		return err == EAI_SYSTEM ? -1
+					 : softrdma_cm_err(err == EAI_NONAME ? ENOENT : EINVAL);
 	r = calloc(1, sizeof(*r));
 	sin = calloc(1, sizeof(*sin));
 	if (!r || !sin) {
@@ -1592,7 +1656,8 @@ int rdma_getaddrinfo(const char *node, const char *service, const struct rdma_ad
 }
 
 /* Free a list from rdma_getaddrinfo. */
-void rdma_freeaddrinfo(struct rdma_addrinfo *res)
+void
+rdma_freeaddrinfo(struct rdma_addrinfo *res)
 {
 	while (res) {
 		struct rdma_addrinfo *next = res->ai_next;
@@ -1609,8 +1674,9 @@ void rdma_freeaddrinfo(struct rdma_addrinfo *res)
 }
 
 /* Create an endpoint: a synchronous id, resolved, optionally with a QP. */
-int rdma_create_ep(struct rdma_cm_id **cid, struct rdma_addrinfo *res, struct ibv_pd *pd,
-		   struct ibv_qp_init_attr *qp_init_attr)
+int
+rdma_create_ep(struct rdma_cm_id **cid, struct rdma_addrinfo *res, struct ibv_pd *pd,
+	       struct ibv_qp_init_attr *qp_init_attr)
 {
 	struct rdma_cm_id *c;
 	struct softrdma_cm_id *id;
@@ -1638,17 +1704,17 @@ int rdma_create_ep(struct rdma_cm_id **cid, struct rdma_addrinfo *res, struct ib
 	}
 	*cid = c;
 	return 0;
-fail:
-	{
-		int err = errno;
+fail : {
+	int err = errno;
 
-		rdma_destroy_id(c);
-		return softrdma_cm_err(err);
-	}
+	rdma_destroy_id(c);
+	return softrdma_cm_err(err);
+}
 }
 
 /* Destroy an endpoint with its QP and SRQ. */
-void rdma_destroy_ep(struct rdma_cm_id *cid)
+void
+rdma_destroy_ep(struct rdma_cm_id *cid)
 {
 	rdma_destroy_qp(cid);
 	rdma_destroy_srq(cid);
@@ -1656,7 +1722,8 @@ void rdma_destroy_ep(struct rdma_cm_id *cid)
 }
 
 /* Accept new TCP connections on a listener (CM thread, cm.lock held). */
-static void softrdma_cm_accept(struct softrdma_cm_id *l)
+static void
+softrdma_cm_accept(struct softrdma_cm_id *l)
 {
 	for (;;) {
 		struct softrdma_cm_id *id;
@@ -1683,7 +1750,8 @@ static void softrdma_cm_accept(struct softrdma_cm_id *l)
 }
 
 /* A REQ arrived on a new passive connection: announce it to the listener. */
-static int softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
+static int
+softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 {
 	struct softrdma_cm_msg mra;
 	struct sockaddr_in local, peer;
@@ -1715,7 +1783,8 @@ static int softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg 
 }
 
 /* Handle one validated CM message (CM thread, cm.lock held). */
-static int softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
+static int
+softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 {
 	struct softrdma_cm_msg r;
 
@@ -1786,7 +1855,8 @@ static int softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg 
 }
 
 /* The id's connection failed or closed (CM thread, cm.lock held). */
-static void softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
+static void
+softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
 {
 	switch (id->state) {
 	case CM_CONNECTING:
@@ -1833,7 +1903,8 @@ static void softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
 }
 
 /* Socket events of one id (CM thread, cm.lock held). */
-static void softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
+static void
+softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
 {
 	if (id->state == CM_LISTEN) {
 		softrdma_cm_accept(id);
@@ -1865,8 +1936,8 @@ static void softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
 		}
 	}
 	while (id->fd >= 0 && (ev & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
-		ssize_t n = recv(id->fd, id->rbuf + id->rhave, sizeof(id->rbuf) - id->rhave,
-				 MSG_DONTWAIT);
+		ssize_t n =
+		    recv(id->fd, id->rbuf + id->rhave, sizeof(id->rbuf) - id->rhave, MSG_DONTWAIT);
 		struct softrdma_cm_msg m;
 
 		if (n < 0 && (errno == EAGAIN || errno == EINTR))
@@ -1893,7 +1964,8 @@ static void softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
  * connects, report UNREACHABLE when the REQ was never acknowledged. Returns
  * the epoll timeout in milliseconds until the next timer, -1 when none.
  */
-static int softrdma_cm_timers(void)
+static int
+softrdma_cm_timers(void)
 {
 	uint64_t now = softrdma_cm_now(), next = 0;
 	struct softrdma_list *n, *nx;
@@ -1932,7 +2004,8 @@ static int softrdma_cm_timers(void)
 }
 
 /* Body of the CM thread. */
-static void *softrdma_cm_thread(void *arg)
+static void *
+softrdma_cm_thread(void *arg)
 {
 	struct epoll_event evs[32];
 	int n, i, timeout = -1;
@@ -1971,14 +2044,16 @@ static void *softrdma_cm_thread(void *arg)
 }
 
 /* fork(), before: the CM's state is whole in the copy (cm.lock comes first). */
-static void softrdma_cm_fork_prepare(void)
+static void
+softrdma_cm_fork_prepare(void)
 {
 	pthread_mutex_lock(&cm.lock);
 	softrdma__evq_fork_prepare();
 }
 
 /* fork(), in the parent. */
-static void softrdma_cm_fork_parent(void)
+static void
+softrdma_cm_fork_parent(void)
 {
 	softrdma__evq_fork_parent();
 	pthread_mutex_unlock(&cm.lock);
@@ -1989,7 +2064,8 @@ static void softrdma_cm_fork_parent(void)
  * socket (no shutdown, no message: the parent's connection and its peer see
  * nothing), stop its timers and take it off the list of ids.
  */
-static void softrdma_cm_id_disown(struct softrdma_cm_id *id)
+static void
+softrdma_cm_id_disown(struct softrdma_cm_id *id)
 {
 	if (id->fd >= 0)
 		close(id->fd);
@@ -2007,7 +2083,8 @@ static void softrdma_cm_id_disown(struct softrdma_cm_id *id)
  * context and PD the parent's CM opened are left to the parent's objects
  * that point to them.
  */
-static void softrdma_cm_fork_child(void)
+static void
+softrdma_cm_fork_child(void)
 {
 	struct softrdma_list *n, *next;
 	int dead = softrdma__fd_dead_open();
@@ -2040,7 +2117,8 @@ static void softrdma_cm_fork_child(void)
  * handler runs before its: cm.lock is taken before the verbs' locks, as
  * the CM does everywhere.
  */
-__attribute__((constructor)) static void softrdma_cm_fork_register(void)
+__attribute__((constructor)) static void
+softrdma_cm_fork_register(void)
 {
 	if (pthread_atfork(softrdma_cm_fork_prepare, softrdma_cm_fork_parent,
 			   softrdma_cm_fork_child)) {

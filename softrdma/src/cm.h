@@ -8,10 +8,10 @@
 
 #include "util.h"
 
-#define SOFTRDMA_CM_MAGIC	0x4d435253u	/* "SRCM" */
-#define SOFTRDMA_CM_REQ_PDATA	56
-#define SOFTRDMA_CM_REP_PDATA	196
-#define SOFTRDMA_CM_REJ_PDATA	148
+#define SOFTRDMA_CM_MAGIC     0x4d435253u /* "SRCM" */
+#define SOFTRDMA_CM_REQ_PDATA 56
+#define SOFTRDMA_CM_REP_PDATA 196
+#define SOFTRDMA_CM_REJ_PDATA 148
 
 enum softrdma_cm_msg_type {
 	SOFTRDMA_CM_REQ = 1,
@@ -20,7 +20,7 @@ enum softrdma_cm_msg_type {
 	SOFTRDMA_CM_RTU,
 	SOFTRDMA_CM_DREQ,
 	SOFTRDMA_CM_DREP,
-	SOFTRDMA_CM_MRA,	/* REQ received: the active side stops its timer */
+	SOFTRDMA_CM_MRA, /* REQ received: the active side stops its timer */
 };
 
 /* Fixed-size CM message exchanged over the id's TCP connection. */

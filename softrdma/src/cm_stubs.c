@@ -8,9 +8,13 @@
 #include <sys/types.h>
 
 /* Define a socket-style stub returning -1 with errno ENOSYS. */
-#define SOFTRDMA_RSTUB(name) \
-	long name(void); \
-	long name(void) { errno = ENOSYS; return -1; }
+#define SOFTRDMA_RSTUB(name)                                                                       \
+	long name(void);                                                                           \
+	long name(void)                                                                            \
+	{                                                                                          \
+		errno = ENOSYS;                                                                    \
+		return -1;                                                                         \
+	}
 
 SOFTRDMA_RSTUB(raccept)
 SOFTRDMA_RSTUB(rbind)
@@ -41,8 +45,12 @@ SOFTRDMA_RSTUB(rwrite)
 SOFTRDMA_RSTUB(rwritev)
 
 /* Compat aliases of librdmacm would be generated here; it has none today. */
-#define SOFTRDMA_COMPAT(name, ver) \
-	long softrdma__compat_##name(void); \
-	long softrdma__compat_##name(void) { errno = ENOSYS; return -1; } \
+#define SOFTRDMA_COMPAT(name, ver)                                                                 \
+	long softrdma__compat_##name(void);                                                        \
+	long softrdma__compat_##name(void)                                                         \
+	{                                                                                          \
+		errno = ENOSYS;                                                                    \
+		return -1;                                                                         \
+	}                                                                                          \
 	__asm__(".symver softrdma__compat_" #name ", " #name "@" ver);
 #include "compat_symver.h"

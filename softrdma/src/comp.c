@@ -21,7 +21,8 @@
  * thread then flushes it and closes its connections (softrdma__qp_check_cq,
  * as for every other QP of that CQ).
  */
-static void softrdma_qp_cq_overrun(struct softrdma_qp *qp)
+static void
+softrdma_qp_cq_overrun(struct softrdma_qp *qp)
 {
 	if (qp->qpx.qp_base.state == IBV_QPS_ERR)
 		return;
@@ -30,7 +31,8 @@ static void softrdma_qp_cq_overrun(struct softrdma_qp *qp)
 }
 
 /* Push a completion for @qp; on CQ overflow the QP is marked for error. */
-void softrdma__complete(struct softrdma_qp *qp, struct ibv_cq *cq, struct ibv_wc *wc)
+void
+softrdma__complete(struct softrdma_qp *qp, struct ibv_cq *cq, struct ibv_wc *wc)
 {
 	wc->qp_num = qp->qpx.qp_base.qp_num;
 	if (softrdma__cq_push(cq, wc) == EOVERFLOW)
@@ -41,7 +43,8 @@ void softrdma__complete(struct softrdma_qp *qp, struct ibv_cq *cq, struct ibv_wc
  * Progress thread (qp->lock held): a CQ @qp completes on overran. Like an
  * RNIC, every QP of that CQ enters the error state with IBV_EVENT_QP_FATAL.
  */
-void softrdma__qp_check_cq(struct softrdma_qp *qp)
+void
+softrdma__qp_check_cq(struct softrdma_qp *qp)
 {
 	if (!__atomic_exchange_n(&qp->cq_overrun, 0, __ATOMIC_RELAXED) ||
 	    qp->qpx.qp_base.state == IBV_QPS_RESET)
@@ -51,7 +54,8 @@ void softrdma__qp_check_cq(struct softrdma_qp *qp)
 }
 
 /* Complete the oldest send WR with @status (always when not SUCCESS). */
-void softrdma__sq_complete_head(struct softrdma_qp *qp, enum ibv_wc_status status)
+void
+softrdma__sq_complete_head(struct softrdma_qp *qp, enum ibv_wc_status status)
 {
 	struct softrdma_swqe *e = &qp->sq[qp->sq_head];
 	struct ibv_wc wc;
@@ -78,7 +82,8 @@ void softrdma__sq_complete_head(struct softrdma_qp *qp, enum ibv_wc_status statu
  * now, but like on an RNIC its slot (and those of the unsignaled WRs before
  * it) stays taken until the application has polled the completion.
  */
-void softrdma__direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e)
+void
+softrdma__direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e)
 {
 	struct ibv_wc wc;
 
@@ -99,7 +104,8 @@ void softrdma__direct_done(struct softrdma_qp *qp, struct softrdma_swqe *e)
 }
 
 /* Free the slots of directly executed WRs whose completion was polled. */
-void softrdma__sq_retire(struct softrdma_qp *qp)
+void
+softrdma__sq_retire(struct softrdma_qp *qp)
 {
 	uint64_t consumed = softrdma__cq_consumed(qp->qpx.qp_base.send_cq);
 	uint32_t i, n = 0;
@@ -123,19 +129,22 @@ void softrdma__sq_retire(struct softrdma_qp *qp)
  * The oldest WR still executing succeeded: it completes now and keeps its
  * slot until the application polls the completion.
  */
-static void softrdma_sq_complete_ok(struct softrdma_qp *qp)
+static void
+softrdma_sq_complete_ok(struct softrdma_qp *qp)
 {
 	softrdma__direct_done(qp, &qp->sq[(qp->sq_head + qp->sq_ndone) % qp->sq_size]);
 }
 
 /* Sequence number @a precedes or equals @b in serial arithmetic. */
-static int softrdma_seq_le(uint32_t a, uint32_t b)
+static int
+softrdma_seq_le(uint32_t a, uint32_t b)
 {
 	return (int32_t)(a - b) <= 0;
 }
 
 /* Requester: find the outstanding WR with @seq; returns its ring offset. */
-static int softrdma_sq_find(struct softrdma_qp *qp, uint32_t seq, uint32_t *off)
+static int
+softrdma_sq_find(struct softrdma_qp *qp, uint32_t seq, uint32_t *off)
 {
 	uint32_t i;
 
@@ -149,8 +158,8 @@ static int softrdma_sq_find(struct softrdma_qp *qp, uint32_t seq, uint32_t *off)
 }
 
 /* Requester: prepare scatter pointers of a READ response. */
-static int softrdma_read_iov(struct softrdma_qp *qp, struct softrdma_swqe *e,
-			     struct softrdma_conn *c)
+static int
+softrdma_read_iov(struct softrdma_qp *qp, struct softrdma_swqe *e, struct softrdma_conn *c)
 {
 	uint32_t i;
 
@@ -172,7 +181,8 @@ static int softrdma_read_iov(struct softrdma_qp *qp, struct softrdma_swqe *e,
 }
 
 /* Requester: an ACK of @seq completes the executing WRs up to it. */
-static void softrdma_comp_ack(struct softrdma_qp *qp, uint32_t seq)
+static void
+softrdma_comp_ack(struct softrdma_qp *qp, uint32_t seq)
 {
 	while (qp->sq_ndone < qp->sq_count &&
 	       softrdma_seq_le(qp->sq[(qp->sq_head + qp->sq_ndone) % qp->sq_size].seq, seq))
@@ -183,7 +193,8 @@ static void softrdma_comp_ack(struct softrdma_qp *qp, uint32_t seq)
  * Requester: a NAK with @st for the WR at ring offset @off. The WRs before
  * it succeeded; it fails, and the QP enters the error state.
  */
-static void softrdma_comp_nak(struct softrdma_qp *qp, enum ibv_wc_status st, uint32_t off)
+static void
+softrdma_comp_nak(struct softrdma_qp *qp, enum ibv_wc_status st, uint32_t off)
 {
 	if (st != IBV_WC_REM_ACCESS_ERR && st != IBV_WC_REM_INV_REQ_ERR &&
 	    st != IBV_WC_REM_OP_ERR && st != IBV_WC_RNR_RETRY_EXC_ERR)
@@ -198,7 +209,8 @@ static void softrdma_comp_nak(struct softrdma_qp *qp, enum ibv_wc_status st, uin
  * would complete it has passed its READ response, which the responder
  * sends in order: a protocol error, or the READ would succeed without data.
  */
-static int softrdma_sq_read_before(struct softrdma_qp *qp, uint32_t end)
+static int
+softrdma_sq_read_before(struct softrdma_qp *qp, uint32_t end)
 {
 	uint32_t i;
 
@@ -213,7 +225,8 @@ static int softrdma_sq_read_before(struct softrdma_qp *qp, uint32_t end)
  * The WRs before it succeeded; its payload goes to the WR's scatter list.
  * Returns 1, or -EPROTO when the response does not match the WR.
  */
-static int softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn *c, uint32_t off)
+static int
+softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn *c, uint32_t off)
 {
 	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + off) % qp->sq_size];
 
@@ -237,7 +250,8 @@ static int softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn 
  * READ response leaves @c in SOFTRDMA_RX_PAYLOAD), 0 to stop (nothing to
  * read yet, end of stream, NAK), -errno when the connection failed.
  */
-static int softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
+static int
+softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
 	uint32_t off;
@@ -257,7 +271,7 @@ static int softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
 		return -EPROTO;
 	if (h->op == SOFTRDMA_OP_ACK) {
 		if (softrdma_sq_read_before(qp, off + 1))
-			return -EPROTO;	/* READs end with their response, never an ACK */
+			return -EPROTO; /* READs end with their response, never an ACK */
 		softrdma_comp_ack(qp, h->seq);
 		c->hhave = 0;
 		return 1;
@@ -272,7 +286,8 @@ static int softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Requester half: process responses arriving on the @out connection. */
-int softrdma__rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c)
+int
+softrdma__rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	int r;
 
@@ -288,7 +303,7 @@ int softrdma__rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c)
 			if (r <= 0)
 				return r;
 			if (c->rx == SOFTRDMA_RX_HDR)
-				continue;	/* an ACK: read the next answer */
+				continue; /* an ACK: read the next answer */
 		}
 		r = softrdma__rx_payload(c, IBV_WC_LOC_PROT_ERR);
 		if (r <= 0)

@@ -14,24 +14,39 @@
 #include "softrdma.h"
 
 /* Stub returning an errno value (int-returning verbs and private helpers). */
-#define SOFTRDMA_STUB_ERR(name, err) \
-	int name(void); \
-	int name(void) { return err; }
+#define SOFTRDMA_STUB_ERR(name, err)                                                               \
+	int name(void);                                                                            \
+	int name(void)                                                                             \
+	{                                                                                          \
+		return err;                                                                        \
+	}
 
 /* Stub returning NULL with errno set. */
-#define SOFTRDMA_STUB_NULL(name, err) \
-	void *name(void); \
-	void *name(void) { errno = err; return NULL; }
+#define SOFTRDMA_STUB_NULL(name, err)                                                              \
+	void *name(void);                                                                          \
+	void *name(void)                                                                           \
+	{                                                                                          \
+		errno = err;                                                                       \
+		return NULL;                                                                       \
+	}
 
 /* Stub returning -1 with errno set. */
-#define SOFTRDMA_STUB_NEG(name, err) \
-	int name(void); \
-	int name(void) { errno = err; return -1; }
+#define SOFTRDMA_STUB_NEG(name, err)                                                               \
+	int name(void);                                                                            \
+	int name(void)                                                                             \
+	{                                                                                          \
+		errno = err;                                                                       \
+		return -1;                                                                         \
+	}
 
 /* Old-ABI alias: defined once per generated SOFTRDMA_COMPAT line. */
-#define SOFTRDMA_COMPAT(name, ver) \
-	long softrdma__compat_##name(void); \
-	long softrdma__compat_##name(void) { errno = ENOSYS; return 0; } \
+#define SOFTRDMA_COMPAT(name, ver)                                                                 \
+	long softrdma__compat_##name(void);                                                        \
+	long softrdma__compat_##name(void)                                                         \
+	{                                                                                          \
+		errno = ENOSYS;                                                                    \
+		return 0;                                                                          \
+	}                                                                                          \
 	__asm__(".symver softrdma__compat_" #name ", " #name "@" ver);
 
 #include "compat_symver.h"
@@ -41,7 +56,8 @@
 #undef ibv_query_port
 
 /* Public verbs without an implementation. */
-struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
+struct ibv_ah *
+ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 {
 	(void)pd;
 	(void)attr;
@@ -50,15 +66,16 @@ struct ibv_ah *ibv_create_ah(struct ibv_pd *pd, struct ibv_ah_attr *attr)
 }
 
 /* Address handles cannot exist, so destroying one is invalid. */
-int ibv_destroy_ah(struct ibv_ah *ah)
+int
+ibv_destroy_ah(struct ibv_ah *ah)
 {
 	(void)ah;
 	return EINVAL;
 }
 
 /* Address handles are for UD QPs, which softrdma does not offer. */
-struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
-				     struct ibv_grh *grh, uint8_t port_num)
+struct ibv_ah *
+ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc, struct ibv_grh *grh, uint8_t port_num)
 {
 	(void)pd;
 	(void)wc;
@@ -69,8 +86,9 @@ struct ibv_ah *ibv_create_ah_from_wc(struct ibv_pd *pd, struct ibv_wc *wc,
 }
 
 /* Address handles are for UD QPs, which softrdma does not offer. */
-int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
-			struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
+int
+ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ibv_wc *wc,
+		    struct ibv_grh *grh, struct ibv_ah_attr *ah_attr)
 {
 	(void)context;
 	(void)port_num;
@@ -82,7 +100,8 @@ int ibv_init_ah_from_wc(struct ibv_context *context, uint8_t port_num, struct ib
 }
 
 /* Multicast is UD only. */
-int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+int
+ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp;
 	(void)gid;
@@ -91,7 +110,8 @@ int ibv_attach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 }
 
 /* Multicast is UD only. */
-int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
+int
+ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 {
 	(void)qp;
 	(void)gid;
@@ -100,7 +120,8 @@ int ibv_detach_mcast(struct ibv_qp *qp, const union ibv_gid *gid, uint16_t lid)
 }
 
 /* No enhanced connection establishment. */
-int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+int
+ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp;
 	(void)ece;
@@ -108,7 +129,8 @@ int ibv_query_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 }
 
 /* No enhanced connection establishment. */
-int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
+int
+ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 {
 	(void)qp;
 	(void)ece;
@@ -116,7 +138,8 @@ int ibv_set_ece(struct ibv_qp *qp, struct ibv_ece *ece)
 }
 
 /* Contexts cannot be shared between processes through a command fd. */
-struct ibv_context *ibv_import_device(int cmd_fd)
+struct ibv_context *
+ibv_import_device(int cmd_fd)
 {
 	(void)cmd_fd;
 	errno = EOPNOTSUPP;
@@ -124,7 +147,8 @@ struct ibv_context *ibv_import_device(int cmd_fd)
 }
 
 /* Objects cannot be imported from another context. */
-struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
+struct ibv_pd *
+ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 {
 	(void)context;
 	(void)pd_handle;
@@ -133,7 +157,8 @@ struct ibv_pd *ibv_import_pd(struct ibv_context *context, uint32_t pd_handle)
 }
 
 /* Objects cannot be imported from another context. */
-struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
+struct ibv_mr *
+ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 {
 	(void)pd;
 	(void)mr_handle;
@@ -142,7 +167,8 @@ struct ibv_mr *ibv_import_mr(struct ibv_pd *pd, uint32_t mr_handle)
 }
 
 /* Objects cannot be imported from another context. */
-struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
+struct ibv_dm *
+ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
 {
 	(void)context;
 	(void)dm_handle;
@@ -151,26 +177,30 @@ struct ibv_dm *ibv_import_dm(struct ibv_context *context, uint32_t dm_handle)
 }
 
 /* Nothing was imported, nothing to release. */
-void ibv_unimport_pd(struct ibv_pd *pd)
+void
+ibv_unimport_pd(struct ibv_pd *pd)
 {
 	(void)pd;
 }
 
 /* Nothing was imported, nothing to release. */
-void ibv_unimport_mr(struct ibv_mr *mr)
+void
+ibv_unimport_mr(struct ibv_mr *mr)
 {
 	(void)mr;
 }
 
 /* Nothing was imported, nothing to release. */
-void ibv_unimport_dm(struct ibv_dm *dm)
+void
+ibv_unimport_dm(struct ibv_dm *dm)
 {
 	(void)dm;
 }
 
 /* No dma-buf support. */
-struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length,
-				 uint64_t iova, int fd, int access)
+struct ibv_mr *
+ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t length, uint64_t iova, int fd,
+		  int access)
 {
 	(void)pd;
 	(void)offset;
@@ -183,8 +213,9 @@ struct ibv_mr *ibv_reg_dmabuf_mr(struct ibv_pd *pd, uint64_t offset, size_t leng
 }
 
 /* Layer-2 resolution belongs to UD address handles. */
-int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
-				uint8_t eth_mac[6], uint16_t *vid)
+int
+ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr *attr,
+			    uint8_t eth_mac[6], uint16_t *vid)
 {
 	(void)context;
 	(void)attr;
@@ -194,13 +225,15 @@ int ibv_resolve_eth_l2_from_gid(struct ibv_context *context, struct ibv_ah_attr 
 }
 
 /* softrdma0 has no sysfs directory. */
-const char *ibv_get_sysfs_path(void)
+const char *
+ibv_get_sysfs_path(void)
 {
 	return "/sys";
 }
 
 /* softrdma0 has no sysfs files. */
-int ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
+int
+ibv_read_sysfs_file(const char *dir, const char *file, char *buf, size_t size)
 {
 	(void)dir;
 	(void)file;

@@ -19,7 +19,8 @@ static pthread_mutex_t softrdma_cq_ev_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t softrdma_cq_ev_cond = PTHREAD_COND_INITIALIZER;
 
 /* Create a completion channel backed by an eventfd (not on an inherited context). */
-struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
+struct ibv_comp_channel *
+ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct softrdma_channel *c;
 	int err;
@@ -46,7 +47,8 @@ struct ibv_comp_channel *ibv_create_comp_channel(struct ibv_context *context)
 }
 
 /* Destroy a channel no CQ uses any more. */
-int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
+int
+ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 {
 	struct softrdma_channel *c = (struct softrdma_channel *)channel;
 
@@ -58,8 +60,9 @@ int ibv_destroy_comp_channel(struct ibv_comp_channel *channel)
 }
 
 /* Create a CQ with room for at least @cqe completions (not on an inherited context). */
-struct ibv_cq *ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
-			     struct ibv_comp_channel *channel, int comp_vector)
+struct ibv_cq *
+ibv_create_cq(struct ibv_context *context, int cqe, void *cq_context,
+	      struct ibv_comp_channel *channel, int comp_vector)
 {
 	struct softrdma_cq *cq;
 	int err = EIO;
@@ -104,7 +107,8 @@ fail:
  * through fork does not wait: the parent's threads that may hold its
  * events are not in this process.
  */
-int ibv_destroy_cq(struct ibv_cq *cq)
+int
+ibv_destroy_cq(struct ibv_cq *cq)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
@@ -145,7 +149,8 @@ int ibv_destroy_cq(struct ibv_cq *cq)
 }
 
 /* Resize @cq keeping its queued completions. */
-int ibv_resize_cq(struct ibv_cq *cq, int cqe)
+int
+ibv_resize_cq(struct ibv_cq *cq, int cqe)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct ibv_wc *ring;
@@ -180,7 +185,8 @@ int ibv_resize_cq(struct ibv_cq *cq, int cqe)
  * every QP completing here to the error state (their locks cannot be taken
  * here: the caller may hold one QP's lock already).
  */
-static void softrdma_cq_overrun(struct softrdma_cq *c)
+static void
+softrdma_cq_overrun(struct softrdma_cq *c)
 {
 	uint32_t i;
 
@@ -197,7 +203,8 @@ static void softrdma_cq_overrun(struct softrdma_cq *c)
  * caller's QP stops at once, the CQ raises IBV_EVENT_CQ_ERR once and every
  * QP completing on it enters the error state.
  */
-int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
+int
+softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 {
 	uint64_t pos;
 
@@ -205,13 +212,15 @@ int softrdma__cq_push(struct ibv_cq *cq, const struct ibv_wc *wc)
 }
 
 /* Completions polled from @cq so far. */
-uint64_t softrdma__cq_consumed(struct ibv_cq *cq)
+uint64_t
+softrdma__cq_consumed(struct ibv_cq *cq)
 {
 	return __atomic_load_n(&((struct softrdma_cq *)cq)->consumed, __ATOMIC_ACQUIRE);
 }
 
 /* Push a completion and report its position: it is polled once consumed >= @pos. */
-int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos)
+int
+softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	struct softrdma_channel *ch = (struct softrdma_channel *)cq->channel;
@@ -252,7 +261,8 @@ int softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *
  * Record that @qp completes on @cq (QP creation; not the data path). A CQ
  * inherited through fork takes no new QP (EIO).
  */
-int softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp)
+int
+softrdma__cq_attach(struct ibv_cq *cq, struct softrdma_qp *qp)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	int err = 0;
@@ -280,7 +290,8 @@ out:
 }
 
 /* Forget @qp; once this returns no poll of @cq touches it. */
-void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
+void
+softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	uint32_t i;
@@ -300,7 +311,8 @@ void softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
  * An empty poll: move the same-host rings of the QPs completing here, so a
  * busy-polling application needs no help from the progress thread.
  */
-static void softrdma_cq_progress(struct softrdma_cq *c)
+static void
+softrdma_cq_progress(struct softrdma_cq *c)
 {
 	uint32_t i;
 
@@ -313,7 +325,8 @@ static void softrdma_cq_progress(struct softrdma_cq *c)
 }
 
 /* ops.poll_cq: dequeue up to @num_entries completions. */
-int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+int
+softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 	int n = 0;
@@ -337,7 +350,8 @@ int softrdma__poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 }
 
 /* ops.req_notify_cq: arm one event for the next new completion. */
-int softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
+int
+softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 
@@ -353,7 +367,8 @@ int softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
 }
 
 /* Wait for the next CQ event on @channel. */
-int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
+int
+ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
 {
 	struct softrdma_channel *ch = (struct softrdma_channel *)channel;
 	struct softrdma_list *node;
@@ -382,7 +397,8 @@ int ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void 
 }
 
 /* Acknowledge @nevents events of @cq; ibv_destroy_cq waits for them. */
-void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
+void
+ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 {
 	pthread_mutex_lock(&softrdma_cq_ev_lock);
 	cq->comp_events_completed += nevents;
@@ -391,13 +407,15 @@ void ibv_ack_cq_events(struct ibv_cq *cq, unsigned int nevents)
 }
 
 /* fork(), before: no event count is half updated when the process is copied. */
-void softrdma__cq_fork_prepare(void)
+void
+softrdma__cq_fork_prepare(void)
 {
 	pthread_mutex_lock(&softrdma_cq_ev_lock);
 }
 
 /* fork(), in the parent. */
-void softrdma__cq_fork_parent(void)
+void
+softrdma__cq_fork_parent(void)
 {
 	pthread_mutex_unlock(&softrdma_cq_ev_lock);
 }
@@ -406,7 +424,8 @@ void softrdma__cq_fork_parent(void)
  * fork(), in the child: the lock and its condition anew (the condition may
  * count waiters that are threads of the parent).
  */
-void softrdma__cq_fork_child(void)
+void
+softrdma__cq_fork_child(void)
 {
 	pthread_cond_init(&softrdma_cq_ev_cond, NULL);
 	/* held since prepare, by this very thread */
@@ -414,7 +433,8 @@ void softrdma__cq_fork_child(void)
 }
 
 /* Forked child: the locks of the parent's CQ @cq anew, so destroying it cannot hang. */
-void softrdma__cq_fork_disown(struct ibv_cq *cq)
+void
+softrdma__cq_fork_disown(struct ibv_cq *cq)
 {
 	struct softrdma_cq *c = (struct softrdma_cq *)cq;
 

@@ -13,7 +13,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "softrdma.h"
 #include "cq.h"
 #include "device.h"
 #include "mr.h"
@@ -21,6 +20,7 @@
 #include "qp.h"
 #include "req.h"
 #include "shm.h"
+#include "softrdma.h"
 #include "srq.h"
 
 #undef ibv_query_port
@@ -35,12 +35,13 @@ static struct {
 	pthread_mutex_t lock;
 	struct softrdma_list head;
 } softrdma_ctxs = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.head = { &softrdma_ctxs.head, &softrdma_ctxs.head },
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .head = {&softrdma_ctxs.head, &softrdma_ctxs.head},
 };
 
 /* Build the GID table (::ffff:a.b.c.d) from the host's IPv4 addresses. */
-static void softrdma_scan_gids(struct softrdma_device *d)
+static void
+softrdma_scan_gids(struct softrdma_device *d)
 {
 	struct ifaddrs *ifa, *i;
 	uint64_t guid = 0x02005e0000000000ull;
@@ -78,13 +79,15 @@ static void softrdma_scan_gids(struct softrdma_device *d)
 }
 
 /* Node GUID in network order: each process (a forked child too) has its own. */
-static __be64 softrdma_device_guid(const struct softrdma_device *d)
+static __be64
+softrdma_device_guid(const struct softrdma_device *d)
 {
 	return htobe64(d->guid_base ^ (uint64_t)getpid() << 32);
 }
 
 /* One-time initialisation of the single device. */
-static void softrdma_dev_init(void)
+static void
+softrdma_dev_init(void)
 {
 	struct ibv_device *dev = &softrdma_dev.dev;
 
@@ -92,22 +95,23 @@ static void softrdma_dev_init(void)
 	dev->transport_type = IBV_TRANSPORT_IB;
 	snprintf(dev->name, sizeof(dev->name), "%s", SOFTRDMA_DEV_NAME);
 	snprintf(dev->dev_name, sizeof(dev->dev_name), "uverbs0");
-	snprintf(dev->dev_path, sizeof(dev->dev_path),
-		 "/sys/class/infiniband_verbs/uverbs0");
-	snprintf(dev->ibdev_path, sizeof(dev->ibdev_path),
-		 "/sys/class/infiniband/%s", SOFTRDMA_DEV_NAME);
+	snprintf(dev->dev_path, sizeof(dev->dev_path), "/sys/class/infiniband_verbs/uverbs0");
+	snprintf(dev->ibdev_path, sizeof(dev->ibdev_path), "/sys/class/infiniband/%s",
+		 SOFTRDMA_DEV_NAME);
 	softrdma_scan_gids(&softrdma_dev);
 }
 
 /* Return the process-wide device, initialising it on first use. */
-struct softrdma_device *softrdma__device(void)
+struct softrdma_device *
+softrdma__device(void)
 {
 	pthread_once(&softrdma_dev_once, softrdma_dev_init);
 	return &softrdma_dev;
 }
 
 /* Return a NULL-terminated array holding softrdma0. */
-struct ibv_device **ibv_get_device_list(int *num_devices)
+struct ibv_device **
+ibv_get_device_list(int *num_devices)
 {
 	struct ibv_device **list = calloc(2, sizeof(*list));
 
@@ -122,32 +126,37 @@ struct ibv_device **ibv_get_device_list(int *num_devices)
 }
 
 /* Release the array returned by ibv_get_device_list. */
-void ibv_free_device_list(struct ibv_device **list)
+void
+ibv_free_device_list(struct ibv_device **list)
 {
 	free(list);
 }
 
 /* Kernel device name of @device. */
-const char *ibv_get_device_name(struct ibv_device *device)
+const char *
+ibv_get_device_name(struct ibv_device *device)
 {
 	return device->name;
 }
 
 /* Node GUID of @device in network order. */
-__be64 ibv_get_device_guid(struct ibv_device *device)
+__be64
+ibv_get_device_guid(struct ibv_device *device)
 {
 	return softrdma_device_guid(SOFTRDMA_CONTAINER_OF(device, struct softrdma_device, dev));
 }
 
 /* Index of @device; there is only one. */
-int ibv_get_device_index(struct ibv_device *device)
+int
+ibv_get_device_index(struct ibv_device *device)
 {
 	(void)device;
 	return 0;
 }
 
 /* Open a context on softrdma0 and start the progress machinery. */
-struct ibv_context *ibv_open_device(struct ibv_device *device)
+struct ibv_context *
+ibv_open_device(struct ibv_device *device)
 {
 	struct softrdma_context *c;
 	struct ibv_context *ctx;
@@ -197,10 +206,11 @@ fail:
 }
 
 /* Close a context opened by ibv_open_device. */
-int ibv_close_device(struct ibv_context *context)
+int
+ibv_close_device(struct ibv_context *context)
 {
 	struct softrdma_context *c =
-		SOFTRDMA_CONTAINER_OF(context, struct softrdma_context, vctx.context);
+	    SOFTRDMA_CONTAINER_OF(context, struct softrdma_context, vctx.context);
 	struct softrdma_list *it;
 
 	pthread_mutex_lock(&softrdma_ctxs.lock);
@@ -218,7 +228,8 @@ int ibv_close_device(struct ibv_context *context)
 }
 
 /* Fill the classic device attributes of softrdma0. */
-static void softrdma_fill_attr(struct ibv_device_attr *a)
+static void
+softrdma_fill_attr(struct ibv_device_attr *a)
 {
 	memset(a, 0, sizeof(*a));
 	snprintf(a->fw_ver, sizeof(a->fw_ver), "1.0.0");
@@ -252,7 +263,8 @@ static void softrdma_fill_attr(struct ibv_device_attr *a)
 }
 
 /* ibv_query_device: classic device attributes. */
-int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
+int
+ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device_attr)
 {
 	(void)context;
 	softrdma_fill_attr(device_attr);
@@ -260,9 +272,10 @@ int ibv_query_device(struct ibv_context *context, struct ibv_device_attr *device
 }
 
 /* verbs_context.query_device_ex: extended attributes, no ODP or extras. */
-int softrdma__query_device_ex(struct ibv_context *context,
-			      const struct ibv_query_device_ex_input *input,
-			      struct ibv_device_attr_ex *attr, size_t attr_size)
+int
+softrdma__query_device_ex(struct ibv_context *context,
+			  const struct ibv_query_device_ex_input *input,
+			  struct ibv_device_attr_ex *attr, size_t attr_size)
 {
 	struct ibv_device_attr_ex full;
 
@@ -279,7 +292,8 @@ int softrdma__query_device_ex(struct ibv_context *context,
 }
 
 /* Fill the attributes of port 1, RoCE-like. */
-static int softrdma_fill_port(uint8_t port_num, struct ibv_port_attr *p)
+static int
+softrdma_fill_port(uint8_t port_num, struct ibv_port_attr *p)
 {
 	if (port_num != 1)
 		return EINVAL;
@@ -292,16 +306,17 @@ static int softrdma_fill_port(uint8_t port_num, struct ibv_port_attr *p)
 	p->max_msg_sz = SOFTRDMA_MAX_MSG;
 	p->pkey_tbl_len = 1;
 	p->max_vl_num = 1;
-	p->active_width = 2;	/* 4X */
-	p->active_speed = 32;	/* 25 Gb/s lane */
-	p->phys_state = 5;	/* LinkUp */
+	p->active_width = 2;  /* 4X */
+	p->active_speed = 32; /* 25 Gb/s lane */
+	p->phys_state = 5;    /* LinkUp */
 	p->link_layer = IBV_LINK_LAYER_ETHERNET;
 	return 0;
 }
 
 /* verbs_context.query_port: full port attributes up to @len bytes. */
-int softrdma__query_port_op(struct ibv_context *context, uint8_t port_num,
-			    struct ibv_port_attr *port_attr, size_t len)
+int
+softrdma__query_port_op(struct ibv_context *context, uint8_t port_num,
+			struct ibv_port_attr *port_attr, size_t len)
 {
 	struct ibv_port_attr p;
 	int err;
@@ -315,15 +330,17 @@ int softrdma__query_port_op(struct ibv_context *context, uint8_t port_num,
 }
 
 /* Exported ibv_query_port for callers without the extended context. */
-int ibv_query_port(struct ibv_context *context, uint8_t port_num,
-		   struct _compat_ibv_port_attr *port_attr)
+int
+ibv_query_port(struct ibv_context *context, uint8_t port_num,
+	       struct _compat_ibv_port_attr *port_attr)
 {
 	return softrdma__query_port_op(context, port_num, (struct ibv_port_attr *)port_attr,
 				       offsetof(struct ibv_port_attr, flags));
 }
 
 /* Return GID @index of port 1. */
-int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
+int
+ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, union ibv_gid *gid)
 {
 	struct softrdma_device *d = softrdma__device();
 
@@ -337,8 +354,9 @@ int ibv_query_gid(struct ibv_context *context, uint8_t port_num, int index, unio
 }
 
 /* Return one GID table entry (RoCE v2). */
-int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
-		      struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
+int
+_ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t gid_index,
+		  struct ibv_gid_entry *entry, uint32_t flags, size_t entry_size)
 {
 	struct softrdma_device *d = softrdma__device();
 	struct ibv_gid_entry e;
@@ -359,8 +377,9 @@ int _ibv_query_gid_ex(struct ibv_context *context, uint32_t port_num, uint32_t g
 }
 
 /* Return the whole GID table. */
-ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries,
-			     size_t max_entries, uint32_t flags, size_t entry_size)
+ssize_t
+_ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *entries, size_t max_entries,
+		     uint32_t flags, size_t entry_size)
 {
 	struct softrdma_device *d = softrdma__device();
 	size_t i;
@@ -381,8 +400,8 @@ ssize_t _ibv_query_gid_table(struct ibv_context *context, struct ibv_gid_entry *
 }
 
 /* Private helper used by ibv_devinfo: every GID is RoCE v2 (sysfs value 1). */
-int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index,
-		       int *type)
+int
+ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned int index, int *type)
 {
 	(void)context;
 	if (port_num != 1 || index >= (unsigned int)softrdma__device()->ngids)
@@ -392,7 +411,8 @@ int ibv_query_gid_type(struct ibv_context *context, uint8_t port_num, unsigned i
 }
 
 /* The only P_Key is the default full-member key. */
-int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
+int
+ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __be16 *pkey)
 {
 	(void)context;
 	if (port_num != 1 || index != 0) {
@@ -404,7 +424,8 @@ int ibv_query_pkey(struct ibv_context *context, uint8_t port_num, int index, __b
 }
 
 /* Index of @pkey in the P_Key table. */
-int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
+int
+ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 {
 	(void)context;
 	if (port_num == 1 && (be16toh(pkey) & 0x7fff) == 0x7fff)
@@ -414,10 +435,11 @@ int ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pke
 }
 
 /* Queue an asynchronous event on @ctx's async fd. */
-void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem)
+void
+softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem)
 {
 	struct softrdma_context *c =
-		SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context);
+	    SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context);
 	struct softrdma_async_item *it = calloc(1, sizeof(*it));
 
 	if (!it)
@@ -444,10 +466,11 @@ void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, vo
 }
 
 /* Wait for (or with O_NONBLOCK, poll for) the next asynchronous event. */
-int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
+int
+ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 {
 	struct softrdma_context *c =
-		SOFTRDMA_CONTAINER_OF(context, struct softrdma_context, vctx.context);
+	    SOFTRDMA_CONTAINER_OF(context, struct softrdma_context, vctx.context);
 	struct softrdma_list *node;
 	struct softrdma_async_item *it;
 	int err;
@@ -464,22 +487,24 @@ int ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *eve
 }
 
 /* Acknowledge an asynchronous event; nothing waits on it here. */
-void ibv_ack_async_event(struct ibv_async_event *event)
+void
+ibv_ack_async_event(struct ibv_async_event *event)
 {
 	(void)event;
 }
 
 /* Human-readable node type. */
-const char *ibv_node_type_str(enum ibv_node_type node_type)
+const char *
+ibv_node_type_str(enum ibv_node_type node_type)
 {
 	static const char *const names[] = {
-		[IBV_NODE_CA] = "InfiniBand channel adapter",
-		[IBV_NODE_SWITCH] = "InfiniBand switch",
-		[IBV_NODE_ROUTER] = "InfiniBand router",
-		[IBV_NODE_RNIC] = "iWARP NIC",
-		[IBV_NODE_USNIC] = "usNIC",
-		[IBV_NODE_USNIC_UDP] = "usNIC UDP",
-		[IBV_NODE_UNSPECIFIED] = "unspecified",
+	    [IBV_NODE_CA] = "InfiniBand channel adapter",
+	    [IBV_NODE_SWITCH] = "InfiniBand switch",
+	    [IBV_NODE_ROUTER] = "InfiniBand router",
+	    [IBV_NODE_RNIC] = "iWARP NIC",
+	    [IBV_NODE_USNIC] = "usNIC",
+	    [IBV_NODE_USNIC_UDP] = "usNIC UDP",
+	    [IBV_NODE_UNSPECIFIED] = "unspecified",
 	};
 
 	if (node_type < IBV_NODE_CA || node_type > IBV_NODE_UNSPECIFIED)
@@ -488,15 +513,13 @@ const char *ibv_node_type_str(enum ibv_node_type node_type)
 }
 
 /* Human-readable port state. */
-const char *ibv_port_state_str(enum ibv_port_state port_state)
+const char *
+ibv_port_state_str(enum ibv_port_state port_state)
 {
 	static const char *const names[] = {
-		[IBV_PORT_NOP] = "PORT_NOP",
-		[IBV_PORT_DOWN] = "PORT_DOWN",
-		[IBV_PORT_INIT] = "PORT_INIT",
-		[IBV_PORT_ARMED] = "PORT_ARMED",
-		[IBV_PORT_ACTIVE] = "PORT_ACTIVE",
-		[IBV_PORT_ACTIVE_DEFER] = "PORT_ACTIVE_DEFER",
+	    [IBV_PORT_NOP] = "PORT_NOP",       [IBV_PORT_DOWN] = "PORT_DOWN",
+	    [IBV_PORT_INIT] = "PORT_INIT",     [IBV_PORT_ARMED] = "PORT_ARMED",
+	    [IBV_PORT_ACTIVE] = "PORT_ACTIVE", [IBV_PORT_ACTIVE_DEFER] = "PORT_ACTIVE_DEFER",
 	};
 
 	if (port_state < IBV_PORT_NOP || port_state > IBV_PORT_ACTIVE_DEFER)
@@ -505,29 +528,30 @@ const char *ibv_port_state_str(enum ibv_port_state port_state)
 }
 
 /* Human-readable asynchronous event type. */
-const char *ibv_event_type_str(enum ibv_event_type event)
+const char *
+ibv_event_type_str(enum ibv_event_type event)
 {
 	static const char *const names[] = {
-		[IBV_EVENT_CQ_ERR] = "CQ error",
-		[IBV_EVENT_QP_FATAL] = "local work queue catastrophic error",
-		[IBV_EVENT_QP_REQ_ERR] = "invalid request local work queue error",
-		[IBV_EVENT_QP_ACCESS_ERR] = "local access violation work queue error",
-		[IBV_EVENT_COMM_EST] = "communication established",
-		[IBV_EVENT_SQ_DRAINED] = "send queue drained",
-		[IBV_EVENT_PATH_MIG] = "path migrated",
-		[IBV_EVENT_PATH_MIG_ERR] = "path migration request error",
-		[IBV_EVENT_DEVICE_FATAL] = "local catastrophic error",
-		[IBV_EVENT_PORT_ACTIVE] = "port active",
-		[IBV_EVENT_PORT_ERR] = "port error",
-		[IBV_EVENT_LID_CHANGE] = "LID change",
-		[IBV_EVENT_PKEY_CHANGE] = "P_Key change",
-		[IBV_EVENT_SM_CHANGE] = "SM change",
-		[IBV_EVENT_SRQ_ERR] = "SRQ catastrophic error",
-		[IBV_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
-		[IBV_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
-		[IBV_EVENT_CLIENT_REREGISTER] = "client reregistration",
-		[IBV_EVENT_GID_CHANGE] = "GID table change",
-		[IBV_EVENT_WQ_FATAL] = "WQ fatal",
+	    [IBV_EVENT_CQ_ERR] = "CQ error",
+	    [IBV_EVENT_QP_FATAL] = "local work queue catastrophic error",
+	    [IBV_EVENT_QP_REQ_ERR] = "invalid request local work queue error",
+	    [IBV_EVENT_QP_ACCESS_ERR] = "local access violation work queue error",
+	    [IBV_EVENT_COMM_EST] = "communication established",
+	    [IBV_EVENT_SQ_DRAINED] = "send queue drained",
+	    [IBV_EVENT_PATH_MIG] = "path migrated",
+	    [IBV_EVENT_PATH_MIG_ERR] = "path migration request error",
+	    [IBV_EVENT_DEVICE_FATAL] = "local catastrophic error",
+	    [IBV_EVENT_PORT_ACTIVE] = "port active",
+	    [IBV_EVENT_PORT_ERR] = "port error",
+	    [IBV_EVENT_LID_CHANGE] = "LID change",
+	    [IBV_EVENT_PKEY_CHANGE] = "P_Key change",
+	    [IBV_EVENT_SM_CHANGE] = "SM change",
+	    [IBV_EVENT_SRQ_ERR] = "SRQ catastrophic error",
+	    [IBV_EVENT_SRQ_LIMIT_REACHED] = "SRQ limit reached",
+	    [IBV_EVENT_QP_LAST_WQE_REACHED] = "last WQE reached",
+	    [IBV_EVENT_CLIENT_REREGISTER] = "client reregistration",
+	    [IBV_EVENT_GID_CHANGE] = "GID table change",
+	    [IBV_EVENT_WQ_FATAL] = "WQ fatal",
 	};
 
 	if (event < IBV_EVENT_CQ_ERR || event > IBV_EVENT_WQ_FATAL)
@@ -536,33 +560,34 @@ const char *ibv_event_type_str(enum ibv_event_type event)
 }
 
 /* Human-readable work completion status. */
-const char *ibv_wc_status_str(enum ibv_wc_status status)
+const char *
+ibv_wc_status_str(enum ibv_wc_status status)
 {
 	static const char *const names[] = {
-		[IBV_WC_SUCCESS] = "success",
-		[IBV_WC_LOC_LEN_ERR] = "local length error",
-		[IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
-		[IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-		[IBV_WC_LOC_PROT_ERR] = "local protection error",
-		[IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-		[IBV_WC_MW_BIND_ERR] = "memory management operation error",
-		[IBV_WC_BAD_RESP_ERR] = "bad response error",
-		[IBV_WC_LOC_ACCESS_ERR] = "local access error",
-		[IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-		[IBV_WC_REM_ACCESS_ERR] = "remote access error",
-		[IBV_WC_REM_OP_ERR] = "remote operation error",
-		[IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-		[IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-		[IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-		[IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-		[IBV_WC_REM_ABORT_ERR] = "aborted error",
-		[IBV_WC_INV_EECN_ERR] = "invalid EE context number",
-		[IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-		[IBV_WC_FATAL_ERR] = "fatal error",
-		[IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-		[IBV_WC_GENERAL_ERR] = "general error",
-		[IBV_WC_TM_ERR] = "TM error",
-		[IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
+	    [IBV_WC_SUCCESS] = "success",
+	    [IBV_WC_LOC_LEN_ERR] = "local length error",
+	    [IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
+	    [IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
+	    [IBV_WC_LOC_PROT_ERR] = "local protection error",
+	    [IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
+	    [IBV_WC_MW_BIND_ERR] = "memory management operation error",
+	    [IBV_WC_BAD_RESP_ERR] = "bad response error",
+	    [IBV_WC_LOC_ACCESS_ERR] = "local access error",
+	    [IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
+	    [IBV_WC_REM_ACCESS_ERR] = "remote access error",
+	    [IBV_WC_REM_OP_ERR] = "remote operation error",
+	    [IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
+	    [IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
+	    [IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
+	    [IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
+	    [IBV_WC_REM_ABORT_ERR] = "aborted error",
+	    [IBV_WC_INV_EECN_ERR] = "invalid EE context number",
+	    [IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
+	    [IBV_WC_FATAL_ERR] = "fatal error",
+	    [IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
+	    [IBV_WC_GENERAL_ERR] = "general error",
+	    [IBV_WC_TM_ERR] = "TM error",
+	    [IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
 	};
 
 	if (status < IBV_WC_SUCCESS || status > IBV_WC_TM_RNDV_INCOMPLETE)
@@ -571,68 +596,110 @@ const char *ibv_wc_status_str(enum ibv_wc_status status)
 }
 
 /* Static rate to multiple of 2.5 Gb/s. */
-int ibv_rate_to_mult(enum ibv_rate rate)
+int
+ibv_rate_to_mult(enum ibv_rate rate)
 {
 	switch (rate) {
-	case IBV_RATE_2_5_GBPS: return 1;
-	case IBV_RATE_5_GBPS: return 2;
-	case IBV_RATE_10_GBPS: return 4;
-	case IBV_RATE_20_GBPS: return 8;
-	case IBV_RATE_30_GBPS: return 12;
-	case IBV_RATE_40_GBPS: return 16;
-	case IBV_RATE_60_GBPS: return 24;
-	case IBV_RATE_80_GBPS: return 32;
-	case IBV_RATE_120_GBPS: return 48;
-	default: return -1;
+	case IBV_RATE_2_5_GBPS:
+		return 1;
+	case IBV_RATE_5_GBPS:
+		return 2;
+	case IBV_RATE_10_GBPS:
+		return 4;
+	case IBV_RATE_20_GBPS:
+		return 8;
+	case IBV_RATE_30_GBPS:
+		return 12;
+	case IBV_RATE_40_GBPS:
+		return 16;
+	case IBV_RATE_60_GBPS:
+		return 24;
+	case IBV_RATE_80_GBPS:
+		return 32;
+	case IBV_RATE_120_GBPS:
+		return 48;
+	default:
+		return -1;
 	}
 }
 
 /* Multiple of 2.5 Gb/s to static rate. */
-enum ibv_rate mult_to_ibv_rate(int mult)
+enum ibv_rate
+mult_to_ibv_rate(int mult)
 {
 	switch (mult) {
-	case 1: return IBV_RATE_2_5_GBPS;
-	case 2: return IBV_RATE_5_GBPS;
-	case 4: return IBV_RATE_10_GBPS;
-	case 8: return IBV_RATE_20_GBPS;
-	case 12: return IBV_RATE_30_GBPS;
-	case 16: return IBV_RATE_40_GBPS;
-	case 24: return IBV_RATE_60_GBPS;
-	case 32: return IBV_RATE_80_GBPS;
-	case 48: return IBV_RATE_120_GBPS;
-	default: return IBV_RATE_MAX;
+	case 1:
+		return IBV_RATE_2_5_GBPS;
+	case 2:
+		return IBV_RATE_5_GBPS;
+	case 4:
+		return IBV_RATE_10_GBPS;
+	case 8:
+		return IBV_RATE_20_GBPS;
+	case 12:
+		return IBV_RATE_30_GBPS;
+	case 16:
+		return IBV_RATE_40_GBPS;
+	case 24:
+		return IBV_RATE_60_GBPS;
+	case 32:
+		return IBV_RATE_80_GBPS;
+	case 48:
+		return IBV_RATE_120_GBPS;
+	default:
+		return IBV_RATE_MAX;
 	}
 }
 
 /* Static rate to Mb/s. */
-int ibv_rate_to_mbps(enum ibv_rate rate)
+int
+ibv_rate_to_mbps(enum ibv_rate rate)
 {
 	switch (rate) {
-	case IBV_RATE_2_5_GBPS: return 2500;
-	case IBV_RATE_5_GBPS: return 5000;
-	case IBV_RATE_10_GBPS: return 10000;
-	case IBV_RATE_20_GBPS: return 20000;
-	case IBV_RATE_25_GBPS: return 25000;
-	case IBV_RATE_40_GBPS: return 40000;
-	case IBV_RATE_50_GBPS: return 50000;
-	case IBV_RATE_100_GBPS: return 100000;
-	default: return -1;
+	case IBV_RATE_2_5_GBPS:
+		return 2500;
+	case IBV_RATE_5_GBPS:
+		return 5000;
+	case IBV_RATE_10_GBPS:
+		return 10000;
+	case IBV_RATE_20_GBPS:
+		return 20000;
+	case IBV_RATE_25_GBPS:
+		return 25000;
+	case IBV_RATE_40_GBPS:
+		return 40000;
+	case IBV_RATE_50_GBPS:
+		return 50000;
+	case IBV_RATE_100_GBPS:
+		return 100000;
+	default:
+		return -1;
 	}
 }
 
 /* Mb/s to static rate. */
-enum ibv_rate mbps_to_ibv_rate(int mbps)
+enum ibv_rate
+mbps_to_ibv_rate(int mbps)
 {
 	switch (mbps) {
-	case 2500: return IBV_RATE_2_5_GBPS;
-	case 5000: return IBV_RATE_5_GBPS;
-	case 10000: return IBV_RATE_10_GBPS;
-	case 20000: return IBV_RATE_20_GBPS;
-	case 25000: return IBV_RATE_25_GBPS;
-	case 40000: return IBV_RATE_40_GBPS;
-	case 50000: return IBV_RATE_50_GBPS;
-	case 100000: return IBV_RATE_100_GBPS;
-	default: return IBV_RATE_MAX;
+	case 2500:
+		return IBV_RATE_2_5_GBPS;
+	case 5000:
+		return IBV_RATE_5_GBPS;
+	case 10000:
+		return IBV_RATE_10_GBPS;
+	case 20000:
+		return IBV_RATE_20_GBPS;
+	case 25000:
+		return IBV_RATE_25_GBPS;
+	case 40000:
+		return IBV_RATE_40_GBPS;
+	case 50000:
+		return IBV_RATE_50_GBPS;
+	case 100000:
+		return IBV_RATE_100_GBPS;
+	default:
+		return IBV_RATE_MAX;
 	}
 }
 
@@ -642,19 +709,22 @@ enum ibv_rate mbps_to_ibv_rate(int mbps)
  * of its own (softrdma.h). Succeeds at any time, even after registrations;
  * RDMAV_FORK_SAFE, IBV_FORK_SAFE and RDMAV_USE_MADVISE change nothing.
  */
-int ibv_fork_init(void)
+int
+ibv_fork_init(void)
 {
 	return 0;
 }
 
 /* Fork safety: always there, so ibv_fork_init() is unneeded. */
-enum ibv_fork_status ibv_is_fork_initialized(void)
+enum ibv_fork_status
+ibv_is_fork_initialized(void)
 {
 	return IBV_FORK_UNNEEDED;
 }
 
 /* No madvise needed for unpinned memory. */
-int ibv_dontfork_range(void *base, size_t size)
+int
+ibv_dontfork_range(void *base, size_t size)
 {
 	(void)base;
 	(void)size;
@@ -662,7 +732,8 @@ int ibv_dontfork_range(void *base, size_t size)
 }
 
 /* No madvise needed for unpinned memory. */
-int ibv_dofork_range(void *base, size_t size)
+int
+ibv_dofork_range(void *base, size_t size)
 {
 	(void)base;
 	(void)size;
@@ -670,14 +741,15 @@ int ibv_dofork_range(void *base, size_t size)
 }
 
 /* Non-zero when @ctx belongs to the parent of this forked process. */
-int softrdma__ctx_inherited(struct ibv_context *ctx)
+int
+softrdma__ctx_inherited(struct ibv_context *ctx)
 {
 	return SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context)->inherited;
 }
 
 /* ops.post_send of an inherited context: the QP is the parent's. */
-static int softrdma_dead_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
-				   struct ibv_send_wr **bad)
+static int
+softrdma_dead_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	(void)qp;
 	*bad = wr;
@@ -685,8 +757,8 @@ static int softrdma_dead_post_send(struct ibv_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* ops.post_recv of an inherited context. */
-static int softrdma_dead_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
-				   struct ibv_recv_wr **bad)
+static int
+softrdma_dead_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)qp;
 	*bad = wr;
@@ -694,8 +766,8 @@ static int softrdma_dead_post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr,
 }
 
 /* ops.post_srq_recv of an inherited context. */
-static int softrdma_dead_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-				       struct ibv_recv_wr **bad)
+static int
+softrdma_dead_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	(void)srq;
 	*bad = wr;
@@ -703,7 +775,8 @@ static int softrdma_dead_post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *
 }
 
 /* ops.poll_cq of an inherited context: a poll error, not an empty CQ. */
-static int softrdma_dead_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
+static int
+softrdma_dead_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_wc *wc)
 {
 	(void)cq;
 	(void)num_entries;
@@ -713,7 +786,8 @@ static int softrdma_dead_poll_cq(struct ibv_cq *cq, int num_entries, struct ibv_
 }
 
 /* ops.req_notify_cq of an inherited context. */
-static int softrdma_dead_req_notify_cq(struct ibv_cq *cq, int solicited_only)
+static int
+softrdma_dead_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 {
 	(void)cq;
 	(void)solicited_only;
@@ -721,8 +795,8 @@ static int softrdma_dead_req_notify_cq(struct ibv_cq *cq, int solicited_only)
 }
 
 /* verbs_context.create_qp_ex of an inherited context. */
-static struct ibv_qp *softrdma_dead_create_qp_ex(struct ibv_context *ctx,
-						 struct ibv_qp_init_attr_ex *attr)
+static struct ibv_qp *
+softrdma_dead_create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
 	(void)ctx;
 	(void)attr;
@@ -735,13 +809,14 @@ static struct ibv_qp *softrdma_dead_create_qp_ex(struct ibv_context *ctx,
  * fails with EIO without touching the parent's objects, nothing new can be
  * made on it) and leaves the list; ibv_close_device() still frees it.
  */
-static void softrdma_ctx_fork_child(void)
+static void
+softrdma_ctx_fork_child(void)
 {
 	struct softrdma_list *n, *next;
 
 	for (n = softrdma_ctxs.head.next; n != &softrdma_ctxs.head; n = next) {
 		struct softrdma_context *c =
-			SOFTRDMA_CONTAINER_OF(n, struct softrdma_context, node);
+		    SOFTRDMA_CONTAINER_OF(n, struct softrdma_context, node);
 		struct ibv_context *ctx = &c->vctx.context;
 
 		next = n->next;
@@ -761,7 +836,8 @@ static void softrdma_ctx_fork_child(void)
 }
 
 /* fork(), before: take the global locks in their documented order. */
-static void softrdma_fork_prepare(void)
+static void
+softrdma_fork_prepare(void)
 {
 	softrdma__progress_fork_prepare();
 	softrdma__shm_fork_prepare();
@@ -771,7 +847,8 @@ static void softrdma_fork_prepare(void)
 }
 
 /* fork(), in the parent: release them, last taken first. */
-static void softrdma_fork_parent(void)
+static void
+softrdma_fork_parent(void)
 {
 	softrdma__evq_fork_parent();
 	pthread_mutex_unlock(&softrdma_ctxs.lock);
@@ -785,7 +862,8 @@ static void softrdma_fork_parent(void)
  * inert, their event queues, QPs and connections are disowned, then the
  * same-host state and the MR table start empty.
  */
-static void softrdma_fork_child(void)
+static void
+softrdma_fork_child(void)
 {
 	int dead = softrdma__fd_dead_open();
 
@@ -804,7 +882,8 @@ static void softrdma_fork_child(void)
  * registers its own (it depends on this library), so its prepare handler,
  * which takes the CM's lock, runs before this one.
  */
-__attribute__((constructor)) static void softrdma_fork_register(void)
+__attribute__((constructor)) static void
+softrdma_fork_register(void)
 {
 	if (pthread_atfork(softrdma_fork_prepare, softrdma_fork_parent, softrdma_fork_child)) {
 		/* out of memory at load time: fork() then leaves a child unusable */

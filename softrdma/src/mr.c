@@ -23,19 +23,22 @@ static uint32_t softrdma_mr_next = 1;
 static uint32_t softrdma_pd_next;
 
 /* Take a reference on @pd for an object created in it. */
-void softrdma__pd_get(struct ibv_pd *pd)
+void
+softrdma__pd_get(struct ibv_pd *pd)
 {
 	__atomic_add_fetch(&((struct softrdma_pd *)pd)->refs, 1, __ATOMIC_RELAXED);
 }
 
 /* Drop a reference taken by softrdma__pd_get. */
-void softrdma__pd_put(struct ibv_pd *pd)
+void
+softrdma__pd_put(struct ibv_pd *pd)
 {
 	__atomic_sub_fetch(&((struct softrdma_pd *)pd)->refs, 1, __ATOMIC_RELAXED);
 }
 
 /* Allocate a protection domain (not on a context inherited through fork). */
-struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
+struct ibv_pd *
+ibv_alloc_pd(struct ibv_context *context)
 {
 	struct softrdma_pd *p;
 
@@ -55,7 +58,8 @@ struct ibv_pd *ibv_alloc_pd(struct ibv_context *context)
 }
 
 /* Free a protection domain that no object uses any more. */
-int ibv_dealloc_pd(struct ibv_pd *pd)
+int
+ibv_dealloc_pd(struct ibv_pd *pd)
 {
 	struct softrdma_pd *p = (struct softrdma_pd *)pd;
 
@@ -66,7 +70,8 @@ int ibv_dealloc_pd(struct ibv_pd *pd)
 }
 
 /* Look up @key and hold the table read lock until softrdma__mr_put. */
-struct softrdma_mr *softrdma__mr_get(uint32_t key)
+struct softrdma_mr *
+softrdma__mr_get(uint32_t key)
 {
 	uint32_t slot = key >> 8;
 	struct softrdma_mr *mr;
@@ -81,14 +86,16 @@ struct softrdma_mr *softrdma__mr_get(uint32_t key)
 }
 
 /* Release the lock taken by softrdma__mr_get (always, even on NULL). */
-void softrdma__mr_put(void)
+void
+softrdma__mr_put(void)
 {
 	pthread_rwlock_unlock(&softrdma_mr_lock);
 }
 
 /* Check that [addr, addr+len) lies in @mr, @pd matches and @access is granted. */
-int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
-		       uint64_t len, int access)
+int
+softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr, uint64_t len,
+		   int access)
 {
 	if (!mr || mr->mr.pd != pd)
 		return EACCES;
@@ -100,13 +107,15 @@ int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
 }
 
 /* Translate the I/O virtual address @addr of @mr to a process pointer. */
-void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr)
+void *
+softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr)
 {
 	return (char *)mr->mr.addr + (addr - mr->iova);
 }
 
 /* Validate access flags the way the kernel does. */
-static int softrdma_access_ok(unsigned int access)
+static int
+softrdma_access_ok(unsigned int access)
 {
 	unsigned int known = IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE |
 			     IBV_ACCESS_REMOTE_READ | IBV_ACCESS_REMOTE_ATOMIC |
@@ -124,8 +133,8 @@ static int softrdma_access_ok(unsigned int access)
 }
 
 /* Register [addr, addr+length) with I/O virtual address @iova. */
-struct ibv_mr *ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-				unsigned int access)
+struct ibv_mr *
+ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, unsigned int access)
 {
 	struct softrdma_mr *mr;
 	uint32_t slot, i;
@@ -182,14 +191,15 @@ fail:
 }
 
 /* Classic registration: the I/O virtual address is the process address. */
-struct ibv_mr *ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
+struct ibv_mr *
+ibv_reg_mr(struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, (uintptr_t)addr, access);
 }
 
 /* Registration with a caller-chosen I/O virtual address. */
-struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova,
-			       int access)
+struct ibv_mr *
+ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, int access)
 {
 	return ibv_reg_mr_iova2(pd, addr, length, iova, access);
 }
@@ -198,7 +208,8 @@ struct ibv_mr *ibv_reg_mr_iova(struct ibv_pd *pd, void *addr, size_t length, uin
  * Unregister @mr; its keys become invalid at once. An MR inherited through
  * fork is not in this process's table: only the child's copy is freed.
  */
-int ibv_dereg_mr(struct ibv_mr *mr)
+int
+ibv_dereg_mr(struct ibv_mr *mr)
 {
 	struct softrdma_mr *m = (struct softrdma_mr *)mr;
 	struct ibv_pd *pd = mr->pd;
@@ -215,8 +226,8 @@ int ibv_dereg_mr(struct ibv_mr *mr)
 }
 
 /* Change PD, translation or access of @mr; keys get a new variant. */
-int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length,
-		 int access)
+int
+ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length, int access)
 {
 	struct softrdma_mr *m = (struct softrdma_mr *)mr;
 	void *naddr = (flags & IBV_REREG_MR_CHANGE_TRANSLATION) ? addr : mr->addr;
@@ -262,7 +273,8 @@ int ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, si
  * before fork: whatever a registration of the parent was doing, the child
  * throws the whole table away.
  */
-void softrdma__mr_fork_child(void)
+void
+softrdma__mr_fork_child(void)
 {
 	uint32_t i;
 

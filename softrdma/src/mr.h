@@ -21,8 +21,8 @@ void softrdma__pd_put(struct ibv_pd *pd);
 void softrdma__mr_fork_child(void);
 struct softrdma_mr *softrdma__mr_get(uint32_t key);
 void softrdma__mr_put(void);
-int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr,
-		       uint64_t len, int access);
+int softrdma__mr_check(struct softrdma_mr *mr, struct ibv_pd *pd, uint64_t addr, uint64_t len,
+		       int access);
 void *softrdma__mr_ptr(struct softrdma_mr *mr, uint64_t addr);
 
 #endif

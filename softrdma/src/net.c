@@ -29,13 +29,13 @@
 #include "shm.h"
 
 /* A CM disconnect waits at most this long for the peer's streams to end. */
-#define SOFTRDMA_DRAIN_NS	1000000000ull
+#define SOFTRDMA_DRAIN_NS 1000000000ull
 /* Requests outstanding when the peer's QP left RTS time out after this. */
-#define SOFTRDMA_EOS_WAIT_NS	500000000ull
+#define SOFTRDMA_EOS_WAIT_NS 500000000ull
 
 /* Allocate a transmit buffer holding @hdr followed by room for @payload bytes. */
-struct softrdma_txbuf *softrdma__txbuf_new(const struct softrdma_wire_hdr *hdr,
-					   size_t payload)
+struct softrdma_txbuf *
+softrdma__txbuf_new(const struct softrdma_wire_hdr *hdr, size_t payload)
 {
 	struct softrdma_txbuf *b = malloc(sizeof(*b) + sizeof(*hdr) + payload);
 	struct softrdma_wire_hdr *h;
@@ -55,25 +55,25 @@ struct softrdma_txbuf *softrdma__txbuf_new(const struct softrdma_wire_hdr *hdr,
  * the peer are still queued on the responder connection: the peer must see
  * its ACKs before any later request of this side.
  */
-int softrdma__requests_held(struct softrdma_conn *c)
+int
+softrdma__requests_held(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
 
-	return c->is_out && qp && qp->in && !qp->in->dead &&
-	       !softrdma__list_empty(&qp->in->txq);
+	return c->is_out && qp && qp->in && !qp->in->dead && !softrdma__list_empty(&qp->in->txq);
 }
 
 /* Epoll interest a connection needs right now. */
-uint32_t softrdma__conn_want(struct softrdma_conn *c)
+uint32_t
+softrdma__conn_want(struct softrdma_conn *c)
 {
 	uint32_t ev = EPOLLRDHUP;
 	struct softrdma_qp *qp = c->qp;
 
 	if (c->shm || c->eos)
-		return ev;	/* data flows through the rings, or the peer is done */
-	if (c->connecting ||
-	    (!softrdma__list_empty(&c->txq) && !(c->await_answer && c->hello_sent) &&
-	     !softrdma__requests_held(c)))
+		return ev; /* data flows through the rings, or the peer is done */
+	if (c->connecting || (!softrdma__list_empty(&c->txq) &&
+			      !(c->await_answer && c->hello_sent) && !softrdma__requests_held(c)))
 		ev |= EPOLLOUT;
 	if (!c->connecting) {
 		if (c->is_out)
@@ -87,7 +87,8 @@ uint32_t softrdma__conn_want(struct softrdma_conn *c)
 }
 
 /* The peer's ring has data this side should consume now (qp->lock held). */
-int softrdma__qp_conn_wants_rx(struct softrdma_conn *c)
+int
+softrdma__qp_conn_wants_rx(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
 	enum ibv_qp_state st;
@@ -102,7 +103,8 @@ int softrdma__qp_conn_wants_rx(struct softrdma_conn *c)
 }
 
 /* Receive from the socket or the ring without blocking. */
-static ssize_t softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len)
+static ssize_t
+softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len)
 {
 	if (c->shm)
 		return softrdma__shm_recv(c, buf, len);
@@ -110,7 +112,8 @@ static ssize_t softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len
 }
 
 /* Write queued buffers without blocking; keep EPOLLOUT armed for the rest. */
-int softrdma__qp_flush_tx(struct softrdma_conn *c)
+int
+softrdma__qp_flush_tx(struct softrdma_conn *c)
 {
 	if (softrdma__requests_held(c) && softrdma__qp_flush_tx(c->qp->in) == 0 &&
 	    softrdma__requests_held(c)) {
@@ -120,7 +123,7 @@ int softrdma__qp_flush_tx(struct softrdma_conn *c)
 	}
 	while (!c->connecting && !softrdma__list_empty(&c->txq) && !softrdma__requests_held(c)) {
 		struct softrdma_txbuf *b =
-			SOFTRDMA_CONTAINER_OF(c->txq.next, struct softrdma_txbuf, node);
+		    SOFTRDMA_CONTAINER_OF(c->txq.next, struct softrdma_txbuf, node);
 		ssize_t n;
 
 		/* after the hello, wait for the answer that picks the transport */
@@ -151,7 +154,8 @@ int softrdma__qp_flush_tx(struct softrdma_conn *c)
 }
 
 /* Queue @b on @c and try to send it at once. */
-void softrdma__conn_send(struct softrdma_conn *c, struct softrdma_txbuf *b)
+void
+softrdma__conn_send(struct softrdma_conn *c, struct softrdma_txbuf *b)
 {
 	int was_empty = softrdma__list_empty(&c->txq);
 
@@ -165,7 +169,8 @@ void softrdma__conn_send(struct softrdma_conn *c, struct softrdma_txbuf *b)
  * not, it is on the grave and the progress thread may free it at any time:
  * it must not be touched again.
  */
-static int softrdma_conn_attached(struct softrdma_qp *qp, struct softrdma_conn *c)
+static int
+softrdma_conn_attached(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	return qp->in == c || qp->out == c;
 }
@@ -174,7 +179,8 @@ static int softrdma_conn_attached(struct softrdma_qp *qp, struct softrdma_conn *
  * Application thread, from an empty CQ poll: move the rings of @qp's
  * same-host connections. Skipped when another thread holds the QP.
  */
-void softrdma__qp_app_progress(struct softrdma_qp *qp)
+void
+softrdma__qp_app_progress(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *cs[2];
 	int i;
@@ -208,9 +214,10 @@ void softrdma__qp_app_progress(struct softrdma_qp *qp)
  * (their WRs are flushed here). When queued data cannot be written at
  * once, the close alone ends the stream. Nothing is allocated.
  */
-static void softrdma_conn_send_eos(struct softrdma_conn *c)
+static void
+softrdma_conn_send_eos(struct softrdma_conn *c)
 {
-	struct softrdma_wire_hdr h = { .op = SOFTRDMA_OP_EOS };
+	struct softrdma_wire_hdr h = {.op = SOFTRDMA_OP_EOS};
 	struct softrdma_list *n, *nx;
 	uint32_t space;
 	uint64_t at;
@@ -222,7 +229,7 @@ static void softrdma_conn_send_eos(struct softrdma_conn *c)
 
 		nx = n->next;
 		if (b->off)
-			continue;	/* partly written: the peer sees a cut message */
+			continue; /* partly written: the peer sees a cut message */
 		softrdma__list_del(n);
 		free(b);
 	}
@@ -245,7 +252,8 @@ static void softrdma_conn_send_eos(struct softrdma_conn *c)
 }
 
 /* Close both connections of @qp, each after an end-of-stream marker. */
-void softrdma__qp_close_conns(struct softrdma_qp *qp)
+void
+softrdma__qp_close_conns(struct softrdma_qp *qp)
 {
 	if (qp->out)
 		softrdma_conn_send_eos(qp->out);
@@ -265,7 +273,8 @@ void softrdma__qp_close_conns(struct softrdma_qp *qp)
  * Outstanding requests to a peer whose QP left RTS: like unanswered
  * retries they fail at a deadline, unless a disconnect flushes them first.
  */
-void softrdma__qp_arm_eos_timer(struct softrdma_qp *qp)
+void
+softrdma__qp_arm_eos_timer(struct softrdma_qp *qp)
 {
 	enum ibv_qp_state st = qp->qpx.qp_base.state;
 
@@ -278,7 +287,8 @@ void softrdma__qp_arm_eos_timer(struct softrdma_qp *qp)
 }
 
 /* The peer ended its stream on @c (marker seen, or closed after it or while draining). */
-static void softrdma_qp_peer_ended(struct softrdma_qp *qp, int out)
+static void
+softrdma_qp_peer_ended(struct softrdma_qp *qp, int out)
 {
 	if (out)
 		qp->peer_eos = 1;
@@ -289,7 +299,8 @@ static void softrdma_qp_peer_ended(struct softrdma_qp *qp, int out)
 }
 
 /* An end-of-stream marker arrived on @c: stop reading it. */
-void softrdma__conn_eos(struct softrdma_qp *qp, struct softrdma_conn *c)
+void
+softrdma__conn_eos(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	c->eos = 1;
 	c->hhave = 0;
@@ -301,7 +312,8 @@ void softrdma__conn_eos(struct softrdma_qp *qp, struct softrdma_conn *c)
  * end-of-stream marker or is gone, or the responder waits for a receive
  * WQE (it cannot move on by itself).
  */
-static int softrdma_qp_peer_done(struct softrdma_qp *qp)
+static int
+softrdma_qp_peer_done(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *o = qp->out, *i = qp->in;
 
@@ -317,7 +329,8 @@ static int softrdma_qp_peer_done(struct softrdma_qp *qp)
  * marker first, for at most SOFTRDMA_DRAIN_NS, so a dead peer still ends
  * in flush errors soon.
  */
-void softrdma__qp_drain(struct softrdma_qp *qp)
+void
+softrdma__qp_drain(struct softrdma_qp *qp)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	struct timespec ts;
@@ -331,8 +344,9 @@ void softrdma__qp_drain(struct softrdma_qp *qp)
 	}
 	qp->draining = 1;
 	softrdma__progress_kick();
-	while (!qp->destroyed && (q->state == IBV_QPS_RTR || q->state == IBV_QPS_RTS ||
-				  q->state == IBV_QPS_SQD) && !softrdma_qp_peer_done(qp)) {
+	while (!qp->destroyed &&
+	       (q->state == IBV_QPS_RTR || q->state == IBV_QPS_RTS || q->state == IBV_QPS_SQD) &&
+	       !softrdma_qp_peer_done(qp)) {
 		if (pthread_cond_timedwait(&qp->drain_cond, &qp->lock, &ts) == ETIMEDOUT)
 			break;
 	}
@@ -341,7 +355,8 @@ void softrdma__qp_drain(struct softrdma_qp *qp)
 }
 
 /* Progress thread: requests outstanding since the peer left RTS time out. */
-void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
+void
+softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
 {
 	enum ibv_qp_state st = qp->qpx.qp_base.state;
 
@@ -364,7 +379,8 @@ void softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next
  * Receive payload bytes into c->iov (or discard them). Returns 1 when the
  * payload is complete, 0 on EAGAIN, -errno on connection failure.
  */
-int softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
+int
+softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
 {
 	static __thread char scratch[65536];
 
@@ -374,8 +390,9 @@ int softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
 		if (c->discard && c->shm) {
 			n = softrdma__shm_discard(c, c->remaining);
 		} else if (c->discard) {
-			n = recv(c->fd, scratch, c->remaining < sizeof(scratch) ?
-				 c->remaining : sizeof(scratch), MSG_DONTWAIT);
+			n = recv(c->fd, scratch,
+				 c->remaining < sizeof(scratch) ? c->remaining : sizeof(scratch),
+				 MSG_DONTWAIT);
 		} else {
 			struct iovec iov[SOFTRDMA_MAX_SGE];
 			size_t skip = c->total - c->remaining;
@@ -413,7 +430,8 @@ int softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
 }
 
 /* Read more header bytes; 1 when complete, 0 on EAGAIN, -errno on failure. */
-int softrdma__rx_hdr(struct softrdma_conn *c)
+int
+softrdma__rx_hdr(struct softrdma_conn *c)
 {
 	while (c->hhave < sizeof(c->hbuf)) {
 		ssize_t n = softrdma_conn_recv(c, c->hbuf + c->hhave, sizeof(c->hbuf) - c->hhave);
@@ -436,14 +454,15 @@ int softrdma__rx_hdr(struct softrdma_conn *c)
  * Requester: read the responder's answer to the hello; it says whether the
  * connection continues over rings. 1 when done, 0 to wait, -errno on failure.
  */
-int softrdma__rx_answer(struct softrdma_conn *c)
+int
+softrdma__rx_answer(struct softrdma_conn *c)
 {
 	struct softrdma_wire_shm a;
 	int err;
 
 	while (c->ahave < sizeof(c->abuf)) {
-		ssize_t n = recv(c->fd, c->abuf + c->ahave, sizeof(c->abuf) - c->ahave,
-				 MSG_DONTWAIT);
+		ssize_t n =
+		    recv(c->fd, c->abuf + c->ahave, sizeof(c->abuf) - c->ahave, MSG_DONTWAIT);
 
 		if (n < 0) {
 			if (errno == EINTR)
@@ -470,7 +489,8 @@ int softrdma__rx_answer(struct softrdma_conn *c)
 }
 
 /* A connection failed or the peer went away: the QP enters the error state. */
-void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
+void
+softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 {
 	struct softrdma_qp *qp = c->qp;
 	enum ibv_qp_state st = qp->qpx.qp_base.state;
@@ -516,13 +536,14 @@ void softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 }
 
 /* Progress thread: @c is readable (qp->lock held). */
-void softrdma__qp_conn_readable(struct softrdma_conn *c)
+void
+softrdma__qp_conn_readable(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
 	int r;
 
 	if (c->eos)
-		return;	/* nothing follows the marker but the close */
+		return; /* nothing follows the marker but the close */
 	r = c->is_out ? softrdma__rx_requester(qp, c) : softrdma__rx_responder(qp, c);
 	/* receiving may have closed @c (an end of stream, an error) */
 	if (!softrdma_conn_attached(qp, c))
@@ -534,7 +555,8 @@ void softrdma__qp_conn_readable(struct softrdma_conn *c)
 }
 
 /* Progress thread: @c is writable or finished connecting (qp->lock held). */
-void softrdma__qp_conn_writable(struct softrdma_conn *c)
+void
+softrdma__qp_conn_writable(struct softrdma_conn *c)
 {
 	struct softrdma_conn *o;
 	int err = 0;
@@ -559,7 +581,8 @@ void softrdma__qp_conn_writable(struct softrdma_conn *c)
 }
 
 /* A requester connection of @qp, not connected yet; NULL when out of memory. */
-static struct softrdma_conn *softrdma_conn_new_out(struct softrdma_qp *qp)
+static struct softrdma_conn *
+softrdma_conn_new_out(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *c = calloc(1, sizeof(*c));
 
@@ -577,7 +600,8 @@ static struct softrdma_conn *softrdma_conn_new_out(struct softrdma_qp *qp)
 }
 
 /* Start connecting the socket of @c to the port of @qp's peer QP; 0 or an errno. */
-static int softrdma_conn_dial(struct softrdma_conn *c, struct softrdma_qp *qp)
+static int
+softrdma_conn_dial(struct softrdma_conn *c, struct softrdma_qp *qp)
 {
 	struct sockaddr_in sin;
 	int one = 1;
@@ -595,7 +619,8 @@ static int softrdma_conn_dial(struct softrdma_conn *c, struct softrdma_qp *qp)
  * Queue the hello of @c: it names both QPs and offers same-host rings;
  * 0 or ENOMEM.
  */
-static int softrdma_conn_hello(struct softrdma_conn *c, struct softrdma_qp *qp)
+static int
+softrdma_conn_hello(struct softrdma_conn *c, struct softrdma_qp *qp)
 {
 	struct softrdma_wire_hello hello;
 	struct softrdma_wire_shm offer;
@@ -618,7 +643,8 @@ static int softrdma_conn_hello(struct softrdma_conn *c, struct softrdma_qp *qp)
 }
 
 /* Create the requester connection towards the peer QP (at RTR). */
-int softrdma__qp_connect(struct softrdma_qp *qp)
+int
+softrdma__qp_connect(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *c;
 	struct softrdma_txbuf *b;

@@ -17,8 +17,7 @@
  * softrdma__conn_send or on c->txq, or frees it.
  * ASSUMPTIONS: none (no lock needed).
  */
-struct softrdma_txbuf *softrdma__txbuf_new(const struct softrdma_wire_hdr *hdr,
-					   size_t payload);
+struct softrdma_txbuf *softrdma__txbuf_new(const struct softrdma_wire_hdr *hdr, size_t payload);
 
 /*
  * Whether the requests queued on @c must wait for the answers queued on the

@@ -64,13 +64,13 @@ static struct {
 	struct softrdma_list hello;
 	struct softrdma_list shm;
 } softrdma_prog = {
-	.epfd = -1,
-	.wakefd = -1,
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.cond = PTHREAD_COND_INITIALIZER,
-	.grave = { &softrdma_prog.grave, &softrdma_prog.grave },
-	.hello = { &softrdma_prog.hello, &softrdma_prog.hello },
-	.shm = { &softrdma_prog.shm, &softrdma_prog.shm },
+    .epfd = -1,
+    .wakefd = -1,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .cond = PTHREAD_COND_INITIALIZER,
+    .grave = {&softrdma_prog.grave, &softrdma_prog.grave},
+    .hello = {&softrdma_prog.hello, &softrdma_prog.hello},
+    .shm = {&softrdma_prog.shm, &softrdma_prog.shm},
 };
 
 static char softrdma_tag_wake;
@@ -81,7 +81,8 @@ static char softrdma_tag_wake;
  * so the child copies a quiet state (and a quiet allocator: some, like
  * AddressSanitizer's, are not locked across fork).
  */
-static void softrdma_park(void)
+static void
+softrdma_park(void)
 {
 	if (!softrdma_prog.park)
 		return;
@@ -93,7 +94,8 @@ static void softrdma_park(void)
 }
 
 /* Free connections closed since the last loop (progress thread only). */
-static void softrdma_reap(void)
+static void
+softrdma_reap(void)
 {
 	struct softrdma_list dead;
 
@@ -111,7 +113,7 @@ static void softrdma_reap(void)
 	pthread_mutex_unlock(&softrdma_prog.lock);
 	while (!softrdma__list_empty(&dead)) {
 		struct softrdma_conn *c =
-			SOFTRDMA_CONTAINER_OF(dead.next, struct softrdma_conn, node);
+		    SOFTRDMA_CONTAINER_OF(dead.next, struct softrdma_conn, node);
 
 		softrdma__list_del(&c->node);
 		softrdma__list_del(&c->shm_node);
@@ -135,7 +137,8 @@ static void softrdma_reap(void)
  * peer sees the shutdown at once; the progress thread frees @c after the
  * epoll batch it may be in.
  */
-void softrdma__conn_close(struct softrdma_conn *c)
+void
+softrdma__conn_close(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
 
@@ -160,9 +163,10 @@ void softrdma__conn_close(struct softrdma_conn *c)
  * inherited through fork is never added (EIO): it would be the parent's
  * QP number reaching out from the child.
  */
-int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events)
+int
+softrdma__progress_watch(struct softrdma_conn *c, uint32_t events)
 {
-	struct epoll_event ev = { .events = events, .data.ptr = c };
+	struct epoll_event ev = {.events = events, .data.ptr = c};
 
 	if (c->dead)
 		return 0;
@@ -183,7 +187,8 @@ int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events)
 }
 
 /* Wake the progress thread so it rescans stalled responders and reaps. */
-void softrdma__progress_kick(void)
+void
+softrdma__progress_kick(void)
 {
 	uint64_t one = 1;
 
@@ -193,7 +198,8 @@ void softrdma__progress_kick(void)
 }
 
 /* Accept new data connections on @l; they wait for their hello. */
-static void softrdma_accept(struct softrdma_listener *l)
+static void
+softrdma_accept(struct softrdma_listener *l)
 {
 	for (;;) {
 		struct softrdma_conn *c;
@@ -222,7 +228,8 @@ static void softrdma_accept(struct softrdma_listener *l)
 }
 
 /* Drop a connection that never became a valid data connection. */
-static void softrdma_drop_hello(struct softrdma_conn *c)
+static void
+softrdma_drop_hello(struct softrdma_conn *c)
 {
 	__atomic_store_n(&c->dead, 1, __ATOMIC_RELAXED);
 	shutdown(c->fd, SHUT_RDWR);
@@ -236,7 +243,8 @@ static void softrdma_drop_hello(struct softrdma_conn *c)
  * Read the hello and the same-host offer of a new connection into hbuf and
  * abuf. Returns 1 when complete, 0 to wait, -1 when the connection failed.
  */
-static int softrdma_hello_read(struct softrdma_conn *c)
+static int
+softrdma_hello_read(struct softrdma_conn *c)
 {
 	size_t hl = sizeof(struct softrdma_wire_hello);
 
@@ -263,7 +271,8 @@ static int softrdma_hello_read(struct softrdma_conn *c)
  * Read and check the hello of a new connection, answer it (taking up a
  * same-host offer when possible), then attach it to its QP.
  */
-static void softrdma_hello(struct softrdma_conn *c)
+static void
+softrdma_hello(struct softrdma_conn *c)
 {
 	struct softrdma_wire_hello h;
 	struct softrdma_wire_shm offer, answer;
@@ -318,7 +327,8 @@ static void softrdma_hello(struct softrdma_conn *c)
 }
 
 /* Dispatch epoll events of one connection. */
-static void softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
+static void
+softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 {
 	struct softrdma_qp *qp;
 
@@ -353,7 +363,8 @@ static void softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
  * Retry stalled responders, time out requests to peers that left RTS, and
  * compute the nearest deadline.
  */
-static int softrdma_rescan(void)
+static int
+softrdma_rescan(void)
 {
 	uint64_t now = softrdma__now_ns(), next = 0;
 	int l, i, nlis = __atomic_load_n(&softrdma_prog.nlis, __ATOMIC_ACQUIRE);
@@ -390,7 +401,8 @@ static int softrdma_rescan(void)
 }
 
 /* Add @c, which now runs over rings, to the polled set (progress thread). */
-void softrdma__progress_shm_add(struct softrdma_conn *c)
+void
+softrdma__progress_shm_add(struct softrdma_conn *c)
 {
 	softrdma__shm_set_active();
 	softrdma__list_del(&c->shm_node);
@@ -402,7 +414,8 @@ void softrdma__progress_shm_add(struct softrdma_conn *c)
  * report whether anything is waiting. Returns non-zero when bytes moved
  * (or, with @peek, are waiting).
  */
-static int softrdma_shm_poll(int peek)
+static int
+softrdma_shm_poll(int peek)
 {
 	struct softrdma_list *n;
 	int work = 0;
@@ -456,7 +469,8 @@ static int softrdma_shm_poll(int peek)
 }
 
 /* Body of the progress thread. */
-static void *softrdma_progress_main(void *arg)
+static void *
+softrdma_progress_main(void *arg)
 {
 	struct epoll_event evs[64];
 	uint64_t last = 0, now;
@@ -535,10 +549,11 @@ static void *softrdma_progress_main(void *arg)
 }
 
 /* Open one more listener; returns it or NULL with errno (prog.lock held). */
-static struct softrdma_listener *softrdma_listener_new(void)
+static struct softrdma_listener *
+softrdma_listener_new(void)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
-	struct sockaddr_in sin = { .sin_family = AF_INET };
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct sockaddr_in sin = {.sin_family = AF_INET};
 	socklen_t len = sizeof(sin);
 	struct softrdma_listener *l;
 	int err;
@@ -554,8 +569,7 @@ static struct softrdma_listener *softrdma_listener_new(void)
 	if (l->fd < 0)
 		goto free_l;
 	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(l->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
-	    listen(l->fd, 128) < 0 ||
+	if (bind(l->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(l->fd, 128) < 0 ||
 	    getsockname(l->fd, (struct sockaddr *)&sin, &len) < 0)
 		goto close_fd;
 	l->port = ntohs(sin.sin_port);
@@ -581,9 +595,10 @@ free_l:
  * Create the epoll set, the first listener and the thread (prog.lock held);
  * returns 0 or an errno, with nothing left behind on failure.
  */
-static int softrdma_progress_init(void)
+static int
+softrdma_progress_init(void)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 	const char *spin = getenv("SOFTRDMA_SPIN_US");
 	sigset_t all, old;
 	int err;
@@ -631,7 +646,8 @@ close_ep:
  * Start the progress machinery on first use (again in a forked child);
  * returns 0 or the error of starting it, which a later call retries.
  */
-int softrdma__progress_start(void)
+int
+softrdma__progress_start(void)
 {
 	int err = 0;
 
@@ -645,7 +661,8 @@ int softrdma__progress_start(void)
 }
 
 /* The eventfd peers ring to wake the progress thread. */
-int softrdma__progress_bell(void)
+int
+softrdma__progress_bell(void)
 {
 	return softrdma_prog.wakefd;
 }
@@ -654,7 +671,8 @@ int softrdma__progress_bell(void)
  * Give @qp a listener slot and a QP number, opening a listener if needed.
  * A QP on a context inherited through fork gets none (EIO).
  */
-int softrdma__progress_add_qp(struct softrdma_qp *qp)
+int
+softrdma__progress_add_qp(struct softrdma_qp *qp)
 {
 	struct softrdma_listener *l = NULL;
 	int i, j, k, err;
@@ -705,7 +723,8 @@ int softrdma__progress_add_qp(struct softrdma_qp *qp)
  * inherited through fork was never seen by this process's progress
  * thread: nothing to wait for.
  */
-void softrdma__progress_del_qp(struct softrdma_qp *qp)
+void
+softrdma__progress_del_qp(struct softrdma_qp *qp)
 {
 	struct softrdma_listener *l;
 	uint64_t target;
@@ -728,7 +747,8 @@ void softrdma__progress_del_qp(struct softrdma_qp *qp)
 }
 
 /* Find a local QP by number (progress thread, during a batch). */
-struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn)
+struct softrdma_qp *
+softrdma__progress_find_qp(uint32_t qpn)
 {
 	struct softrdma_qp *qp = NULL;
 	uint32_t idx = qpn & 0xff;
@@ -753,7 +773,8 @@ struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn)
  * It is given a second at most: a fork is never held up longer, and the
  * locks alone keep the copy consistent.
  */
-void softrdma__progress_fork_prepare(void)
+void
+softrdma__progress_fork_prepare(void)
 {
 	struct timespec ts;
 
@@ -772,7 +793,8 @@ void softrdma__progress_fork_prepare(void)
 }
 
 /* fork(), in the parent: the progress thread goes on. */
-void softrdma__progress_fork_parent(void)
+void
+softrdma__progress_fork_parent(void)
 {
 	softrdma_prog.park = 0;
 	pthread_cond_broadcast(&softrdma_prog.cond);
@@ -784,7 +806,8 @@ void softrdma__progress_fork_parent(void)
  * are unmapped, so nothing done on it here reaches the parent's connection
  * or its peer, and it is on no list of this process. Idempotent.
  */
-static void softrdma_conn_disown(struct softrdma_conn *c, int dead)
+static void
+softrdma_conn_disown(struct softrdma_conn *c, int dead)
 {
 	if (!c)
 		return;
@@ -795,20 +818,23 @@ static void softrdma_conn_disown(struct softrdma_conn *c, int dead)
 }
 
 /* wr_start of a QP inherited through fork: the batch built next goes nowhere. */
-static void softrdma_dead_wr_start(struct ibv_qp_ex *x)
+static void
+softrdma_dead_wr_start(struct ibv_qp_ex *x)
 {
 	(void)x;
 }
 
 /* wr_complete of a QP inherited through fork: nothing is posted (EIO). */
-static int softrdma_dead_wr_complete(struct ibv_qp_ex *x)
+static int
+softrdma_dead_wr_complete(struct ibv_qp_ex *x)
 {
 	(void)x;
 	return EIO;
 }
 
 /* wr_abort of a QP inherited through fork. */
-static void softrdma_dead_wr_abort(struct ibv_qp_ex *x)
+static void
+softrdma_dead_wr_abort(struct ibv_qp_ex *x)
 {
 	(void)x;
 }
@@ -821,7 +847,8 @@ static void softrdma_dead_wr_abort(struct ibv_qp_ex *x)
  * (like ibv_post_send() on its inert context, ibv_wr_complete() fails with
  * EIO). It stays allocated for ibv_destroy_qp().
  */
-static void softrdma_qp_disown(struct softrdma_qp *qp, int dead)
+static void
+softrdma_qp_disown(struct softrdma_qp *qp, int dead)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	pthread_condattr_t cattr;
@@ -850,7 +877,8 @@ static void softrdma_qp_disown(struct softrdma_qp *qp, int dead)
  * parked in time, a hello it was attaching may be reachable from a QP too);
  * closed ones, which no QP points to, are freed.
  */
-static void softrdma_conns_fork_child(int dead)
+static void
+softrdma_conns_fork_child(int dead)
 {
 	struct softrdma_list *n, *next;
 
@@ -889,7 +917,8 @@ static void softrdma_conns_fork_child(int dead)
  * parent's and is disowned. Only the child's references to the parent's
  * sockets, epoll set and doorbell are closed.
  */
-void softrdma__progress_fork_child(int dead)
+void
+softrdma__progress_fork_child(int dead)
 {
 	int l, i;
 

@@ -24,12 +24,13 @@
 #include "srq.h"
 #include "wr.h"
 
-#define SOFTRDMA_SEND_OPS (IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | \
-			   IBV_QP_EX_WITH_SEND | IBV_QP_EX_WITH_SEND_WITH_IMM | \
-			   IBV_QP_EX_WITH_RDMA_READ)
+#define SOFTRDMA_SEND_OPS                                                                          \
+	(IBV_QP_EX_WITH_RDMA_WRITE | IBV_QP_EX_WITH_RDMA_WRITE_WITH_IMM | IBV_QP_EX_WITH_SEND |    \
+	 IBV_QP_EX_WITH_SEND_WITH_IMM | IBV_QP_EX_WITH_RDMA_READ)
 
 /* The softrdma QP behind @qp. */
-static struct softrdma_qp *softrdma_qp(struct ibv_qp *qp)
+static struct softrdma_qp *
+softrdma_qp(struct ibv_qp *qp)
 {
 	return (struct softrdma_qp *)qp;
 }
@@ -39,7 +40,8 @@ static struct softrdma_qp *softrdma_qp(struct ibv_qp *qp)
  * with @head when @flush_head, everything else with IBV_WC_WR_FLUSH_ERR,
  * and the connections close so the peer notices. Called with qp->lock.
  */
-void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head)
+void
+softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 
@@ -56,21 +58,23 @@ void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_
 }
 
 /* Check the creation attributes of an RC QP; 0 or the errno to fail with. */
-static int softrdma_qp_check_init(struct ibv_pd *pd, const struct ibv_qp_init_attr_ex *a)
+static int
+softrdma_qp_check_init(struct ibv_pd *pd, const struct ibv_qp_init_attr_ex *a)
 {
 	if (a->qp_type != IBV_QPT_RC)
 		return EOPNOTSUPP;
 	if (!a->send_cq || !a->recv_cq || !pd || a->cap.max_send_wr > SOFTRDMA_MAX_WR ||
 	    a->cap.max_send_sge > SOFTRDMA_MAX_SGE || a->cap.max_inline_data > SOFTRDMA_MAX_INLINE)
 		return EINVAL;
-	if (!a->srq && (a->cap.max_recv_wr > SOFTRDMA_MAX_WR ||
-			a->cap.max_recv_sge > SOFTRDMA_MAX_SGE))
+	if (!a->srq &&
+	    (a->cap.max_recv_wr > SOFTRDMA_MAX_WR || a->cap.max_recv_sge > SOFTRDMA_MAX_SGE))
 		return EINVAL;
 	return 0;
 }
 
 /* Allocate the send queue and, without an SRQ, the receive queue; 0 or ENOMEM. */
-static int softrdma_qp_alloc_queues(struct softrdma_qp *qp, const struct ibv_qp_init_attr_ex *a)
+static int
+softrdma_qp_alloc_queues(struct softrdma_qp *qp, const struct ibv_qp_init_attr_ex *a)
 {
 	int err;
 
@@ -89,7 +93,8 @@ static int softrdma_qp_alloc_queues(struct softrdma_qp *qp, const struct ibv_qp_
 }
 
 /* Set the capabilities @qp grants, which are reported back in @a->cap. */
-static void softrdma_qp_init_cap(struct softrdma_qp *qp, struct ibv_qp_init_attr_ex *a)
+static void
+softrdma_qp_init_cap(struct softrdma_qp *qp, struct ibv_qp_init_attr_ex *a)
 {
 	qp->cap = a->cap;
 	if (a->srq) {
@@ -103,8 +108,9 @@ static void softrdma_qp_init_cap(struct softrdma_qp *qp, struct ibv_qp_init_attr
 }
 
 /* Initialise the locks of @qp and the ibv_qp it is handed out as, in RESET. */
-static void softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx,
-				  struct ibv_pd *pd, const struct ibv_qp_init_attr_ex *a)
+static void
+softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx, struct ibv_pd *pd,
+		      const struct ibv_qp_init_attr_ex *a)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	pthread_condattr_t cattr;
@@ -128,7 +134,8 @@ static void softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ct
 }
 
 /* Attach @qp to its CQs and to the progress thread, which numbers it. */
-static int softrdma_qp_register(struct softrdma_qp *qp)
+static int
+softrdma_qp_register(struct softrdma_qp *qp)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	int err;
@@ -154,8 +161,8 @@ detach_send:
 }
 
 /* Create an RC QP (shared by ibv_create_qp and ibv_create_qp_ex). */
-static struct ibv_qp *softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd,
-					 struct ibv_qp_init_attr_ex *a)
+static struct ibv_qp *
+softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_qp_init_attr_ex *a)
 {
 	struct softrdma_qp *qp;
 	int err;
@@ -191,7 +198,8 @@ fail:
 }
 
 /* ibv_create_qp: classic creation. */
-struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
+struct ibv_qp *
+ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 {
 	struct ibv_qp_init_attr_ex ex;
 	struct ibv_qp *qp;
@@ -207,7 +215,8 @@ struct ibv_qp *ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 }
 
 /* verbs_context.create_qp_ex: extended creation. */
-struct ibv_qp *softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+struct ibv_qp *
+softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
 {
 	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 
@@ -228,7 +237,8 @@ struct ibv_qp *softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_ini
 }
 
 /* Free what is left of a destroyed QP: its lock and itself. */
-static void softrdma_qp_free(struct softrdma_qp *qp)
+static void
+softrdma_qp_free(struct softrdma_qp *qp)
 {
 	pthread_cond_destroy(&qp->drain_cond);
 	pthread_mutex_destroy(&qp->lock);
@@ -241,7 +251,8 @@ static void softrdma_qp_free(struct softrdma_qp *qp)
  * CM releases it (SOFTRDMA_QP_CM_RELEASE); a second destroy of such a QP
  * (the CM's, in rdma_destroy_qp) does nothing.
  */
-int ibv_destroy_qp(struct ibv_qp *q)
+int
+ibv_destroy_qp(struct ibv_qp *q)
 {
 	struct softrdma_qp *qp = softrdma_qp(q);
 	int keep;
@@ -279,7 +290,8 @@ int ibv_destroy_qp(struct ibv_qp *q)
  * The CM's hold on @qp (SOFTRDMA_QP_CM_HOLD) or its release
  * (SOFTRDMA_QP_CM_RELEASE), which frees a QP destroyed meanwhile.
  */
-static int softrdma_qp_cm_hold(struct softrdma_qp *qp, int mask)
+static int
+softrdma_qp_cm_hold(struct softrdma_qp *qp, int mask)
 {
 	int free_it;
 
@@ -293,7 +305,8 @@ static int softrdma_qp_cm_hold(struct softrdma_qp *qp, int mask)
 }
 
 /* Check the attribute mask against the transition @cur -> @next. */
-static int softrdma_mask_ok(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
+static int
+softrdma_mask_ok(enum ibv_qp_state cur, enum ibv_qp_state next, int mask)
 {
 	int req = 0, opt = 0;
 
@@ -322,7 +335,8 @@ static int softrdma_mask_ok(enum ibv_qp_state cur, enum ibv_qp_state next, int m
 }
 
 /* Resolve the peer address from the address vector (GID ::ffff:a.b.c.d). */
-static void softrdma_peer_from_ah(struct softrdma_qp *qp, const struct ibv_ah_attr *ah)
+static void
+softrdma_peer_from_ah(struct softrdma_qp *qp, const struct ibv_ah_attr *ah)
 {
 	struct sockaddr_in *sin = (struct sockaddr_in *)&qp->peer;
 
@@ -338,8 +352,9 @@ static void softrdma_peer_from_ah(struct softrdma_qp *qp, const struct ibv_ah_at
  * Check a modify request against the current state of @qp; @next gets the
  * state asked for. Returns 0 or EINVAL.
  */
-static int softrdma_modify_check(struct softrdma_qp *qp, const struct ibv_qp_attr *attr,
-				 int mask, enum ibv_qp_state *next)
+static int
+softrdma_modify_check(struct softrdma_qp *qp, const struct ibv_qp_attr *attr, int mask,
+		      enum ibv_qp_state *next)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	enum ibv_qp_state cur;
@@ -360,7 +375,8 @@ static int softrdma_modify_check(struct softrdma_qp *qp, const struct ibv_qp_att
 }
 
 /* Store the attributes @mask selects. */
-static void softrdma_modify_attrs(struct softrdma_qp *qp, const struct ibv_qp_attr *attr, int mask)
+static void
+softrdma_modify_attrs(struct softrdma_qp *qp, const struct ibv_qp_attr *attr, int mask)
 {
 	if ((mask & IBV_QP_ACCESS_FLAGS))
 		qp->access = attr->qp_access_flags;
@@ -393,7 +409,8 @@ static void softrdma_modify_attrs(struct softrdma_qp *qp, const struct ibv_qp_at
 }
 
 /* Enter RESET: the connections close and both queues empty. */
-static void softrdma_qp_to_reset(struct softrdma_qp *qp)
+static void
+softrdma_qp_to_reset(struct softrdma_qp *qp)
 {
 	qp->qpx.qp_base.state = IBV_QPS_RESET;
 	softrdma__qp_close_conns(qp);
@@ -405,7 +422,8 @@ static void softrdma_qp_to_reset(struct softrdma_qp *qp)
 }
 
 /* Enter ERR from @cur; on a CM disconnect, after draining the peer's streams. */
-static void softrdma_qp_to_err(struct softrdma_qp *qp, enum ibv_qp_state cur, int mask)
+static void
+softrdma_qp_to_err(struct softrdma_qp *qp, enum ibv_qp_state cur, int mask)
 {
 	/* from the CM: first consume what the peer sent before it left */
 	if ((mask & SOFTRDMA_QP_DISCONNECT) &&
@@ -416,7 +434,8 @@ static void softrdma_qp_to_err(struct softrdma_qp *qp, enum ibv_qp_state cur, in
 }
 
 /* Enter RTR from @cur: connect to the peer QP and serve its requests. */
-static int softrdma_qp_to_rtr(struct softrdma_qp *qp, enum ibv_qp_state cur)
+static int
+softrdma_qp_to_rtr(struct softrdma_qp *qp, enum ibv_qp_state cur)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	int err;
@@ -438,8 +457,9 @@ static int softrdma_qp_to_rtr(struct softrdma_qp *qp, enum ibv_qp_state cur)
 }
 
 /* Move @qp from state @cur to another state @next; 0 or an errno. */
-static int softrdma_modify_state(struct softrdma_qp *qp, enum ibv_qp_state cur,
-				 enum ibv_qp_state next, int mask)
+static int
+softrdma_modify_state(struct softrdma_qp *qp, enum ibv_qp_state cur, enum ibv_qp_state next,
+		      int mask)
 {
 	switch (next) {
 	case IBV_QPS_RESET:
@@ -457,7 +477,8 @@ static int softrdma_modify_state(struct softrdma_qp *qp, enum ibv_qp_state cur,
 }
 
 /* Modify QP attributes and state. */
-int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
+int
+ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 {
 	struct softrdma_qp *qp = softrdma_qp(q);
 	enum ibv_qp_state cur, next;
@@ -484,8 +505,8 @@ int ibv_modify_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask)
 }
 
 /* Report QP attributes. */
-int ibv_query_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask,
-		 struct ibv_qp_init_attr *init)
+int
+ibv_query_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask, struct ibv_qp_init_attr *init)
 {
 	struct softrdma_qp *qp = softrdma_qp(q);
 
@@ -522,7 +543,8 @@ int ibv_query_qp(struct ibv_qp *q, struct ibv_qp_attr *attr, int mask,
 }
 
 /* RC data arrives in order: report in-order delivery support. */
-int ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
+int
+ibv_query_qp_data_in_order(struct ibv_qp *qp, enum ibv_wr_opcode op, uint32_t flags)
 {
 	(void)qp;
 	(void)op;

@@ -19,8 +19,9 @@
 #include "shm.h"
 
 /* Gather the local SGEs of @wr into @dst (or validate only when @dst is NULL). */
-static int softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char *dst,
-			   uint64_t *total, int access)
+static int
+softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char *dst, uint64_t *total,
+		int access)
 {
 	int i;
 
@@ -55,8 +56,9 @@ static int softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char 
  * the ring when it fits. Returns 0 when posted, a work completion status
  * for a local error, -1 when the ring has no room (queue it instead).
  */
-static int softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr,
-			     const struct softrdma_wire_hdr *h, uint64_t total)
+static int
+softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr, const struct softrdma_wire_hdr *h,
+		  uint64_t total)
 {
 	struct softrdma_conn *c = qp->out;
 	struct softrdma_wire_hdr le = *h;
@@ -94,7 +96,8 @@ static int softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* The wire operation of a WR of @opcode; 0 for an opcode not supported. */
-static uint8_t softrdma_wire_op(enum ibv_wr_opcode opcode)
+static uint8_t
+softrdma_wire_op(enum ibv_wr_opcode opcode)
 {
 	switch (opcode) {
 	case IBV_WR_SEND:
@@ -117,8 +120,9 @@ static uint8_t softrdma_wire_op(enum ibv_wr_opcode opcode)
  * queue (slots whose completion was polled are freed); @h gets its wire
  * operation. Returns 0 or the errno of the post.
  */
-static int softrdma_post_admit(struct softrdma_qp *qp, struct ibv_send_wr *wr,
-			       enum ibv_qp_state st, struct softrdma_wire_hdr *h)
+static int
+softrdma_post_admit(struct softrdma_qp *qp, struct ibv_send_wr *wr, enum ibv_qp_state st,
+		    struct softrdma_wire_hdr *h)
 {
 	uint64_t total = 0;
 	int i;
@@ -146,7 +150,8 @@ static int softrdma_post_admit(struct softrdma_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* Take the next send-queue slot for @wr: its WQE, in sequence. */
-static struct softrdma_swqe *softrdma_sq_push(struct softrdma_qp *qp, struct ibv_send_wr *wr)
+static struct softrdma_swqe *
+softrdma_sq_push(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 {
 	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + qp->sq_count) % qp->sq_size];
 
@@ -175,8 +180,9 @@ static struct softrdma_swqe *softrdma_sq_push(struct softrdma_qp *qp, struct ibv
  * Fill the request header of @wr, whose WQE is @e, for @total bytes; a
  * READ keeps its scatter list in @e for the response.
  */
-static void softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr,
-			      struct softrdma_swqe *e, struct softrdma_wire_hdr *h, uint64_t total)
+static void
+softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softrdma_swqe *e,
+		  struct softrdma_wire_hdr *h, uint64_t total)
 {
 	h->seq = e->seq;
 	h->rnr_retry = qp->rnr_retry;
@@ -201,7 +207,8 @@ static void softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr,
  * The WR just posted failed with @status: the QP enters the error state.
  * The post itself succeeded, so this returns 0.
  */
-static int softrdma_post_fail(struct softrdma_qp *qp, enum ibv_wc_status status)
+static int
+softrdma_post_fail(struct softrdma_qp *qp, enum ibv_wc_status status)
 {
 	/* earlier WRs flush, this one reports the local error */
 	while (qp->sq_count > 1)
@@ -216,9 +223,9 @@ static int softrdma_post_fail(struct softrdma_qp *qp, enum ibv_wc_status status)
  * Returns 0 when done, a work completion status for a local error, -1 to
  * queue the request instead.
  */
-static int softrdma_post_same_host(struct softrdma_qp *qp, struct ibv_send_wr *wr,
-				   struct softrdma_swqe *e, const struct softrdma_wire_hdr *h,
-				   uint64_t total)
+static int
+softrdma_post_same_host(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softrdma_swqe *e,
+			const struct softrdma_wire_hdr *h, uint64_t total)
 {
 	/* same host: one-sided requests run here when nothing is in flight */
 	if ((wr->opcode == IBV_WR_RDMA_WRITE || wr->opcode == IBV_WR_RDMA_READ) &&
@@ -235,9 +242,9 @@ static int softrdma_post_same_host(struct softrdma_qp *qp, struct ibv_send_wr *w
  * Queue the request of @wr on the requester connection, its payload
  * gathered now. Returns 0, or ENOMEM for the post (the WR is taken back).
  */
-static int softrdma_post_queue(struct softrdma_qp *qp, struct ibv_send_wr *wr,
-			       struct softrdma_swqe *e, const struct softrdma_wire_hdr *h,
-			       uint64_t total)
+static int
+softrdma_post_queue(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softrdma_swqe *e,
+		    const struct softrdma_wire_hdr *h, uint64_t total)
 {
 	struct softrdma_txbuf *b;
 	int status = 0;
@@ -259,7 +266,8 @@ static int softrdma_post_queue(struct softrdma_qp *qp, struct ibv_send_wr *wr,
 }
 
 /* Post one send WR (qp->lock held). Returns an errno for the post itself. */
-int softrdma__post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
+int
+softrdma__post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 {
 	enum ibv_qp_state st = qp->qpx.qp_base.state;
 	struct softrdma_wire_hdr h;
@@ -303,7 +311,8 @@ int softrdma__post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 }
 
 /* ops.post_send */
-int softrdma__post_send(struct ibv_qp *q, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
+int
+softrdma__post_send(struct ibv_qp *q, struct ibv_send_wr *wr, struct ibv_send_wr **bad)
 {
 	struct softrdma_qp *qp = (struct softrdma_qp *)q;
 	int err = 0;

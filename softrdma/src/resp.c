@@ -20,19 +20,21 @@
 #include "srq.h"
 
 /* RNR timer in nanoseconds from the IB encoding of min_rnr_timer. */
-static uint64_t softrdma_rnr_ns(uint8_t t)
+static uint64_t
+softrdma_rnr_ns(uint8_t t)
 {
 	static const uint32_t us[32] = {
-		655360, 10, 20, 30, 40, 60, 80, 120, 160, 240, 320, 480, 640, 960,
-		1280, 1920, 2560, 3840, 5120, 7680, 10240, 15360, 20480, 30720,
-		40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520 };
+	    655360, 10,	   20,	  30,	 40,	60,	80,	120,	160,	240,   320,
+	    480,    640,   960,	  1280,	 1920,	2560,	3840,	5120,	7680,	10240, 15360,
+	    20480,  30720, 40960, 61440, 81920, 122880, 163840, 245760, 327680, 491520};
 
 	return (uint64_t)us[t & 31] * 1000;
 }
 
 /* Prepare the scatter list of a receive WQE for an incoming SEND. */
-static int softrdma_rwqe_iov(struct softrdma_qp *qp, struct softrdma_rwqe *w,
-			     struct softrdma_conn *c, size_t len)
+static int
+softrdma_rwqe_iov(struct softrdma_qp *qp, struct softrdma_rwqe *w, struct softrdma_conn *c,
+		  size_t len)
 {
 	size_t room = 0;
 	uint32_t i;
@@ -62,7 +64,8 @@ static int softrdma_rwqe_iov(struct softrdma_qp *qp, struct softrdma_rwqe *w,
 }
 
 /* Responder: a request header was received; set up its payload handling. */
-static void softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
+static void
+softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
 	struct softrdma_mr *mr;
@@ -110,7 +113,8 @@ static void softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Responder: get a receive WQE for a SEND/WRITE_IMM; 0 when still waiting. */
-static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
+static int
+softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct {
 		struct softrdma_rwqe w;
@@ -123,8 +127,8 @@ static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 		uint64_t now = softrdma__now_ns();
 
 		if (c->hdr.rnr_retry < 7 && !c->rnr_deadline)
-			c->rnr_deadline = now + (c->hdr.rnr_retry + 1) *
-					  softrdma_rnr_ns(qp->min_rnr_timer);
+			c->rnr_deadline =
+			    now + (c->hdr.rnr_retry + 1) * softrdma_rnr_ns(qp->min_rnr_timer);
 		return 0;
 	}
 	c->rwqe_id = w.w.wr_id;
@@ -142,8 +146,8 @@ static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 		wc.opcode = IBV_WC_RECV;
 		wc.vendor_err = 0x1;
 		softrdma__complete(qp, qp->qpx.qp_base.recv_cq, &wc);
-		c->rx_status = st == IBV_WC_LOC_LEN_ERR ? IBV_WC_REM_INV_REQ_ERR :
-			       IBV_WC_REM_OP_ERR;
+		c->rx_status =
+		    st == IBV_WC_LOC_LEN_ERR ? IBV_WC_REM_INV_REQ_ERR : IBV_WC_REM_OP_ERR;
 		c->rwqe_id = 0;
 		c->discard = 2;
 	}
@@ -151,16 +155,17 @@ static int softrdma_resp_rwqe(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Send a response (ACK/NAK) with @seq on the responder connection. */
-static void softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, uint8_t status)
+static void
+softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, uint8_t status)
 {
-	struct softrdma_wire_hdr h = { .op = op, .seq = seq, .status = status };
+	struct softrdma_wire_hdr h = {.op = op, .seq = seq, .status = status};
 	struct softrdma_conn *c = qp->in;
 	struct softrdma_txbuf *b;
 
 	if (!c)
 		return;
-	if (c->shm && softrdma__list_empty(&c->txq) &&
-	    softrdma__shm_tx_space(c) != UINT32_MAX && softrdma__shm_tx_space(c) >= sizeof(h)) {
+	if (c->shm && softrdma__list_empty(&c->txq) && softrdma__shm_tx_space(c) != UINT32_MAX &&
+	    softrdma__shm_tx_space(c) >= sizeof(h)) {
 		/* same host: straight into the ring, nothing allocated */
 		uint64_t at = softrdma__shm_tail(c);
 
@@ -181,7 +186,8 @@ static void softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, u
  * behind queued responses), so a SEND or WRITE of this side completes, as
  * on an RNIC, before the peer's next message is seen here.
  */
-static void softrdma_pull_responses(struct softrdma_qp *qp)
+static void
+softrdma_pull_responses(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *o = qp->out;
 
@@ -191,7 +197,8 @@ static void softrdma_pull_responses(struct softrdma_qp *qp)
 }
 
 /* Responder: a request failed; answer it with a NAK, then stop the QP. */
-static void softrdma_resp_fail(struct softrdma_qp *qp, struct softrdma_conn *c)
+static void
+softrdma_resp_fail(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	/* answer, then the responder QP enters the error state too */
 	softrdma_respond(qp, SOFTRDMA_OP_NAK, c->hdr.seq, c->rx_status);
@@ -201,11 +208,11 @@ static void softrdma_resp_fail(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Responder: answer a READ request with the bytes it names. */
-static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
+static void
+softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
-	struct softrdma_wire_hdr r = { .op = SOFTRDMA_OP_READ_RESP, .seq = h->seq,
-				       .len = h->rlen };
+	struct softrdma_wire_hdr r = {.op = SOFTRDMA_OP_READ_RESP, .seq = h->seq, .len = h->rlen};
 	struct softrdma_txbuf *b = softrdma__txbuf_new(&r, h->rlen);
 
 	if (!b) {
@@ -222,8 +229,8 @@ static void softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Responder: the receive completion of a SEND or a WRITE with immediate. */
-static void softrdma_resp_recv_wc(struct softrdma_qp *qp, struct softrdma_conn *c,
-				  struct ibv_wc *wc)
+static void
+softrdma_resp_recv_wc(struct softrdma_qp *qp, struct softrdma_conn *c, struct ibv_wc *wc)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
 
@@ -244,7 +251,8 @@ static void softrdma_resp_recv_wc(struct softrdma_qp *qp, struct softrdma_conn *
 }
 
 /* Responder: the whole request was consumed; complete and answer it. */
-static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c)
+static void
+softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	struct softrdma_wire_hdr *h = &c->hdr;
 	struct ibv_wc wc;
@@ -277,7 +285,8 @@ static void softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c
 }
 
 /* Responder half: process requests arriving on the @in connection. */
-int softrdma__rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c)
+int
+softrdma__rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c)
 {
 	int r;
 
@@ -301,8 +310,9 @@ int softrdma__rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c)
 		if (c->rx == SOFTRDMA_RX_WAIT_RWQE && !softrdma_resp_rwqe(qp, c))
 			return 0;
 		r = softrdma__rx_payload(c, c->hdr.op == SOFTRDMA_OP_SEND ||
-					c->hdr.op == SOFTRDMA_OP_SEND_IMM ?
-					IBV_WC_REM_OP_ERR : IBV_WC_REM_ACCESS_ERR);
+						    c->hdr.op == SOFTRDMA_OP_SEND_IMM
+						? IBV_WC_REM_OP_ERR
+						: IBV_WC_REM_ACCESS_ERR);
 		if (r <= 0)
 			return r;
 		softrdma_resp_finish(qp, c);
@@ -312,7 +322,8 @@ int softrdma__rx_responder(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /* Progress thread: retry a responder stalled for a receive WQE, or time it out. */
-void softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
+void
+softrdma__qp_check_rnr(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
 {
 	struct softrdma_conn *c = qp->in;
 

@@ -31,7 +31,7 @@
 #define SYS_pidfd_getfd 438
 #endif
 
-#define SOFTRDMA_RING_MASK	(SOFTRDMA_RING_SIZE - 1)
+#define SOFTRDMA_RING_MASK (SOFTRDMA_RING_SIZE - 1)
 
 static struct {
 	pthread_once_t once;
@@ -46,9 +46,9 @@ static struct {
 	pthread_mutex_t lock;
 	struct softrdma_list peers;
 } softrdma_shm = {
-	.once = PTHREAD_ONCE_INIT,
-	.seg_fd = -1,
-	.lock = PTHREAD_MUTEX_INITIALIZER,
+    .once = PTHREAD_ONCE_INIT,
+    .seg_fd = -1,
+    .lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /*
@@ -58,19 +58,19 @@ static struct {
  * left, then waits only for chunks already taken, which involve no lock.
  * One copy at a time is shared; concurrent posters copy alone.
  */
-#define SOFTRDMA_SPLIT_MIN	(256u * 1024)
-#define SOFTRDMA_SPLIT_CHUNK	(64u * 1024)
+#define SOFTRDMA_SPLIT_MIN   (256u * 1024)
+#define SOFTRDMA_SPLIT_CHUNK (64u * 1024)
 
 static struct {
-	int owned;		/* a poster is using the job */
-	int open;		/* the helper may take chunks */
-	int helpers;		/* helpers inside the job */
-	int fail;		/* a chunk was copied short */
+	int owned;   /* a poster is using the job */
+	int open;    /* the helper may take chunks */
+	int helpers; /* helpers inside the job */
+	int fail;    /* a chunk was copied short */
 	int is_read;
 	int cnt;
 	pid_t pid;
 	uint64_t total;
-	uint64_t next;		/* first byte no one has taken */
+	uint64_t next; /* first byte no one has taken */
 	char *raddr;
 	struct iovec liov[SOFTRDMA_MAX_SGE];
 } softrdma_split;
@@ -78,7 +78,8 @@ static struct {
 static int softrdma_split_ok = -1;
 
 /* Parse the 36-character boot id into 16 bytes; 0 on success. */
-static int softrdma_boot_id(uint8_t out[16])
+static int
+softrdma_boot_id(uint8_t out[16])
 {
 	char s[64];
 	int fd, i, n, k = 0;
@@ -108,7 +109,8 @@ static int softrdma_boot_id(uint8_t out[16])
 }
 
 /* Inode number of one of our namespaces, 0 if unknown. */
-static uint64_t softrdma_ns_ino(const char *path)
+static uint64_t
+softrdma_ns_ino(const char *path)
 {
 	struct stat st;
 
@@ -116,7 +118,8 @@ static uint64_t softrdma_ns_ino(const char *path)
 }
 
 /* Create a sealed memfd of @size bytes and map it; returns the fd or -errno. */
-static int softrdma_memfd(const char *name, size_t size, void **map)
+static int
+softrdma_memfd(const char *name, size_t size, void **map)
 {
 	int fd, err;
 
@@ -138,7 +141,8 @@ fail:
 }
 
 /* Build the host identity and the process segment (once). */
-static void softrdma_shm_init(void)
+static void
+softrdma_shm_init(void)
 {
 	const char *t = getenv("SOFTRDMA_TRANSPORT");
 	struct softrdma_seg *seg;
@@ -173,14 +177,16 @@ static void softrdma_shm_init(void)
 }
 
 /* Non-zero when this process may use the same-host transport. */
-int softrdma__shm_enabled(void)
+int
+softrdma__shm_enabled(void)
 {
 	pthread_once(&softrdma_shm.once, softrdma_shm_init);
 	return softrdma_shm.enabled && softrdma_shm.pid == (uint32_t)getpid();
 }
 
 /* The process segment, or NULL when the same-host transport is off. */
-struct softrdma_seg *softrdma__seg(void)
+struct softrdma_seg *
+softrdma__seg(void)
 {
 	return softrdma__shm_enabled() ? softrdma_shm.seg : NULL;
 }
@@ -189,7 +195,8 @@ struct softrdma_seg *softrdma__seg(void)
  * Publish (or clear, when @mr is NULL) table entry @slot. Called with the
  * MR table write lock, so there is one writer; readers retry on odd seq.
  */
-void softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t pd)
+void
+softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t pd)
 {
 	struct softrdma_seg *s = softrdma__seg();
 	struct softrdma_seg_mr *e;
@@ -218,13 +225,15 @@ void softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t
  * The process segment for the progress thread and the poll path, which do
  * not go through pthread_once: NULL until softrdma_shm_init() published it.
  */
-static struct softrdma_seg *softrdma_seg_published(void)
+static struct softrdma_seg *
+softrdma_seg_published(void)
 {
 	return __atomic_load_n(&softrdma_shm.seg, __ATOMIC_ACQUIRE);
 }
 
 /* Tell producers whether they must ring our doorbell. */
-void softrdma__seg_set_sleeping(int sleeping)
+void
+softrdma__seg_set_sleeping(int sleeping)
 {
 	struct softrdma_seg *seg = softrdma_seg_published();
 
@@ -235,7 +244,8 @@ void softrdma__seg_set_sleeping(int sleeping)
 }
 
 /* Non-zero when an application thread polled our rings within the grace time. */
-int softrdma__shm_app_polling(uint64_t now)
+int
+softrdma__shm_app_polling(uint64_t now)
 {
 	struct softrdma_seg *seg = softrdma_seg_published();
 
@@ -249,7 +259,8 @@ int softrdma__shm_app_polling(uint64_t now)
  * polling: peers must ring this process's doorbell again, or what they send
  * would wait for the end of the progress thread's doze.
  */
-void softrdma__shm_app_waits(void)
+void
+softrdma__shm_app_waits(void)
 {
 	struct softrdma_seg *seg = softrdma_seg_published();
 
@@ -258,7 +269,8 @@ void softrdma__shm_app_waits(void)
 }
 
 /* An application thread just polled the rings (rate-limited shared store). */
-void softrdma__shm_app_polled(void)
+void
+softrdma__shm_app_polled(void)
 {
 	struct softrdma_seg *seg = softrdma_seg_published();
 	uint64_t now = softrdma__now_ns();
@@ -270,19 +282,22 @@ void softrdma__shm_app_polled(void)
 static int softrdma_shm_any;
 
 /* Non-zero once some connection of this process runs over rings. */
-int softrdma__shm_active(void)
+int
+softrdma__shm_active(void)
 {
 	return __atomic_load_n(&softrdma_shm_any, __ATOMIC_RELAXED);
 }
 
 /* Remember that rings are in use (CQ polls start moving them). */
-void softrdma__shm_set_active(void)
+void
+softrdma__shm_set_active(void)
 {
 	__atomic_store_n(&softrdma_shm_any, 1, __ATOMIC_RELAXED);
 }
 
 /* Fill our identity into an offer (or answer) for the peer. */
-void softrdma__shm_offer(struct softrdma_wire_shm *w, int ring_fd)
+void
+softrdma__shm_offer(struct softrdma_wire_shm *w, int ring_fd)
 {
 	memset(w, 0, sizeof(*w));
 	w->seg_fd = -1;
@@ -303,7 +318,8 @@ void softrdma__shm_offer(struct softrdma_wire_shm *w, int ring_fd)
 }
 
 /* Same boot, namespaces and uid as we are. */
-static int softrdma_same_host(const struct softrdma_wire_shm *w)
+static int
+softrdma_same_host(const struct softrdma_wire_shm *w)
 {
 	return softrdma__shm_enabled() &&
 	       !memcmp(w->boot_id, softrdma_shm.boot_id, sizeof(w->boot_id)) &&
@@ -312,7 +328,8 @@ static int softrdma_same_host(const struct softrdma_wire_shm *w)
 }
 
 /* Fetch fd @num of the process behind @pidfd; -errno on failure. */
-static int softrdma_getfd(int pidfd, int num)
+static int
+softrdma_getfd(int pidfd, int num)
 {
 	int fd = syscall(SYS_pidfd_getfd, pidfd, num, 0);
 
@@ -326,7 +343,8 @@ static int softrdma_getfd(int pidfd, int num)
 }
 
 /* Check that @fd is a sealed memfd of at least @size bytes. */
-static int softrdma_check_memfd(int fd, size_t size)
+static int
+softrdma_check_memfd(int fd, size_t size)
 {
 	struct stat st;
 	int seals = fcntl(fd, F_GET_SEALS);
@@ -339,7 +357,8 @@ static int softrdma_check_memfd(int fd, size_t size)
 }
 
 /* Check that @fd is an eventfd (only those are written as doorbells). */
-static int softrdma_check_eventfd(int fd)
+static int
+softrdma_check_eventfd(int fd)
 {
 	char path[64], link[64];
 	ssize_t n;
@@ -353,7 +372,8 @@ static int softrdma_check_eventfd(int fd)
 }
 
 /* Drop a reference on @p. Progress thread or teardown. */
-static void softrdma_peer_put(struct softrdma_peer *p)
+static void
+softrdma_peer_put(struct softrdma_peer *p)
 {
 	if (!p)
 		return;
@@ -371,7 +391,8 @@ static void softrdma_peer_put(struct softrdma_peer *p)
 }
 
 /* Find or attach the peer described by @w; NULL with errno on failure. */
-static struct softrdma_peer *softrdma_peer_get(const struct softrdma_wire_shm *w)
+static struct softrdma_peer *
+softrdma_peer_get(const struct softrdma_wire_shm *w)
 {
 	struct softrdma_peer *p;
 	struct softrdma_list *n;
@@ -406,8 +427,8 @@ static struct softrdma_peer *softrdma_peer_get(const struct softrdma_wire_shm *w
 		goto close_pidfd;
 	}
 	err = softrdma_check_memfd(fd, sizeof(struct softrdma_seg));
-	map = err ? MAP_FAILED : mmap(NULL, sizeof(struct softrdma_seg), PROT_READ, MAP_SHARED,
-				      fd, 0);
+	map = err ? MAP_FAILED
+		  : mmap(NULL, sizeof(struct softrdma_seg), PROT_READ, MAP_SHARED, fd, 0);
 	if (!err && map == MAP_FAILED)
 		err = errno;
 	close(fd);
@@ -415,8 +436,8 @@ static struct softrdma_peer *softrdma_peer_get(const struct softrdma_wire_shm *w
 		goto close_pidfd;
 	p->seg = map;
 	if (p->seg->hdr.magic != SOFTRDMA_SEG_MAGIC ||
-	    p->seg->hdr.version != SOFTRDMA_SHM_VERSION ||
-	    p->seg->hdr.nonce != w->nonce || p->seg->hdr.pid != w->pid) {
+	    p->seg->hdr.version != SOFTRDMA_SHM_VERSION || p->seg->hdr.nonce != w->nonce ||
+	    p->seg->hdr.pid != w->pid) {
 		err = ESRCH;
 		goto unmap;
 	}
@@ -447,7 +468,8 @@ fail:
 }
 
 /* Ring @p's doorbell when its progress thread sleeps. */
-static void softrdma_bell(struct softrdma_peer *p)
+static void
+softrdma_bell(struct softrdma_peer *p)
 {
 	uint64_t one = 1, polled;
 	uint32_t s;
@@ -468,7 +490,8 @@ static void softrdma_bell(struct softrdma_peer *p)
 }
 
 /* Requester: create the ring memfd of a new out connection. */
-int softrdma__shm_ring_create(struct softrdma_conn *c)
+int
+softrdma__shm_ring_create(struct softrdma_conn *c)
 {
 	void *map;
 	int fd;
@@ -492,8 +515,9 @@ int softrdma__shm_ring_create(struct softrdma_conn *c)
  * runs on this host with our uid; fill the answer either way. Returns 1
  * when @c now uses rings, 0 when it stays on TCP.
  */
-int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm *offer,
-			 struct softrdma_wire_shm *reply)
+int
+softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm *offer,
+		     struct softrdma_wire_shm *reply)
 {
 	struct softrdma_peer *p;
 	void *map;
@@ -510,8 +534,9 @@ int softrdma__shm_accept(struct softrdma_conn *c, const struct softrdma_wire_shm
 	if (fd < 0)
 		goto put;
 	err = softrdma_check_memfd(fd, sizeof(struct softrdma_ring_area));
-	map = err ? MAP_FAILED : mmap(NULL, sizeof(struct softrdma_ring_area),
-				      PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	map = err ? MAP_FAILED
+		  : mmap(NULL, sizeof(struct softrdma_ring_area), PROT_READ | PROT_WRITE,
+			 MAP_SHARED, fd, 0);
 	close(fd);
 	if (map == MAP_FAILED)
 		goto put;
@@ -542,7 +567,8 @@ put:
  * Requester: the responder answered. On acceptance attach the peer; on
  * refusal drop the rings and stay on TCP. Returns 0 or an errno.
  */
-int softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *reply)
+int
+softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *reply)
 {
 	if (c->ring_fd >= 0) {
 		close(c->ring_fd);
@@ -562,7 +588,8 @@ int softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_s
 }
 
 /* Release the rings and the peer of @c. */
-void softrdma__shm_release(struct softrdma_conn *c)
+void
+softrdma__shm_release(struct softrdma_conn *c)
 {
 	if (c->area)
 		munmap(c->area, sizeof(struct softrdma_ring_area));
@@ -578,7 +605,8 @@ void softrdma__shm_release(struct softrdma_conn *c)
 }
 
 /* Responder: publish the attributes direct access depends on (qp->lock held). */
-void softrdma__shm_publish_qp(struct softrdma_qp *qp)
+void
+softrdma__shm_publish_qp(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *c = qp->in;
 	struct softrdma_ring_ctl *ctl;
@@ -596,7 +624,8 @@ void softrdma__shm_publish_qp(struct softrdma_qp *qp)
 }
 
 /* Responder: withdraw direct access through @c (its QP closes or dies). */
-void softrdma__shm_revoke(struct softrdma_conn *c)
+void
+softrdma__shm_revoke(struct softrdma_conn *c)
 {
 	struct softrdma_ring_ctl *ctl;
 
@@ -610,7 +639,8 @@ void softrdma__shm_revoke(struct softrdma_conn *c)
 }
 
 /* Bytes ready in the receive ring; UINT32_MAX when the peer corrupted it. */
-uint32_t softrdma__shm_rx_avail(struct softrdma_conn *c)
+uint32_t
+softrdma__shm_rx_avail(struct softrdma_conn *c)
 {
 	/* @rx_head is read atomically: the progress thread asks without qp->lock */
 	uint64_t n = __atomic_load_n(&c->rxr->tail, __ATOMIC_ACQUIRE) -
@@ -620,7 +650,8 @@ uint32_t softrdma__shm_rx_avail(struct softrdma_conn *c)
 }
 
 /* Free bytes in the transmit ring; UINT32_MAX when the peer corrupted it. */
-uint32_t softrdma__shm_tx_space(struct softrdma_conn *c)
+uint32_t
+softrdma__shm_tx_space(struct softrdma_conn *c)
 {
 	/* @tx_tail is read atomically: the progress thread asks without qp->lock */
 	uint64_t used = __atomic_load_n(&c->tx_tail, __ATOMIC_RELAXED) -
@@ -630,8 +661,8 @@ uint32_t softrdma__shm_tx_space(struct softrdma_conn *c)
 }
 
 /* Up to two ring pieces covering [at, at+len). Returns the piece count. */
-static int softrdma_ring_iov(struct softrdma_ring *r, uint64_t at, size_t len,
-			     struct iovec iov[2])
+static int
+softrdma_ring_iov(struct softrdma_ring *r, uint64_t at, size_t len, struct iovec iov[2])
 {
 	size_t off = at & SOFTRDMA_RING_MASK, first = SOFTRDMA_RING_SIZE - off;
 
@@ -647,7 +678,8 @@ static int softrdma_ring_iov(struct softrdma_ring *r, uint64_t at, size_t len,
 }
 
 /* Consumer: mark @n bytes consumed and wake a producer waiting for room. */
-static void softrdma_rx_advance(struct softrdma_conn *c, size_t n)
+static void
+softrdma_rx_advance(struct softrdma_conn *c, size_t n)
 {
 	__atomic_store_n(&c->rx_head, c->rx_head + n, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->rxr->head, c->rx_head, __ATOMIC_RELEASE);
@@ -663,7 +695,8 @@ static void softrdma_rx_advance(struct softrdma_conn *c, size_t n)
 }
 
 /* Bytes available or -1 with errno EAGAIN/EPROTO. */
-static ssize_t softrdma_rx_ready(struct softrdma_conn *c)
+static ssize_t
+softrdma_rx_ready(struct softrdma_conn *c)
 {
 	uint32_t avail = softrdma__shm_rx_avail(c);
 
@@ -679,7 +712,8 @@ static ssize_t softrdma_rx_ready(struct softrdma_conn *c)
 }
 
 /* Copy up to @len bytes out of the receive ring into our own buffer. */
-ssize_t softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
+ssize_t
+softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
 {
 	struct iovec iov[2];
 	ssize_t avail = softrdma_rx_ready(c);
@@ -702,7 +736,8 @@ ssize_t softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
  * Copy from the receive ring into application memory that may have been
  * unmapped: the kernel copies and reports EFAULT; nothing is consumed then.
  */
-ssize_t softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt)
+ssize_t
+softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt)
 {
 	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
 	ssize_t avail = softrdma_rx_ready(c), r;
@@ -725,8 +760,8 @@ ssize_t softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov,
 	}
 	if (!n)
 		return 0;
-	r = process_vm_writev(getpid(), src, softrdma_ring_iov(c->rxr, c->rx_head, n, src),
-			      dst, k, 0);
+	r = process_vm_writev(getpid(), src, softrdma_ring_iov(c->rxr, c->rx_head, n, src), dst, k,
+			      0);
 	if (r != (ssize_t)n) {
 		errno = EFAULT;
 		return -1;
@@ -736,7 +771,8 @@ ssize_t softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov,
 }
 
 /* Drop up to @len bytes from the receive ring. */
-ssize_t softrdma__shm_discard(struct softrdma_conn *c, size_t len)
+ssize_t
+softrdma__shm_discard(struct softrdma_conn *c, size_t len)
 {
 	ssize_t avail = softrdma_rx_ready(c);
 	size_t n;
@@ -749,7 +785,8 @@ ssize_t softrdma__shm_discard(struct softrdma_conn *c, size_t len)
 }
 
 /* Current producer position of the transmit ring. */
-uint64_t softrdma__shm_tail(struct softrdma_conn *c)
+uint64_t
+softrdma__shm_tail(struct softrdma_conn *c)
 {
 	return c->tx_tail;
 }
@@ -758,10 +795,10 @@ uint64_t softrdma__shm_tail(struct softrdma_conn *c)
  * Copy @len bytes to ring position @at (not yet visible to the consumer).
  * With @safe, @src may be unmapped application memory: returns EFAULT.
  */
-int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len,
-		      int safe)
+int
+softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len, int safe)
 {
-	struct iovec iov[2], s = { (void *)src, len };
+	struct iovec iov[2], s = {(void *)src, len};
 	int i, k;
 	size_t done = 0;
 
@@ -778,7 +815,8 @@ int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, siz
 }
 
 /* Publish everything written up to @tail and wake the consumer if it sleeps. */
-void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail)
+void
+softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail)
 {
 	__atomic_store_n(&c->tx_tail, tail, __ATOMIC_RELAXED);
 	__atomic_store_n(&c->txr->tail, tail, __ATOMIC_RELEASE);
@@ -786,7 +824,8 @@ void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail)
 }
 
 /* Write up to @len bytes of our own buffer into the transmit ring. */
-ssize_t softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
+ssize_t
+softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
 {
 	uint32_t space = softrdma__shm_tx_space(c);
 	size_t n;
@@ -819,7 +858,8 @@ ssize_t softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
  * Copy bytes [@off, @off + @len) of the split job between the local iovecs
  * and the responder. Returns 0, or -1 when the copy came up short.
  */
-static int softrdma_split_copy(uint64_t off, uint64_t len)
+static int
+softrdma_split_copy(uint64_t off, uint64_t len)
 {
 	struct iovec l[SOFTRDMA_MAX_SGE], r;
 	uint64_t pos = 0, want = len;
@@ -850,7 +890,8 @@ static int softrdma_split_copy(uint64_t off, uint64_t len)
 }
 
 /* Take and copy chunks of the split job until none is left. */
-static void softrdma_split_run(void)
+static void
+softrdma_split_run(void)
 {
 	uint64_t off, len;
 
@@ -871,7 +912,8 @@ static void softrdma_split_run(void)
  * Progress thread: join the shared direct copy, if one is open. Returns
  * non-zero when it helped.
  */
-int softrdma__shm_help(void)
+int
+softrdma__shm_help(void)
 {
 	if (!__atomic_load_n(&softrdma_split.open, __ATOMIC_RELAXED))
 		return 0;
@@ -884,7 +926,8 @@ int softrdma__shm_help(void)
 }
 
 /* Non-zero when this process may run on more than one CPU. */
-static int softrdma_split_allowed(void)
+static int
+softrdma_split_allowed(void)
 {
 	int ok = __atomic_load_n(&softrdma_split_ok, __ATOMIC_RELAXED);
 	cpu_set_t set;
@@ -901,10 +944,10 @@ static int softrdma_split_allowed(void)
  * work with the progress thread when it is large. Returns the bytes copied,
  * or -1 when any part failed.
  */
-static ssize_t softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k,
-				    char *raddr, uint64_t total)
+static ssize_t
+softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k, char *raddr, uint64_t total)
 {
-	struct iovec riov = { .iov_base = raddr, .iov_len = total };
+	struct iovec riov = {.iov_base = raddr, .iov_len = total};
 	int fail, spins;
 
 	if (total < SOFTRDMA_SPLIT_MIN || !softrdma_split_allowed() ||
@@ -948,7 +991,8 @@ static ssize_t softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, 
  * returns -1 and the caller sends the request the normal way, so the
  * responder reports the error as it would over the wire (qp->lock held).
  */
-int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total)
+int
+softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total)
 {
 	struct softrdma_conn *c = qp->out;
 	const struct softrdma_ring_ctl *ctl;
@@ -1029,7 +1073,8 @@ int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_
  * is forgotten (softrdma__shm_fork_child frees the peers), and @c is left
  * a plain socket connection.
  */
-void softrdma__shm_disown(struct softrdma_conn *c)
+void
+softrdma__shm_disown(struct softrdma_conn *c)
 {
 	if (c->area)
 		munmap(c->area, sizeof(struct softrdma_ring_area));
@@ -1044,13 +1089,15 @@ void softrdma__shm_disown(struct softrdma_conn *c)
 }
 
 /* fork(), before: the list of peers is whole in the copy. */
-void softrdma__shm_fork_prepare(void)
+void
+softrdma__shm_fork_prepare(void)
 {
 	pthread_mutex_lock(&softrdma_shm.lock);
 }
 
 /* fork(), in the parent. */
-void softrdma__shm_fork_parent(void)
+void
+softrdma__shm_fork_parent(void)
 {
 	pthread_mutex_unlock(&softrdma_shm.lock);
 }
@@ -1062,7 +1109,8 @@ void softrdma__shm_fork_parent(void)
  * its pid and a new nonce, on first use; the parent's MR table stays
  * untouched.
  */
-void softrdma__shm_fork_child(void)
+void
+softrdma__shm_fork_child(void)
 {
 	struct softrdma_list *n, *next;
 

@@ -16,12 +16,12 @@
 
 #include "softrdma.h"
 
-#define SOFTRDMA_SEG_MAGIC	0x47455353u	/* "SSEG" */
-#define SOFTRDMA_RING_MAGIC	0x474e5253u	/* "SRNG" */
-#define SOFTRDMA_SHM_VERSION	1
-#define SOFTRDMA_RING_SIZE	(64u * 1024)	/* power of two */
+#define SOFTRDMA_SEG_MAGIC   0x47455353u /* "SSEG" */
+#define SOFTRDMA_RING_MAGIC  0x474e5253u /* "SRNG" */
+#define SOFTRDMA_SHM_VERSION 1
+#define SOFTRDMA_RING_SIZE   (64u * 1024) /* power of two */
 /* producers skip the doorbell while the consumer's application polled this recently */
-#define SOFTRDMA_POLL_GRACE_NS	500000ull
+#define SOFTRDMA_POLL_GRACE_NS 500000ull
 
 /* One published memory region; @seq is odd while the entry changes. */
 struct softrdma_seg_mr {
@@ -126,8 +126,7 @@ ssize_t softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len);
 ssize_t softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt);
 ssize_t softrdma__shm_discard(struct softrdma_conn *c, size_t len);
 ssize_t softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len);
-int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len,
-		      int safe);
+int softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len, int safe);
 void softrdma__shm_commit(struct softrdma_conn *c, uint64_t tail);
 uint64_t softrdma__shm_tail(struct softrdma_conn *c);
 int softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total);

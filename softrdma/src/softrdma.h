@@ -36,9 +36,9 @@
  *     its loop. So a connection pointer read from a QP is valid while
  *     qp->lock is held and the QP still points at it: a path that may
  *     close it (handling a NAK, entering the error state) checks that
- *     qp->in or qp->out is still it before touching it again; without the lock, only the progress thread may use
- *     a connection it holds (epoll data, the same-host list), and only
- *     until its next reap.
+ *     qp->in or qp->out is still it before touching it again; without the lock, only the progress
+ * thread may use a connection it holds (epoll data, the same-host list), and only until its next
+ * reap.
  *
  * Lifetime of a QP (struct softrdma_qp): created and destroyed by
  * application threads. Its listener slot is published with a release
@@ -90,17 +90,17 @@
 #include "util.h"
 #include "wire.h"
 
-#define SOFTRDMA_DEV_NAME	"softrdma0"
-#define SOFTRDMA_MAX_GIDS	16
-#define SOFTRDMA_QP_PER_PORT	255
-#define SOFTRDMA_MAX_LISTENERS	4096
-#define SOFTRDMA_MAX_QP		(SOFTRDMA_QP_PER_PORT * SOFTRDMA_MAX_LISTENERS)
-#define SOFTRDMA_MAX_WR		16384
-#define SOFTRDMA_MAX_SGE	32
-#define SOFTRDMA_MAX_INLINE	256
-#define SOFTRDMA_MAX_CQE	(1 << 20)
-#define SOFTRDMA_MAX_MR		65536
-#define SOFTRDMA_MAX_RD_ATOM	16
+#define SOFTRDMA_DEV_NAME      "softrdma0"
+#define SOFTRDMA_MAX_GIDS      16
+#define SOFTRDMA_QP_PER_PORT   255
+#define SOFTRDMA_MAX_LISTENERS 4096
+#define SOFTRDMA_MAX_QP	       (SOFTRDMA_QP_PER_PORT * SOFTRDMA_MAX_LISTENERS)
+#define SOFTRDMA_MAX_WR	       16384
+#define SOFTRDMA_MAX_SGE       32
+#define SOFTRDMA_MAX_INLINE    256
+#define SOFTRDMA_MAX_CQE       (1 << 20)
+#define SOFTRDMA_MAX_MR	       65536
+#define SOFTRDMA_MAX_RD_ATOM   16
 
 struct softrdma_device {
 	struct ibv_device dev;

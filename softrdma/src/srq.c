@@ -18,7 +18,8 @@
 #include "srq.h"
 
 /* Allocate the slots of a receive queue. */
-int softrdma__rq_alloc(struct softrdma_rq *rq, uint32_t size, uint32_t max_sge)
+int
+softrdma__rq_alloc(struct softrdma_rq *rq, uint32_t size, uint32_t max_sge)
 {
 	rq->max_sge = max_sge ? max_sge : 1;
 	rq->slot_size = sizeof(struct softrdma_rwqe) + rq->max_sge * sizeof(struct ibv_sge);
@@ -30,14 +31,15 @@ int softrdma__rq_alloc(struct softrdma_rq *rq, uint32_t size, uint32_t max_sge)
 }
 
 /* Slot @i (0 = oldest) of a receive queue. */
-static struct softrdma_rwqe *softrdma_rq_at(struct softrdma_rq *rq, uint32_t i)
+static struct softrdma_rwqe *
+softrdma_rq_at(struct softrdma_rq *rq, uint32_t i)
 {
 	return (struct softrdma_rwqe *)(rq->slots + ((rq->head + i) % rq->size) * rq->slot_size);
 }
 
 /* Append receive requests to @rq; returns 0 or the post error. */
-static int softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad)
+static int
+softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	for (; wr; wr = wr->next) {
 		struct softrdma_rwqe *e;
@@ -65,7 +67,8 @@ static int softrdma_rq_post(struct softrdma_rq *rq, struct ibv_recv_wr *wr,
  * Complete as flushed the receive WQE the responder of @qp held, then those
  * of @qp's own queue (qp->lock held).
  */
-void softrdma__rq_flush(struct softrdma_qp *qp)
+void
+softrdma__rq_flush(struct softrdma_qp *qp)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	struct ibv_wc wc;
@@ -94,7 +97,8 @@ void softrdma__rq_flush(struct softrdma_qp *qp)
 }
 
 /* Pop a receive WQE from the SRQ or the QP's own receive queue. */
-int softrdma__take_rwqe(struct softrdma_qp *qp, struct softrdma_rwqe *out)
+int
+softrdma__take_rwqe(struct softrdma_qp *qp, struct softrdma_rwqe *out)
 {
 	struct ibv_srq *srq = qp->qpx.qp_base.srq;
 	struct softrdma_rq *rq = &qp->rq;
@@ -127,7 +131,8 @@ int softrdma__take_rwqe(struct softrdma_qp *qp, struct softrdma_rwqe *out)
 }
 
 /* ops.post_recv */
-int softrdma__post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
+int
+softrdma__post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct softrdma_qp *qp = (struct softrdma_qp *)q;
 	int err, wake;
@@ -153,8 +158,8 @@ int softrdma__post_recv(struct ibv_qp *q, struct ibv_recv_wr *wr, struct ibv_rec
 }
 
 /* ops.post_srq_recv */
-int softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad)
+int
+softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct softrdma_srq *s = (struct softrdma_srq *)srq;
 	int err;
@@ -167,7 +172,8 @@ int softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
 }
 
 /* Create a shared receive queue. */
-struct ibv_srq *ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
+struct ibv_srq *
+ibv_create_srq(struct ibv_pd *pd, struct ibv_srq_init_attr *attr)
 {
 	struct softrdma_srq *s;
 	int err = EINVAL;
@@ -200,7 +206,8 @@ fail:
 }
 
 /* Change the limit (arming the limit event) of an SRQ. */
-int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
+int
+ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 {
 	struct softrdma_srq *s = (struct softrdma_srq *)srq;
 
@@ -219,7 +226,8 @@ int ibv_modify_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr, int mask)
 }
 
 /* Report SRQ attributes. */
-int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
+int
+ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 {
 	struct softrdma_srq *s = (struct softrdma_srq *)srq;
 
@@ -230,7 +238,8 @@ int ibv_query_srq(struct ibv_srq *srq, struct ibv_srq_attr *attr)
 }
 
 /* Destroy an SRQ. */
-int ibv_destroy_srq(struct ibv_srq *srq)
+int
+ibv_destroy_srq(struct ibv_srq *srq)
 {
 	struct softrdma_srq *s = (struct softrdma_srq *)srq;
 

@@ -54,7 +54,6 @@ int softrdma__post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
  * ERRORS: EINVAL (too many SGEs), ENOMEM (queue full); *@bad is then the
  * first WR not posted.
  */
-int softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr,
-			    struct ibv_recv_wr **bad);
+int softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad);
 
 #endif

@@ -21,20 +21,23 @@
  * machines we run on), so that softrdma__list_empty_hint() may read a
  * list's head without the lock that guards the list.
  */
-static void softrdma_list_set_next(struct softrdma_list *node, struct softrdma_list *next)
+static void
+softrdma_list_set_next(struct softrdma_list *node, struct softrdma_list *next)
 {
 	__atomic_store_n(&node->next, next, __ATOMIC_RELAXED);
 }
 
 /* Make @head an empty circular list. */
-void softrdma__list_init(struct softrdma_list *head)
+void
+softrdma__list_init(struct softrdma_list *head)
 {
 	softrdma_list_set_next(head, head);
 	head->prev = head;
 }
 
 /* Append @node at the end of @head. */
-void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node)
+void
+softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *node)
 {
 	node->prev = head->prev;
 	softrdma_list_set_next(node, head);
@@ -43,7 +46,8 @@ void softrdma__list_add_tail(struct softrdma_list *head, struct softrdma_list *n
 }
 
 /* Unlink @node; it becomes a list of its own so a second del is harmless. */
-void softrdma__list_del(struct softrdma_list *node)
+void
+softrdma__list_del(struct softrdma_list *node)
 {
 	softrdma_list_set_next(node->prev, node->next);
 	node->next->prev = node->prev;
@@ -52,7 +56,8 @@ void softrdma__list_del(struct softrdma_list *node)
 }
 
 /* Return non-zero when @head holds no node (with the list's lock held). */
-int softrdma__list_empty(const struct softrdma_list *head)
+int
+softrdma__list_empty(const struct softrdma_list *head)
 {
 	return head->next == head;
 }
@@ -61,7 +66,8 @@ int softrdma__list_empty(const struct softrdma_list *head)
  * Return non-zero when @head seemed empty: for a thread that does not hold
  * the list's lock and only wants a hint, which may be stale at once.
  */
-int softrdma__list_empty_hint(const struct softrdma_list *head)
+int
+softrdma__list_empty_hint(const struct softrdma_list *head)
 {
 	return __atomic_load_n(&head->next, __ATOMIC_RELAXED) == head;
 }
@@ -71,12 +77,13 @@ static struct {
 	pthread_mutex_t lock;
 	struct softrdma_list head;
 } softrdma_evqs = {
-	.lock = PTHREAD_MUTEX_INITIALIZER,
-	.head = { &softrdma_evqs.head, &softrdma_evqs.head },
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .head = {&softrdma_evqs.head, &softrdma_evqs.head},
 };
 
 /* Create the eventfd and the list of an event queue. */
-int softrdma__evq_init(struct softrdma_evq *q)
+int
+softrdma__evq_init(struct softrdma_evq *q)
 {
 	q->fd = eventfd(0, EFD_CLOEXEC | EFD_SEMAPHORE);
 	if (q->fd < 0)
@@ -90,7 +97,8 @@ int softrdma__evq_init(struct softrdma_evq *q)
 }
 
 /* Release an event queue; remaining items belong to the caller. */
-void softrdma__evq_fini(struct softrdma_evq *q)
+void
+softrdma__evq_fini(struct softrdma_evq *q)
 {
 	pthread_mutex_lock(&softrdma_evqs.lock);
 	softrdma__list_del(&q->all);
@@ -102,19 +110,22 @@ void softrdma__evq_fini(struct softrdma_evq *q)
 }
 
 /* fork(): keep the list of queues whole across the fork. */
-void softrdma__evq_fork_prepare(void)
+void
+softrdma__evq_fork_prepare(void)
 {
 	pthread_mutex_lock(&softrdma_evqs.lock);
 }
 
 /* fork(), in the parent: the list is usable again. */
-void softrdma__evq_fork_parent(void)
+void
+softrdma__evq_fork_parent(void)
 {
 	pthread_mutex_unlock(&softrdma_evqs.lock);
 }
 
 /* fork(), in the child: disown every inherited queue and start an empty list. */
-void softrdma__evq_fork_child(int dead)
+void
+softrdma__evq_fork_child(int dead)
 {
 	struct softrdma_list *n, *next;
 
@@ -133,13 +144,15 @@ void softrdma__evq_fork_child(int dead)
 }
 
 /* A descriptor that reaches nothing: /dev/null, or -1 when it cannot be opened. */
-int softrdma__fd_dead_open(void)
+int
+softrdma__fd_dead_open(void)
 {
 	return open("/dev/null", O_RDWR | O_CLOEXEC);
 }
 
 /* Forked child: make *@fd stop referring to the object it shares with the parent. */
-void softrdma__fd_disown(int *fd, int dead)
+void
+softrdma__fd_disown(int *fd, int dead)
 {
 	if (*fd < 0)
 		return;
@@ -153,7 +166,8 @@ void softrdma__fd_disown(int *fd, int dead)
  * Queue @item and make the fd readable once more. The count is added under
  * the lock, so an item withdrawn at once finds its count to take back.
  */
-void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
+void
+softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
 {
 	uint64_t one = 1;
 
@@ -172,10 +186,11 @@ void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
  * count first finds the queue empty and waits again. (A kernel older than
  * 5.12 refuses RWF_NOWAIT on an eventfd: the count then stays.)
  */
-void softrdma__evq_forget(struct softrdma_evq *q)
+void
+softrdma__evq_forget(struct softrdma_evq *q)
 {
 	uint64_t cnt;
-	struct iovec iov = { &cnt, sizeof(cnt) };
+	struct iovec iov = {&cnt, sizeof(cnt)};
 
 	if (preadv2(q->fd, &iov, 1, -1, RWF_NOWAIT) < 0) {
 		/* EAGAIN: a popper holds it already */
@@ -186,7 +201,8 @@ void softrdma__evq_forget(struct softrdma_evq *q)
  * Wait for and dequeue one item. Honours O_NONBLOCK set by the user on the
  * fd (returns EAGAIN) and is a cancellation point through read().
  */
-int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
+int
+softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
 {
 	uint64_t cnt;
 	ssize_t n;
@@ -215,9 +231,10 @@ int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
  * Copy from memory that may have been unmapped since registration; the
  * kernel reports EFAULT instead of the process taking a SIGSEGV.
  */
-int softrdma__safe_read(void *dst, const void *src, size_t len)
+int
+softrdma__safe_read(void *dst, const void *src, size_t len)
 {
-	struct iovec l = { dst, len }, r = { (void *)src, len };
+	struct iovec l = {dst, len}, r = {(void *)src, len};
 	ssize_t n;
 
 	if (!len)
@@ -229,9 +246,10 @@ int softrdma__safe_read(void *dst, const void *src, size_t len)
 }
 
 /* Copy into memory that may have been unmapped or write-protected. */
-int softrdma__safe_write(void *dst, const void *src, size_t len)
+int
+softrdma__safe_write(void *dst, const void *src, size_t len)
 {
-	struct iovec l = { (void *)src, len }, r = { dst, len };
+	struct iovec l = {(void *)src, len}, r = {dst, len};
 	ssize_t n;
 
 	if (!len)
@@ -246,7 +264,8 @@ int softrdma__safe_write(void *dst, const void *src, size_t len)
  * Check through /proc/self/maps that [addr, addr+len) is fully mapped and
  * readable (and writable when @need_write); registration does not pin.
  */
-int softrdma__range_mapped(const void *addr, size_t len, int need_write)
+int
+softrdma__range_mapped(const void *addr, size_t len, int need_write)
 {
 	uintptr_t cur = (uintptr_t)addr, end = (uintptr_t)addr + len;
 	unsigned long lo, hi;
@@ -281,7 +300,8 @@ int softrdma__range_mapped(const void *addr, size_t len, int need_write)
 }
 
 /* Monotonic time in nanoseconds. */
-uint64_t softrdma__now_ns(void)
+uint64_t
+softrdma__now_ns(void)
 {
 	struct timespec ts;
 
@@ -290,7 +310,8 @@ uint64_t softrdma__now_ns(void)
 }
 
 /* Put @fd in non-blocking mode. */
-int softrdma__set_nonblock(int fd)
+int
+softrdma__set_nonblock(int fd)
 {
 	int fl = fcntl(fd, F_GETFL);
 
@@ -300,7 +321,8 @@ int softrdma__set_nonblock(int fd)
 }
 
 /* Block every signal in the calling (internal) thread. */
-void softrdma__block_signals(void)
+void
+softrdma__block_signals(void)
 {
 	sigset_t all;
 

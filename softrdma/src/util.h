@@ -11,8 +11,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define SOFTRDMA_CONTAINER_OF(ptr, type, member) \
-	((type *)((char *)(ptr) - offsetof(type, member)))
+#define SOFTRDMA_CONTAINER_OF(ptr, type, member) ((type *)((char *)(ptr)-offsetof(type, member)))
 
 struct softrdma_list {
 	struct softrdma_list *next;
@@ -93,7 +92,7 @@ void softrdma__block_signals(void);
  * peer sent on the data path before the disconnect, then enter the error
  * state. Only the CM passes it, on DREQ, DREP or loss of the CM connection.
  */
-#define SOFTRDMA_QP_DISCONNECT	IBV_QP_EN_SQD_ASYNC_NOTIFY
+#define SOFTRDMA_QP_DISCONNECT IBV_QP_EN_SQD_ASYNC_NOTIFY
 
 /*
  * Private requests of the connection manager, alone in the attribute mask
@@ -102,7 +101,7 @@ void softrdma__block_signals(void);
  * while held stays allocated, inert, until the release: the CM thread may
  * still move it (a disconnect) after the application freed it.
  */
-#define SOFTRDMA_QP_CM_HOLD	(1 << 30)
-#define SOFTRDMA_QP_CM_RELEASE	(1 << 29)
+#define SOFTRDMA_QP_CM_HOLD    (1 << 30)
+#define SOFTRDMA_QP_CM_RELEASE (1 << 29)
 
 #endif

@@ -10,7 +10,8 @@
 #include "wire.h"
 
 /* Convert a header from host order to wire (little-endian) order. */
-void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h)
+void
+softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h)
 {
 	h->len = htole32(h->len);
 	h->seq = htole32(h->seq);
@@ -20,7 +21,8 @@ void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h)
 }
 
 /* Convert a header received from the wire to host order. */
-void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h)
+void
+softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h)
 {
 	h->len = le32toh(h->len);
 	h->seq = le32toh(h->seq);
@@ -33,7 +35,8 @@ void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h)
  * Check a received header: known opcode for the direction of the connection,
  * lengths within limits and consistent with the opcode. Returns 0 or EPROTO.
  */
-int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side)
+int
+softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side)
 {
 	if (h->len > SOFTRDMA_MAX_MSG || h->rlen > SOFTRDMA_MAX_MSG)
 		return EPROTO;
@@ -68,7 +71,8 @@ int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_si
 }
 
 /* Fill the hello a requester sends first on a new data connection. */
-void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst)
+void
+softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst)
 {
 	memset(h, 0, sizeof(*h));
 	h->magic = htole32(SOFTRDMA_WIRE_MAGIC);
@@ -78,7 +82,8 @@ void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint
 }
 
 /* Validate a received hello and convert it to host order. */
-int softrdma__wire_hello_check(struct softrdma_wire_hello *h)
+int
+softrdma__wire_hello_check(struct softrdma_wire_hello *h)
 {
 	h->magic = le32toh(h->magic);
 	h->version = le16toh(h->version);
@@ -92,7 +97,8 @@ int softrdma__wire_hello_check(struct softrdma_wire_hello *h)
 }
 
 /* Convert a same-host offer or answer to wire order. */
-void softrdma__wire_shm_to_le(struct softrdma_wire_shm *w)
+void
+softrdma__wire_shm_to_le(struct softrdma_wire_shm *w)
 {
 	w->netns = htole64(w->netns);
 	w->pidns = htole64(w->pidns);
@@ -106,7 +112,8 @@ void softrdma__wire_shm_to_le(struct softrdma_wire_shm *w)
 }
 
 /* Convert a received same-host offer or answer to host order. */
-void softrdma__wire_shm_from_le(struct softrdma_wire_shm *w)
+void
+softrdma__wire_shm_from_le(struct softrdma_wire_shm *w)
 {
 	w->netns = le64toh(w->netns);
 	w->pidns = le64toh(w->pidns);

@@ -9,9 +9,9 @@
 
 #include <stdint.h>
 
-#define SOFTRDMA_WIRE_MAGIC	0x4d445253u	/* "SRDM" */
-#define SOFTRDMA_WIRE_VERSION	2
-#define SOFTRDMA_MAX_MSG	(1u << 30)
+#define SOFTRDMA_WIRE_MAGIC   0x4d445253u /* "SRDM" */
+#define SOFTRDMA_WIRE_VERSION 2
+#define SOFTRDMA_MAX_MSG      (1u << 30)
 
 enum softrdma_wire_op {
 	SOFTRDMA_OP_SEND = 1,
@@ -26,7 +26,7 @@ enum softrdma_wire_op {
 	SOFTRDMA_OP_READ_RESP,
 };
 
-#define SOFTRDMA_WF_ACK_REQ	0x01
+#define SOFTRDMA_WF_ACK_REQ 0x01
 
 struct softrdma_wire_hello {
 	uint32_t magic;
@@ -42,8 +42,8 @@ struct softrdma_wire_hello {
  * the receiver fetches them with pidfd_getfd when host, namespaces and uid
  * match. The TCP connection stays open to notice the peer's death.
  */
-#define SOFTRDMA_SHM_OFFER	0x1
-#define SOFTRDMA_SHM_ACCEPT	0x2
+#define SOFTRDMA_SHM_OFFER  0x1
+#define SOFTRDMA_SHM_ACCEPT 0x2
 
 struct softrdma_wire_shm {
 	uint8_t boot_id[16];
@@ -75,8 +75,8 @@ _Static_assert(sizeof(struct softrdma_wire_hdr) == 32, "wire header size");
 _Static_assert(sizeof(struct softrdma_wire_hello) == 16, "wire hello size");
 _Static_assert(sizeof(struct softrdma_wire_shm) == 64, "wire shm offer size");
 
-#define SOFTRDMA_WIRE_HELLO_LEN	(sizeof(struct softrdma_wire_hello) + \
-				 sizeof(struct softrdma_wire_shm))
+#define SOFTRDMA_WIRE_HELLO_LEN                                                                    \
+	(sizeof(struct softrdma_wire_hello) + sizeof(struct softrdma_wire_shm))
 
 void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h);
 void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h);

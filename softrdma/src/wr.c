@@ -14,13 +14,15 @@
 #include "wr.h"
 
 /* The softrdma QP behind an extended QP. */
-static struct softrdma_qp *softrdma_qpx(struct ibv_qp_ex *x)
+static struct softrdma_qp *
+softrdma_qpx(struct ibv_qp_ex *x)
 {
 	return (struct softrdma_qp *)x;
 }
 
 /* Start a batch of extended work requests. */
-static void softrdma_wr_start(struct ibv_qp_ex *x)
+static void
+softrdma_wr_start(struct ibv_qp_ex *x)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 
@@ -30,7 +32,8 @@ static void softrdma_wr_start(struct ibv_qp_ex *x)
 }
 
 /* Append a new WR of @opcode to the batch; NULL when the batch is full. */
-static struct ibv_send_wr *softrdma_wr_new(struct ibv_qp_ex *x, enum ibv_wr_opcode opcode)
+static struct ibv_send_wr *
+softrdma_wr_new(struct ibv_qp_ex *x, enum ibv_wr_opcode opcode)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 	struct ibv_send_wr *wr;
@@ -52,7 +55,8 @@ static struct ibv_send_wr *softrdma_wr_new(struct ibv_qp_ex *x, enum ibv_wr_opco
 }
 
 /* The WR being built. */
-static struct ibv_send_wr *softrdma_wr_cur(struct ibv_qp_ex *x)
+static struct ibv_send_wr *
+softrdma_wr_cur(struct ibv_qp_ex *x)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 
@@ -60,7 +64,8 @@ static struct ibv_send_wr *softrdma_wr_cur(struct ibv_qp_ex *x)
 }
 
 /* wr_rdma_write: append an RDMA WRITE to @rkey:@raddr. */
-static void softrdma_wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+static void
+softrdma_wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 {
 	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_WRITE);
 
@@ -71,8 +76,8 @@ static void softrdma_wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t 
 }
 
 /* wr_rdma_write_imm: append an RDMA WRITE with immediate data @imm. */
-static void softrdma_wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr,
-				       __be32 imm)
+static void
+softrdma_wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, __be32 imm)
 {
 	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_WRITE_WITH_IMM);
 
@@ -84,7 +89,8 @@ static void softrdma_wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint6
 }
 
 /* wr_rdma_read: append an RDMA READ from @rkey:@raddr. */
-static void softrdma_wr_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+static void
+softrdma_wr_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 {
 	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_READ);
 
@@ -95,13 +101,15 @@ static void softrdma_wr_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t r
 }
 
 /* wr_send: append a SEND. */
-static void softrdma_wr_send(struct ibv_qp_ex *x)
+static void
+softrdma_wr_send(struct ibv_qp_ex *x)
 {
 	softrdma_wr_new(x, IBV_WR_SEND);
 }
 
 /* wr_send_imm: append a SEND with immediate data @imm. */
-static void softrdma_wr_send_imm(struct ibv_qp_ex *x, __be32 imm)
+static void
+softrdma_wr_send_imm(struct ibv_qp_ex *x, __be32 imm)
 {
 	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_SEND_WITH_IMM);
 
@@ -110,7 +118,8 @@ static void softrdma_wr_send_imm(struct ibv_qp_ex *x, __be32 imm)
 }
 
 /* Set the scatter/gather list of the current WR. */
-static void softrdma_wr_set_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *sg)
+static void
+softrdma_wr_set_sge_list(struct ibv_qp_ex *x, size_t n, const struct ibv_sge *sg)
 {
 	struct ibv_send_wr *wr = softrdma_wr_cur(x);
 
@@ -126,16 +135,17 @@ static void softrdma_wr_set_sge_list(struct ibv_qp_ex *x, size_t n, const struct
 }
 
 /* Set a single SGE as the scatter/gather list of the current WR. */
-static void softrdma_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len)
+static void
+softrdma_wr_set_sge(struct ibv_qp_ex *x, uint32_t lkey, uint64_t addr, uint32_t len)
 {
-	struct ibv_sge s = { .addr = addr, .length = len, .lkey = lkey };
+	struct ibv_sge s = {.addr = addr, .length = len, .lkey = lkey};
 
 	softrdma_wr_set_sge_list(x, 1, &s);
 }
 
 /* Inline data is copied now: the caller may reuse its buffers at once. */
-static void softrdma_wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n,
-					     const struct ibv_data_buf *bufs)
+static void
+softrdma_wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n, const struct ibv_data_buf *bufs)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 	struct ibv_send_wr *wr = softrdma_wr_cur(x);
@@ -165,15 +175,17 @@ static void softrdma_wr_set_inline_data_list(struct ibv_qp_ex *x, size_t n,
 }
 
 /* Copy one buffer as the inline data of the current WR. */
-static void softrdma_wr_set_inline_data(struct ibv_qp_ex *x, void *addr, size_t len)
+static void
+softrdma_wr_set_inline_data(struct ibv_qp_ex *x, void *addr, size_t len)
 {
-	struct ibv_data_buf b = { .addr = addr, .length = len };
+	struct ibv_data_buf b = {.addr = addr, .length = len};
 
 	softrdma_wr_set_inline_data_list(x, 1, &b);
 }
 
 /* Post the batch built since wr_start. */
-static int softrdma_wr_complete(struct ibv_qp_ex *x)
+static int
+softrdma_wr_complete(struct ibv_qp_ex *x)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 	uint32_t i;
@@ -189,7 +201,8 @@ static int softrdma_wr_complete(struct ibv_qp_ex *x)
 }
 
 /* Drop the batch built since wr_start. */
-static void softrdma_wr_abort(struct ibv_qp_ex *x)
+static void
+softrdma_wr_abort(struct ibv_qp_ex *x)
 {
 	struct softrdma_qp *qp = softrdma_qpx(x);
 
@@ -198,7 +211,8 @@ static void softrdma_wr_abort(struct ibv_qp_ex *x)
 }
 
 /* Fill the wr_* entry points this device supports. */
-void softrdma__qpx_init(struct softrdma_qp *qp)
+void
+softrdma__qpx_init(struct softrdma_qp *qp)
 {
 	struct ibv_qp_ex *x = &qp->qpx;
 
@@ -217,15 +231,16 @@ void softrdma__qpx_init(struct softrdma_qp *qp)
 }
 
 /* Return the extended QP; the batch buffers are allocated on first use. */
-struct ibv_qp_ex *ibv_qp_to_qp_ex(struct ibv_qp *q)
+struct ibv_qp_ex *
+ibv_qp_to_qp_ex(struct ibv_qp *q)
 {
 	struct softrdma_qp *qp = (struct softrdma_qp *)q;
 
 	pthread_mutex_lock(&qp->lock);
 	if (!qp->xwr) {
 		qp->xwr = calloc(qp->sq_size, sizeof(*qp->xwr));
-		qp->xsge = calloc(1, (size_t)qp->sq_size * SOFTRDMA_MAX_SGE *
-				  sizeof(struct ibv_sge) +
+		qp->xsge =
+		    calloc(1, (size_t)qp->sq_size * SOFTRDMA_MAX_SGE * sizeof(struct ibv_sge) +
 				  (size_t)qp->sq_size * qp->cap.max_inline_data);
 		if (!qp->xwr || !qp->xsge) {
 			free(qp->xwr);
