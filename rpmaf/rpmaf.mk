@@ -33,10 +33,13 @@ $(RPMAF_OBJ)/%.o: %.c $(RPMAF_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(RPMAF_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
+# librpmaf needs librpma: a program's run path does not reach a library's own
+# dependencies, so librpmaf looks for librpma beside itself (build/lib, or the
+# LIBDIR both are installed into)
 $(RPMAF_SO): $(RPMAF_OBJS) rpmaf/rpmaf.map $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(RPMAF_SONAME) -Wl,--version-script=rpmaf/rpmaf.map \
-		-Wl,--no-undefined -o $@ $(RPMAF_OBJS) $(RPMAF_LIBS)
+		-Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ $(RPMAF_OBJS) $(RPMAF_LIBS)
 	ln -sf librpmaf.so.$(RPMAF_VERSION) $(BUILD)/lib/$(RPMAF_SONAME)
 	ln -sf $(RPMAF_SONAME) $(BUILD)/lib/librpmaf.so
 
