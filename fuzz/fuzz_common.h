@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzz_assert.h"
 #include "librpma.h"
 
 void *__real_malloc(size_t size);
@@ -39,16 +40,6 @@ __wrap_free(void *ptr)
 		Fuzz_live_allocations--;
 	__real_free(ptr);
 }
-
-/* fuzz_assert -- a property that must hold; abort so that libFuzzer keeps the input */
-#define fuzz_assert(cond)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* fuzz_quiet_log -- rejected inputs are logged by the library; keep them out of the output */
 static void

@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fuzz_assert.h"
 #include "rpmaf.h"
 
 #define MAX_SETS 4
@@ -72,16 +73,6 @@ __wrap_free(void *ptr)
 	Live -= ptr != NULL;
 	__real_free(ptr);
 }
-
-/* fuzz_assert -- a property that must hold; abort so that libFuzzer keeps the input */
-#define fuzz_assert(cond)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 /* softrdma's limits, smaller than the fixed bounds */
 static const struct rpmaf_cfg_limits Limits = {

@@ -32,6 +32,7 @@
 #include <string.h>
 
 #include "auth.h"
+#include "fuzz_assert.h"
 #include "list.h"
 #include "msg.h"
 #include "session.h"
@@ -74,16 +75,6 @@ __wrap_free(void *ptr)
 {
 	__real_free(ptr);
 }
-
-/* fuzz_assert -- a property that must hold; abort so that libFuzzer keeps the input */
-#define fuzz_assert(cond)                                                                          \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 static uint8_t Out[RPMAF__PROTO_MSG_MAX];
 
