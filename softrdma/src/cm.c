@@ -62,8 +62,8 @@ struct softrdma_cm_id {
 	int fd;
 	int tcp_connecting;
 	int sync;
-	int reported;
-	int acked;
+	int reported; /* events handed out: atomic, raised under the channel queue's lock */
+	int acked;    /* events acknowledged: cm.lock */
 	int disc_reported;
 	struct rdma_cm_event *sync_event;
 	unsigned char rbuf[sizeof(struct softrdma_cm_msg)];
@@ -354,6 +354,20 @@ softrdma_cm_event(struct softrdma_cm_id *owner, struct softrdma_cm_id *listen,
 	softrdma__evq_push(&ch->q, &e->node);
 }
 
+/*
+ * Count an event handed out while it is taken off its channel's queue, so
+ * that rdma_destroy_id, which withdraws the id's queued events under that
+ * queue's lock, either withdraws an event or waits for its acknowledgement
+ * and never frees an id between the two.
+ */
+static void
+softrdma_cm_event_taken(struct softrdma_list *node)
+{
+	struct softrdma_cm_event *e = SOFTRDMA_CONTAINER_OF(node, struct softrdma_cm_event, node);
+
+	__atomic_fetch_add(&e->owner->reported, 1, __ATOMIC_RELAXED);
+}
+
 /* Wait for the next event on @channel. */
 int
 rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **event)
@@ -365,13 +379,10 @@ rdma_get_cm_event(struct rdma_event_channel *channel, struct rdma_cm_event **eve
 
 	if (!event)
 		return softrdma_cm_err(EINVAL);
-	err = softrdma__evq_pop(&c->q, &node);
+	err = softrdma__evq_pop(&c->q, &node, softrdma_cm_event_taken);
 	if (err)
 		return softrdma_cm_err(err);
 	e = SOFTRDMA_CONTAINER_OF(node, struct softrdma_cm_event, node);
-	pthread_mutex_lock(&cm.lock);
-	e->owner->reported++;
-	pthread_mutex_unlock(&cm.lock);
 	*event = &e->ev;
 	return 0;
 }
@@ -520,7 +531,7 @@ rdma_destroy_id(struct rdma_cm_id *cid)
 	}
 	pthread_mutex_lock(&cm.lock);
 	softrdma_cm_withdraw((struct softrdma_cm_chan *)cid->channel, id, NULL);
-	while (!id->inherited && id->acked < id->reported)
+	while (!id->inherited && id->acked < __atomic_load_n(&id->reported, __ATOMIC_RELAXED))
 		pthread_cond_wait(&cm.cond, &cm.lock);
 	softrdma_cm_close_fd(id);
 	softrdma__list_del(&id->node);

@@ -124,12 +124,12 @@ ibv_destroy_cq(struct ibv_cq *cq)
 	}
 	if (users)
 		return EBUSY;
-	pthread_mutex_lock(&softrdma_cq_ev_lock);
-	while (!inherited && cq->comp_events_completed != c->events_delivered)
-		pthread_cond_wait(&softrdma_cq_ev_cond, &softrdma_cq_ev_lock);
-	pthread_mutex_unlock(&softrdma_cq_ev_lock);
 	if (ch) {
-		/* drop a signal still queued for this CQ */
+		/*
+		 * Drop a signal still queued for this CQ first: after this no
+		 * ibv_get_cq_event can take one, and every one taken before is
+		 * counted in events_delivered (softrdma_cq_event_taken).
+		 */
 		pthread_mutex_lock(&ch->q.lock);
 		if (c->item_queued) {
 			softrdma__list_del(&c->item.node);
@@ -138,8 +138,14 @@ ibv_destroy_cq(struct ibv_cq *cq)
 			c->item_queued = 0;
 		}
 		pthread_mutex_unlock(&ch->q.lock);
-		__atomic_sub_fetch(&cq->channel->refcnt, 1, __ATOMIC_RELAXED);
 	}
+	pthread_mutex_lock(&softrdma_cq_ev_lock);
+	while (!inherited &&
+	       cq->comp_events_completed != __atomic_load_n(&c->events_delivered, __ATOMIC_RELAXED))
+		pthread_cond_wait(&softrdma_cq_ev_cond, &softrdma_cq_ev_lock);
+	pthread_mutex_unlock(&softrdma_cq_ev_lock);
+	if (ch)
+		__atomic_sub_fetch(&cq->channel->refcnt, 1, __ATOMIC_RELAXED);
 	pthread_spin_destroy(&c->lock);
 	pthread_mutex_destroy(&c->qps_lock);
 	free(c->qps);
@@ -366,6 +372,21 @@ softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	return 0;
 }
 
+/*
+ * A CQ's signal taken off its channel (the queue's lock held): it may be
+ * queued again, and the event counts as delivered before ibv_destroy_cq,
+ * which withdraws signals under the same lock, can look.
+ */
+static void
+softrdma_cq_event_taken(struct softrdma_list *node)
+{
+	struct softrdma_cq_item *it = SOFTRDMA_CONTAINER_OF(node, struct softrdma_cq_item, node);
+	struct softrdma_cq *c = (struct softrdma_cq *)it->cq;
+
+	c->item_queued = 0;
+	__atomic_fetch_add(&c->events_delivered, 1, __ATOMIC_RELAXED);
+}
+
 /* Wait for the next CQ event on @channel. */
 int
 ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq_context)
@@ -373,24 +394,16 @@ ibv_get_cq_event(struct ibv_comp_channel *channel, struct ibv_cq **cq, void **cq
 	struct softrdma_channel *ch = (struct softrdma_channel *)channel;
 	struct softrdma_list *node;
 	struct softrdma_cq_item *it;
-	struct softrdma_cq *c;
 	int err;
 
 	/* the application sleeps here instead of polling: peers must ring again */
 	softrdma__shm_app_waits();
-	err = softrdma__evq_pop(&ch->q, &node);
+	err = softrdma__evq_pop(&ch->q, &node, softrdma_cq_event_taken);
 	if (err) {
 		errno = err;
 		return -1;
 	}
 	it = SOFTRDMA_CONTAINER_OF(node, struct softrdma_cq_item, node);
-	c = (struct softrdma_cq *)it->cq;
-	pthread_mutex_lock(&ch->q.lock);
-	c->item_queued = 0;
-	pthread_mutex_unlock(&ch->q.lock);
-	pthread_mutex_lock(&softrdma_cq_ev_lock);
-	c->events_delivered++;
-	pthread_mutex_unlock(&softrdma_cq_ev_lock);
 	*cq = it->cq;
 	*cq_context = it->cq->cq_context;
 	return 0;

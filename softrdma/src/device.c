@@ -475,7 +475,7 @@ ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
 	struct softrdma_async_item *it;
 	int err;
 
-	err = softrdma__evq_pop(&c->async_q, &node);
+	err = softrdma__evq_pop(&c->async_q, &node, NULL);
 	if (err) {
 		errno = err;
 		return -1;

@@ -144,6 +144,7 @@ struct softrdma_cq {
 	uint32_t count;
 	int armed;
 	int overflow;
+	/* events handed out: atomic, raised under the channel queue's lock */
 	uint32_t events_delivered;
 	/* completions pushed and polled so far (send-queue slots free on poll) */
 	uint64_t produced;

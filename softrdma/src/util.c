@@ -202,7 +202,8 @@ softrdma__evq_forget(struct softrdma_evq *q)
  * fd (returns EAGAIN) and is a cancellation point through read().
  */
 int
-softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
+softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item,
+		  void (*taken)(struct softrdma_list *item))
 {
 	uint64_t cnt;
 	ssize_t n;
@@ -219,10 +220,12 @@ softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item)
 	if (softrdma__list_empty(&q->items)) {
 		/* the item was withdrawn (its owner went away): wait again */
 		pthread_mutex_unlock(&q->lock);
-		return softrdma__evq_pop(q, item);
+		return softrdma__evq_pop(q, item, taken);
 	}
 	*item = q->items.next;
 	softrdma__list_del(*item);
+	if (taken)
+		taken(*item);
 	pthread_mutex_unlock(&q->lock);
 	return 0;
 }

@@ -41,7 +41,13 @@ struct softrdma_evq {
 int softrdma__evq_init(struct softrdma_evq *q);
 void softrdma__evq_fini(struct softrdma_evq *q);
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
-int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item);
+/*
+ * Take the next item, waiting for one; @taken (may be NULL) runs on it with
+ * q->lock still held, so that whoever withdraws items under that lock sees
+ * an item either still queued or already accounted for by @taken.
+ */
+int softrdma__evq_pop(struct softrdma_evq *q, struct softrdma_list **item,
+		      void (*taken)(struct softrdma_list *item));
 /*
  * With q->lock held, after taking an item off q->items other than through
  * softrdma__evq_pop (its owner went away): the fd stops counting it.
