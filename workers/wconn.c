@@ -66,14 +66,17 @@ static void
 deliver_recv(struct rpmaf_worker *w, struct rpmaf_wconn *c, const struct ibv_wc *wc)
 {
 	void *buf = (void *)(uintptr_t)wc->wr_id;
+	uint32_t i = rpmaf__slab_index(&w->slab, buf);
 	int keep = RPMAF_RECV_DONE;
 
+	/* lent during the callback: it may release it, or close, before it returns */
+	w->kept[i] = (uint32_t)(c - w->conns) + 1;
 	if (c->ops->on_recv)
 		keep = c->ops->on_recv(c, wc, buf, c->ctx);
-	if (keep == RPMAF_RECV_KEEP)
-		w->kept[rpmaf__slab_index(&w->slab, buf)] = (uint32_t)(c - w->conns) + 1;
-	else
+	if (keep != RPMAF_RECV_KEEP && w->kept[i]) {
+		w->kept[i] = 0;
 		rpmaf__worker_repost(w, buf);
+	}
 }
 
 /* see worker.h */
@@ -374,6 +377,8 @@ rpmaf_wconn_recv_release(struct rpmaf_wconn *wconn, void *buf)
 	if (i >= w->srq_rq || w->kept[i] != (uint32_t)(wconn - w->conns) + 1)
 		return RPMAF_E_INVAL;
 	w->kept[i] = 0;
+	/* at once: a reply sent next may return this buffer's credit to the peer */
 	rpmaf__worker_repost(w, buf);
+	rpmaf__worker_repost_flush(w);
 	return 0;
 }

@@ -15,6 +15,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <urcu/urcu-memb.h>
+
 #include "wconn.h"
 #include "worker.h"
 
@@ -234,9 +236,12 @@ worker_main(void *arg)
 {
 	struct rpmaf_worker *w = arg;
 
+	/* callbacks read the region table (regtab/): every worker is an RCU reader */
+	urcu_memb_register_thread();
 	rpmaf__current = w;
 	rpmaf__worker_loop(w);
 	rpmaf__current = NULL;
+	urcu_memb_unregister_thread();
 	return NULL;
 }
 
