@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto workers regtab stats,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -203,7 +203,10 @@ MODULE_MKS := \
 	regtab/regtab.mk \
 	stats/stats.mk \
 	fuzz/softrdma-fuzz.mk \
-	workers/workers.mk
+	workers/workers.mk \
+	ctl/ctl.mk \
+	server/server.mk \
+	pool/pool.mk
 
 include $(MODULE_MKS)
 

@@ -50,6 +50,20 @@ rpmaf_err_str(int code)
 		return "an RDMA (librpma) call failed";
 	case RPMAF_E_SYS:
 		return "a system call failed";
+	case RPMAF_E_TIMEOUT:
+		return "the operation timed out";
+	case RPMAF_E_CONNLOST:
+		return "the connection was lost";
+	case RPMAF_E_NOENT:
+		return "no such region, target or handler";
+	case RPMAF_E_REMOTE:
+		return "the peer refused the request";
+	case RPMAF_E_AUTH:
+		return "authentication failed";
+	case RPMAF_E_PROTO:
+		return "the peer broke the protocol";
+	case RPMAF_E_SHUTDOWN:
+		return "shutting down";
 	default:
 		return "unknown error";
 	}

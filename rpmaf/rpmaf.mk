@@ -9,13 +9,13 @@
 # A module is a top-level directory whose *.c files go into the library: add
 # its name to RPMAF_MODULES (and its tests to its own .mk).
 
-RPMAF_MODULES := config proto regtab stats workers
+RPMAF_MODULES := config proto regtab stats workers ctl server pool
 RPMAF_VERSION := 1.0.0
 RPMAF_SONAME := librpmaf.so.1
 RPMAF_SRCS := $(foreach m,$(RPMAF_MODULES),$(sort $(wildcard $(m)/*.c)))
 RPMAF_HDRS := $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
 RPMAF_CFLAGS := $(CFLAGS_BASE) -Irpmaf/include
-RPMAF_LIBS := -lyaml -lsodium -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
+RPMAF_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
 RPMAF_OBJ := $(BUILD)/rpmaf/obj
 RPMAF_OBJS := $(patsubst %.c,$(RPMAF_OBJ)/%.o,$(RPMAF_SRCS))
 

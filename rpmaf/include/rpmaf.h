@@ -30,14 +30,21 @@ extern "C" {
  * Errors
  * ====================================================================== */
 
-#define RPMAF_E_INVAL  (-1) /* an argument is invalid (NULL where an object is needed, ...) */
-#define RPMAF_E_NOMEM  (-2) /* memory could not be allocated */
-#define RPMAF_E_IO     (-3) /* a file could not be read or written */
-#define RPMAF_E_PARSE  (-4) /* the text is not an acceptable YAML document */
-#define RPMAF_E_CONFIG (-5) /* the document is YAML but not a valid configuration */
-#define RPMAF_E_AGAIN  (-6) /* no room now (a queue, pool or credit limit): retry later */
-#define RPMAF_E_RDMA   (-7) /* a librpma call failed; the log names it */
-#define RPMAF_E_SYS    (-8) /* a system call failed; the log names it and errno */
+#define RPMAF_E_INVAL	 (-1)  /* an argument is invalid (NULL where an object is needed, ...) */
+#define RPMAF_E_NOMEM	 (-2)  /* memory could not be allocated */
+#define RPMAF_E_IO	 (-3)  /* a file could not be read or written */
+#define RPMAF_E_PARSE	 (-4)  /* the text is not an acceptable YAML document */
+#define RPMAF_E_CONFIG	 (-5)  /* the document is YAML but not a valid configuration */
+#define RPMAF_E_AGAIN	 (-6)  /* no room now (a queue, pool or credit limit): retry later */
+#define RPMAF_E_RDMA	 (-7)  /* a librpma call failed; the log names it */
+#define RPMAF_E_SYS	 (-8)  /* a system call failed; the log names it and errno */
+#define RPMAF_E_TIMEOUT	 (-9)  /* an operation's time (timeouts.operation_ms) ran out */
+#define RPMAF_E_CONNLOST (-10) /* the connection carrying an operation was lost or closed */
+#define RPMAF_E_NOENT	 (-11) /* no such region, target or handler (or it was removed) */
+#define RPMAF_E_REMOTE	 (-12) /* the peer answered with a failure status; the log has it */
+#define RPMAF_E_AUTH	 (-13) /* authentication failed (no key, a wrong key) */
+#define RPMAF_E_PROTO	 (-14) /* the peer broke the control protocol; the log says how */
+#define RPMAF_E_SHUTDOWN (-15) /* the pool or server is shutting down */
 
 /*
  * rpmaf_err_str -- a short English description of an RPMAF_E_* code.
@@ -485,8 +492,11 @@ struct rpmaf_wconn_ops {
 	/*
 	 * on_recv -- a message received into buf (wc->byte_len bytes, or a
 	 * failed receive, wc->status). Returns RPMAF_RECV_DONE or
-	 * RPMAF_RECV_KEEP. May be called from inside rpmaf_worker_attach()
-	 * for a message that arrived before it.
+	 * RPMAF_RECV_KEEP. The buffer is lent to the connection during the
+	 * call, so the callback may also post it back itself with
+	 * rpmaf_wconn_recv_release() (before a reply that returns its credit,
+	 * say); then what it returns does not matter. May be called from
+	 * inside rpmaf_worker_attach() for a message that arrived before it.
 	 */
 	int (*on_recv)(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *buf, void *ctx);
 	/*
@@ -713,7 +723,9 @@ int rpmaf_wconn_get_worker(const struct rpmaf_wconn *wconn, struct rpmaf_worker 
 
 /*
  * rpmaf_wconn_recv_release -- post back a receive buffer kept by on_recv
- * (RPMAF_RECV_KEEP).
+ * (RPMAF_RECV_KEEP), at once (with any other buffer waiting to be posted
+ * back): a message sent after the call may return its credit to the peer.
+ * A post the SRQ refuses is retried in the loop's next turn.
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (a NULL argument, buf not a kept receive buffer).
@@ -783,6 +795,493 @@ int rpmaf_worker_timer_cancel(struct rpmaf_worker *w, struct rpmaf_timer *t);
  * THREAD SAFETY: thread-safe.
  */
 int rpmaf_worker_get_stats(const struct rpmaf_worker *w, struct rpmaf_worker_stats *stats);
+
+/* ======================================================================
+ * Server (server/)
+ *
+ * The server side of the framework: it exports the configuration's regions
+ * and serves the control protocol of doc/PROTOCOL.md to every client.
+ * - rpmaf_server_new() registers every region of cfg->regions: a file
+ *   region mapped with libpmem2 (the file created or extended to the
+ *   region's size when regions[].create is set), an anonymous one
+ *   allocated page-aligned and zeroed; each registered with librpma for the
+ *   usage the configuration gives it. A file-backed region with
+ *   regions[].direct_write is flushed to persistence by the client itself
+ *   (APM: the descriptor says so); any other region is persisted on a
+ *   client's PERSIST_REQ message (GPSPM), which the server serves by
+ *   persisting the range with libpmem2 before it answers. It reads the
+ *   pre-shared key of auth.key_file.
+ * - rpmaf_server_start() listens on listen.address:listen.port and starts
+ *   the acceptor thread, which hands each connection request to the
+ *   least-loaded worker; a request beyond listen.max_connections, or when
+ *   every worker is full, is rejected and logged.
+ * - On each connection only HELLO is accepted first, then, when the server
+ *   has a key, only AUTH: no region descriptor is revealed and no request
+ *   served before the client has proved it holds the key. A client that
+ *   fails the proof, sends a message that does not decode, or breaks the
+ *   protocol's order or its credits is sent an ERROR, disconnected and
+ *   logged (its address and what it did); the other clients go on.
+ * - Flow control: every message the server sends spends a credit of the
+ *   client's window (proto/credit.h): no client is ever sent a message it
+ *   has no receive buffer for, and credits return on every message.
+ * - Heartbeats: HELLO_REPLY announces timeouts.heartbeat_interval_ms and
+ *   timeouts.heartbeat_misses; the server answers HEARTBEAT and closes a
+ *   connection silent for interval x misses.
+ * - Regions added or removed at run time are announced (ANNOUNCE) to every
+ *   authenticated client. A removed region is deregistered once the
+ *   announcement has been posted to every client: an operation against it
+ *   fails on the client (RPMAF_E_NOENT once the announcement has arrived,
+ *   a remote access error, RPMAF_E_REMOTE, before).
+ *
+ * Logging goes to the configuration's log (log.file, log.level): one line
+ * per connection accepted, authenticated, refused or closed, and per error.
+ * ====================================================================== */
+
+struct rpma_peer;
+struct rpmaf_workers;
+struct rpmaf_server;
+
+/*
+ * An application request handler (APP_REQ): req_len bytes of request at
+ * req; it writes up to reply_max bytes of reply at reply and sets
+ * *reply_len. Runs on the worker thread of the connection, so it must not
+ * block; several handlers run at once on different workers.
+ * Returns 0 (the client gets status OK and the reply) or a negative code
+ * (the client gets APP_FAILED and no payload; the code is logged).
+ */
+typedef int (*rpmaf_handler_fn)(uint32_t handler_id, const void *req, size_t req_len, void *reply,
+				size_t reply_max, size_t *reply_len, void *arg);
+
+/* a snapshot of a server's counters (rpmaf_server_get_stats()) */
+struct rpmaf_server_stats {
+	uint64_t accepted;	/* connections accepted */
+	uint64_t rejected;	/* connection requests rejected (full, shutting down) */
+	uint64_t auth_failed;	/* clients disconnected for a failed proof */
+	uint64_t proto_errors;	/* clients disconnected for breaking the protocol */
+	uint64_t lost;		/* connections lost (peer gone, heartbeats missed) */
+	uint64_t requests;	/* control requests served (lookup, list, persist, app, ...) */
+	uint64_t persists;	/* PERSIST_REQ served */
+	uint64_t persist_bytes; /* bytes they persisted */
+	uint64_t app_requests;	/* APP_REQ served */
+	uint64_t announcements; /* ANNOUNCE messages sent */
+	uint32_t connections;	/* connections open now */
+	uint32_t regions;	/* regions exported now */
+};
+
+/*
+ * rpmaf_server_new -- make a server of cfg (which needs a listen section)
+ * on peer, whose connections the workers ws own: map and register the
+ * regions, read the key. Nothing listens yet (rpmaf_server_start()).
+ * cfg, peer and ws must outlive the server.
+ *
+ * RETURN VALUE
+ * 0 and *srv_ptr set; or a negative code, *srv_ptr untouched and nothing
+ * left behind (no file created, no region registered):
+ * - RPMAF_E_INVAL   a NULL argument; cfg has no listen section
+ * - RPMAF_E_NOMEM   out of memory
+ * - RPMAF_E_IO      a region file cannot be opened, created, extended or
+ *                   mapped; the key file cannot be read or holds no key
+ * - RPMAF_E_RDMA    a region cannot be registered
+ *
+ * THREAD SAFETY
+ * Thread-safe.
+ */
+int rpmaf_server_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct rpmaf_workers *ws,
+		     struct rpmaf_server **srv_ptr);
+
+/*
+ * rpmaf_server_handler_add -- serve APP_REQ messages of handler_id with
+ * fn(handler_id, ..., arg). A request for an id with no handler gets
+ * status NO_HANDLER.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv or fn NULL, id already has a handler, the server
+ * already started); RPMAF_E_NOMEM.
+ *
+ * THREAD SAFETY
+ * Before rpmaf_server_start() only; not thread-safe against other calls on srv.
+ */
+int rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_handler_fn fn,
+			     void *arg);
+
+/*
+ * rpmaf_server_start -- listen and start accepting.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv NULL or started); RPMAF_E_RDMA (the address
+ * cannot be listened on: not local, the port taken; the log says which);
+ * RPMAF_E_SYS (the acceptor thread cannot be made). On failure nothing
+ * listens.
+ *
+ * THREAD SAFETY
+ * Not thread-safe against other calls on srv.
+ */
+int rpmaf_server_start(struct rpmaf_server *srv);
+
+/*
+ * rpmaf_server_port -- the TCP port the server listens on (useful with
+ * listen.port 0); 0 before rpmaf_server_start() or when srv is NULL.
+ * Thread-safe.
+ */
+unsigned rpmaf_server_port(const struct rpmaf_server *srv);
+
+/*
+ * rpmaf_server_region_add -- export one more region (as rpmaf_server_new()
+ * does for cfg->regions) and announce it to every authenticated client.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (a NULL argument, a name already exported, a region
+ * cfg_load would refuse, called from a worker thread); the codes of
+ * rpmaf_server_new() for mapping and registering. On failure nothing
+ * changes.
+ *
+ * THREAD SAFETY
+ * Thread-safe (the control path; not from a worker thread).
+ */
+int rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region *region);
+
+/*
+ * rpmaf_server_region_remove -- stop exporting region name: announce the
+ * removal to every authenticated client, then deregister and unmap it (a
+ * file keeps its contents; it is persisted first).
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (a NULL argument, called from a worker thread);
+ * RPMAF_E_NOENT (no such region).
+ *
+ * THREAD SAFETY
+ * Thread-safe (the control path; not from a worker thread).
+ */
+int rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name);
+
+/*
+ * rpmaf_server_region_ptr -- the local address and size of an exported
+ * region, for the server's own use (verification, dumps).
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (a NULL argument); RPMAF_E_NOENT (no such region).
+ *
+ * THREAD SAFETY
+ * Thread-safe; the pointer is valid until the region is removed or the
+ * server deleted.
+ */
+int rpmaf_server_region_ptr(struct rpmaf_server *srv, const char *name, void **ptr_ptr,
+			    size_t *size_ptr);
+
+/*
+ * rpmaf_server_stop -- drain: stop accepting, let the requests in flight
+ * be answered for up to timeout_ms, then disconnect every client and
+ * persist every file-backed region. The server can then only be deleted.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv NULL, called from a worker thread);
+ * RPMAF_E_TIMEOUT (requests were still in
+ * flight after timeout_ms; the clients were disconnected anyway).
+ *
+ * THREAD SAFETY
+ * Not from a worker thread; not thread-safe against other calls on srv.
+ */
+int rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms);
+
+/*
+ * rpmaf_server_delete -- stop the server if it runs (rpmaf_server_stop()
+ * with timeouts.operation_ms), deregister and unmap the regions, free
+ * everything and set *srv_ptr to NULL. Nothing happens when *srv_ptr is NULL.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv_ptr NULL); the first error of the teardown
+ * (everything is freed anyway).
+ *
+ * THREAD SAFETY
+ * Not from a worker thread; not thread-safe against any other use of the
+ * server. The workers must be deleted after it, not before.
+ */
+int rpmaf_server_delete(struct rpmaf_server **srv_ptr);
+
+/*
+ * rpmaf_server_get_stats -- a snapshot of the server's counters (each read
+ * atomically, not all of one instant).
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a NULL argument).
+ * THREAD SAFETY: thread-safe.
+ */
+int rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_stats *stats);
+
+/* ======================================================================
+ * Pool (pool/)
+ *
+ * The client side of the framework: targets[i].connections connections to
+ * each target of the configuration, spread over the workers, and an
+ * asynchronous API of operations on the targets' regions, by name.
+ *
+ * Connections. A control thread of the pool makes the connections (the
+ * blocking part of connecting never runs on a worker) and hands each to
+ * its worker, which runs the control protocol on it (doc/PROTOCOL.md):
+ * HELLO, AUTH with the key of auth.key_file when the target asks for it,
+ * then the target's region list, paged, into the pool's region table (RCU,
+ * regtab/), kept current by the target's announcements. A connection is
+ * healthy from then until it is lost: the peer disconnects or dies, a
+ * completion fails, an operation times out, or the peer stays silent for
+ * heartbeat interval x misses (heartbeats as the target announced them).
+ * A lost connection completes every operation in flight or queued on it
+ * with RPMAF_E_CONNLOST (RPMAF_E_TIMEOUT for the one that timed out), is
+ * closed (its resources freed once its completions are drained), and is
+ * made again after reconnect.initial_ms, each failed attempt waiting
+ * reconnect.multiplier times longer up to reconnect.max_ms, each wait
+ * varied at random by up to reconnect.jitter of itself; its regions are
+ * listed again. Meanwhile operations go to the target's healthy
+ * connections. A target that refuses the key is not retried faster than
+ * reconnect.max_ms and the log says why.
+ *
+ * Operations. Each names a region; the pool finds it in its table (no
+ * lock: an RCU read-side section on the calling thread), checks the range
+ * and the usage against it, picks a healthy connection of the region's
+ * target (round robin) and submits the operation to that connection's
+ * worker, which posts it when the connection's queues have room (queued
+ * until then, in order; never an overflow) and runs the callback on that
+ * worker's thread when it completes. Nothing on this path allocates or
+ * takes a lock: the operation's storage is the caller's struct rpmaf_op.
+ * Every operation completes exactly once, with a status: 0, or
+ * RPMAF_E_TIMEOUT (not completed within timeouts.operation_ms of its
+ * submission, queueing included: its connection is then treated as lost,
+ * since an RDMA operation cannot be cancelled), RPMAF_E_CONNLOST,
+ * RPMAF_E_NOENT (the region was removed, or replaced by a new
+ * registration, before the operation was posted), RPMAF_E_REMOTE (the
+ * target refused it: a remote access error, a failed persist, a failed
+ * handler), RPMAF_E_SHUTDOWN (the pool is being deleted).
+ *
+ * Persistence. RPMAF_OP_PERSIST makes a write durable before the
+ * operation completes: with rpma_flush(RPMA_FLUSH_TYPE_PERSISTENT) where
+ * the region declares direct write to persistent memory (APM), otherwise
+ * with a PERSIST_REQ message answered by the target once it has persisted
+ * the range (GPSPM). RPMAF_OP_VISIBLE makes it visible (a flush of type
+ * visibility) instead.
+ *
+ * Messages. Control requests and application calls (rpmaf_pool_call())
+ * spend the credits of the target's window (proto/credit.h): an operation
+ * with no credit waits for one (counted as a credit stall), so the target
+ * never runs out of receive buffers; credits come back on every reply.
+ *
+ * Threads. Any thread may submit operations; its first call registers it
+ * as an RCU reader (urcu-memb) and it is unregistered when it exits. The
+ * callbacks run on worker threads: they must not block, and may submit
+ * further operations.
+ * ====================================================================== */
+
+struct rpma_mr_local;
+struct rpmaf_pool;
+
+/*
+ * the storage of one operation, owned by the caller: it must stay valid and
+ * untouched from the submission until its completion (the callback's return,
+ * or rpmaf_op_wait()'s), after which it may be reused
+ */
+struct rpmaf_op {
+	uint64_t rpmaf_private[32];
+};
+
+/*
+ * what runs when an operation completes, on the worker thread of its
+ * connection: status 0 or a negative RPMAF_E_* code (see above). op may be
+ * reused (submitted again) from inside the callback.
+ */
+typedef void (*rpmaf_op_cb)(struct rpmaf_op *op, int status, void *ctx);
+
+/* flags of writes and flushes: what the operation guarantees when it completes */
+#define RPMAF_OP_PERSIST (1u << 0) /* the data is persistent on the target */
+#define RPMAF_OP_VISIBLE (1u << 1) /* the data is visible to the target's CPUs */
+
+/* what a region looks like to the pool (rpmaf_pool_region()) */
+struct rpmaf_pool_region {
+	uint64_t size;
+	uint64_t generation; /* the target's registration of it; a new one after a change */
+	unsigned target;     /* index of its target in cfg->targets */
+	unsigned usage;	     /* RPMAF_USAGE_* bits */
+	bool apm;	     /* persisted by the client (true) or by the target (GPSPM) */
+};
+
+/* a snapshot of a pool's counters (rpmaf_pool_get_stats()) */
+struct rpmaf_pool_stats {
+	uint64_t ops[6];     /* completed, by kind: write, read, flush, write+flush, atomic, call */
+	uint64_t bytes[6];   /* their bytes (a call: request and reply) */
+	uint64_t errors;     /* operations completed with a status other than 0 */
+	uint64_t timeouts;   /* of which RPMAF_E_TIMEOUT */
+	uint64_t reconnects; /* connections made again after a loss */
+	uint64_t credit_stalls; /* operations that waited for a message credit */
+	uint64_t queued;	/* operations that waited for room in their queues */
+	uint32_t connections;	/* connections in total (sum of targets[].connections) */
+	uint32_t healthy;	/* of which healthy now */
+	uint64_t lat_p50_ns, lat_p99_ns, lat_p999_ns, lat_max_ns; /* of all completed operations */
+};
+
+/*
+ * rpmaf_pool_new -- make a pool of cfg (which needs at least one target) on
+ * peer, whose connections the workers ws own, and start connecting every
+ * target; it returns at once (rpmaf_pool_wait_ready() waits). cfg, peer
+ * and ws must outlive the pool.
+ *
+ * RETURN VALUE
+ * 0 and *pool_ptr set; or a negative code, *pool_ptr untouched:
+ * - RPMAF_E_INVAL   a NULL argument; cfg has no target
+ * - RPMAF_E_NOMEM   out of memory
+ * - RPMAF_E_IO      the key file cannot be read
+ * - RPMAF_E_SYS     the control thread cannot be made
+ *
+ * THREAD SAFETY
+ * Thread-safe.
+ */
+int rpmaf_pool_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct rpmaf_workers *ws,
+		   struct rpmaf_pool **pool_ptr);
+
+/*
+ * rpmaf_pool_wait_ready -- wait until every target has at least one
+ * healthy connection (its regions listed), for at most timeout_ms.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (pool NULL); RPMAF_E_TIMEOUT (a target is not ready:
+ * the log says why); RPMAF_E_AUTH (a target refused the key).
+ *
+ * THREAD SAFETY
+ * Thread-safe; not from a worker thread.
+ */
+int rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms);
+
+/*
+ * rpmaf_pool_delete -- stop connecting, complete every operation not yet
+ * completed with RPMAF_E_SHUTDOWN (or its real status if it completes
+ * first), close every connection, free everything and set *pool_ptr to
+ * NULL. Nothing happens when *pool_ptr is NULL.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (pool_ptr NULL).
+ *
+ * THREAD SAFETY
+ * Not from a worker thread; no operation may be submitted during or after
+ * the call. The workers must be deleted after the pool, not before.
+ */
+int rpmaf_pool_delete(struct rpmaf_pool **pool_ptr);
+
+/*
+ * rpmaf_pool_write -- write len bytes of src (a region the application
+ * registered on the pool's peer with RPMA_MR_USAGE_WRITE_SRC) from src_off
+ * into region at offset; with RPMAF_OP_PERSIST or RPMAF_OP_VISIBLE, then
+ * flush it as one operation.
+ *
+ * RETURN VALUE (of the submission; the callback gets the operation's status)
+ * 0: the operation was submitted and cb(op, status, ctx) will run exactly
+ * once (cb NULL: rpmaf_op_wait() must be called instead). Otherwise nothing
+ * was submitted and the callback will not run:
+ * - RPMAF_E_INVAL  pool, op, region or src NULL; len 0; offset + len beyond
+ *                  the region; both flags, or an unknown one; the region's
+ *                  usage lacks write (or flush, with a flag)
+ * - RPMAF_E_NOENT  no such region in the table now
+ * - RPMAF_E_AGAIN  the region's target has no healthy connection now
+ * - RPMAF_E_SHUTDOWN  the pool is being deleted
+ *
+ * THREAD SAFETY
+ * Any thread, worker threads included. No lock, no allocation.
+ */
+int rpmaf_pool_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region,
+		     size_t offset, struct rpma_mr_local *src, size_t src_off, size_t len,
+		     unsigned flags, rpmaf_op_cb cb, void *ctx);
+
+/*
+ * rpmaf_pool_read -- read len bytes of region from offset into dst (a region
+ * the application registered with RPMA_MR_USAGE_READ_DST) at dst_off.
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As rpmaf_pool_write(); RPMAF_E_INVAL when the region's usage lacks read.
+ */
+int rpmaf_pool_read(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region, size_t offset,
+		    struct rpma_mr_local *dst, size_t dst_off, size_t len, rpmaf_op_cb cb,
+		    void *ctx);
+
+/*
+ * rpmaf_pool_flush -- make len bytes of region from offset persistent
+ * (flags RPMAF_OP_PERSIST) or visible (RPMAF_OP_VISIBLE): exactly one of
+ * them. Writes of the same connection completed before are covered; use a
+ * write's own flag for a write of this thread still in flight.
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As rpmaf_pool_write().
+ */
+int rpmaf_pool_flush(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region,
+		     size_t offset, size_t len, unsigned flags, rpmaf_op_cb cb, void *ctx);
+
+/*
+ * rpmaf_pool_atomic_write -- write the 8 bytes of value into region at
+ * offset (8-byte aligned) atomically (rpma_atomic_write()); with
+ * RPMAF_OP_PERSIST or RPMAF_OP_VISIBLE, then flush them.
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As rpmaf_pool_write(); RPMAF_E_INVAL also for an unaligned offset.
+ */
+int rpmaf_pool_atomic_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region,
+			    size_t offset, const char value[8], unsigned flags, rpmaf_op_cb cb,
+			    void *ctx);
+
+/*
+ * rpmaf_pool_call -- a message call: send req_len bytes of req to the
+ * handler handler_id of target (a name of cfg->targets) and put the reply,
+ * up to reply_max bytes, at reply; rpmaf_op_reply_len() gives its length.
+ * req and reply must stay valid until the operation completes. A reply
+ * longer than reply_max completes the operation with RPMAF_E_REMOTE and
+ * nothing copied; no handler for the id gives RPMAF_E_NOENT.
+ *
+ * RETURN VALUE
+ * As rpmaf_pool_write(); RPMAF_E_INVAL also for req_len beyond what one
+ * message carries (queues.messages.size and the target's receive buffer,
+ * less the 28 bytes of header); RPMAF_E_NOENT for an unknown target.
+ *
+ * THREAD SAFETY
+ * As rpmaf_pool_write().
+ */
+int rpmaf_pool_call(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *target,
+		    uint32_t handler_id, const void *req, size_t req_len, void *reply,
+		    size_t reply_max, rpmaf_op_cb cb, void *ctx);
+
+/*
+ * rpmaf_op_wait -- wait for an operation submitted without a callback and
+ * return its status (0 or a negative RPMAF_E_* code). It returns at the
+ * latest timeouts.operation_ms after the submission (then with
+ * RPMAF_E_TIMEOUT). Calling it on an operation submitted with a callback,
+ * or not submitted, returns RPMAF_E_INVAL.
+ *
+ * THREAD SAFETY
+ * Any thread but a worker thread (it would wait for itself); one waiter
+ * per operation.
+ */
+int rpmaf_op_wait(struct rpmaf_op *op);
+
+/*
+ * rpmaf_op_reply_len -- the length of the reply of a completed call (0 for
+ * other operations, or when op is NULL). From the callback, or after
+ * rpmaf_op_wait().
+ */
+size_t rpmaf_op_reply_len(const struct rpmaf_op *op);
+
+/*
+ * rpmaf_pool_region -- what the pool knows of region name now.
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a NULL argument); RPMAF_E_NOENT.
+ * THREAD SAFETY: any thread (registered as a reader on its first call).
+ */
+int rpmaf_pool_region(struct rpmaf_pool *pool, const char *name, struct rpmaf_pool_region *info);
+
+/*
+ * rpmaf_pool_get_stats -- a snapshot of the pool's counters (each read
+ * atomically, not all of one instant).
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a NULL argument).
+ * THREAD SAFETY: thread-safe.
+ */
+int rpmaf_pool_get_stats(const struct rpmaf_pool *pool, struct rpmaf_pool_stats *stats);
+
+/*
+ * rpmaf_pool_dump_json -- write the pool's counters and latency
+ * histograms, per worker and per connection, to out as JSON lines (one
+ * object per line, the format of stats/json.h).
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a NULL argument); RPMAF_E_IO (a write failed).
+ * THREAD SAFETY: thread-safe.
+ */
+int rpmaf_pool_dump_json(const struct rpmaf_pool *pool, FILE *out);
 
 #ifdef __cplusplus
 }

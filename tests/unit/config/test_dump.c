@@ -249,6 +249,8 @@ err_str(void **state)
 	assert_string_equal(rpmaf_err_str(RPMAF_E_IO), "input/output error");
 	assert_string_equal(rpmaf_err_str(RPMAF_E_PARSE), "not an acceptable YAML document");
 	assert_string_equal(rpmaf_err_str(RPMAF_E_CONFIG), "invalid configuration");
+	assert_string_equal(rpmaf_err_str(RPMAF_E_TIMEOUT), "the operation timed out");
+	assert_string_equal(rpmaf_err_str(RPMAF_E_SHUTDOWN), "shutting down");
 	assert_string_equal(rpmaf_err_str(-99), "unknown error");
 }
 

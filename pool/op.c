@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * op.c -- the submission side of the pool's operations: the public
+ * rpmaf_pool_write(), _read(), _flush(), _atomic_write(), _call(), and
+ * rpmaf_op_wait(). A submission looks the region up in the table inside an
+ * RCU read-side section, checks the request against it, picks a healthy
+ * connection of its target and submits the operation to that connection's
+ * worker. No lock, no allocation.
+ */
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../workers/worker.h"
+#include "pool.h"
+
+/* how long rpmaf_op_wait() gives the worker past the deadline to report the time-out */
+#define WAIT_GRACE_NS 1000000000ull
+
+/* where the thread's registration as an RCU reader is undone at its exit */
+static pthread_key_t Reader_key;
+static pthread_once_t Reader_once = PTHREAD_ONCE_INIT;
+static __thread bool Reader;
+
+/* reader_exit -- unregister a thread the pool registered, as it exits */
+static void
+reader_exit(void *value)
+{
+	(void)value;
+	urcu_memb_unregister_thread();
+}
+
+/* reader_key_make -- the key whose destructor unregisters (once per process) */
+static void
+reader_key_make(void)
+{
+	(void)pthread_key_create(&Reader_key, reader_exit);
+}
+
+/*
+ * rpmaf__pool_reader -- register the calling thread as an RCU reader on its
+ * first call: any application thread may submit without knowing about RCU.
+ */
+void
+rpmaf__pool_reader(void)
+{
+	if (Reader || rpmaf__current)
+		return;
+	(void)pthread_once(&Reader_once, reader_key_make);
+	urcu_memb_register_thread();
+	(void)pthread_setspecific(Reader_key, (void *)1);
+	Reader = true;
+}
+
+/* rpmaf__pool_now_ns -- CLOCK_MONOTONIC in ns: deadlines and latencies */
+uint64_t
+rpmaf__pool_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* pick -- a healthy connection of target t, round robin; NULL when none */
+static struct rpmaf__pool_conn *
+pick(struct rpmaf_pool *pool, unsigned t)
+{
+	struct rpmaf__pool_target *tg = &pool->targets[t];
+	unsigned start = atomic_fetch_add_explicit(&tg->rr, 1, memory_order_relaxed);
+
+	for (unsigned i = 0; i < tg->n; i++) {
+		struct rpmaf__pool_conn *pc = &pool->conns[tg->first + (start + i) % tg->n];
+
+		if (atomic_load_explicit(&pc->healthy, memory_order_acquire))
+			return pc;
+	}
+	return NULL;
+}
+
+/* what a submission asks of a region */
+struct want {
+	const char *region;
+	uint64_t offset, len;
+	unsigned usage; /* RPMAF_USAGE_* bits it needs */
+};
+
+/* flags_ok -- at most one of the two flags, no other */
+static bool
+flags_ok(unsigned flags)
+{
+	return (flags & ~(RPMAF_OP_PERSIST | RPMAF_OP_VISIBLE)) == 0 &&
+	       flags != (RPMAF_OP_PERSIST | RPMAF_OP_VISIBLE);
+}
+
+/*
+ * find -- look the region up and check the request against it; fill what
+ * the operation keeps of it and pick its connection.
+ */
+static int
+find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o)
+{
+	const struct rpmaf__regtab_entry *e;
+	size_t name_len = strnlen(wt->region, RPMAF__REGTAB_NAME_MAX + 1);
+	uint64_t size = 0, gen = 0;
+	unsigned target = 0, usage = 0, persist = 0;
+
+	if (name_len == 0 || name_len > RPMAF__REGTAB_NAME_MAX)
+		return RPMAF_E_NOENT;
+	rpmaf__pool_reader();
+	rpmaf__regtab_read_lock();
+	e = rpmaf__regtab_lookup(pool->tab, wt->region, name_len);
+	if (e) {
+		size = e->size;
+		gen = e->generation;
+		target = e->target;
+		usage = e->usage;
+		persist = e->persist;
+	}
+	rpmaf__regtab_read_unlock();
+	if (!e || target >= pool->ntargets)
+		return RPMAF_E_NOENT;
+	if (wt->offset > size || wt->len > size - wt->offset || (usage & wt->usage) != wt->usage)
+		return RPMAF_E_INVAL;
+	if (!(o->pc = pick(pool, target)))
+		return RPMAF_E_AGAIN;
+	o->generation = gen;
+	o->persist = (uint8_t)persist;
+	memcpy(o->name, wt->region, name_len + 1);
+	return 0;
+}
+
+/* submit -- fill the rest of the operation and hand it to its connection's worker */
+static int
+submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, unsigned kind, unsigned flags,
+       uint64_t offset, uint64_t len, rpmaf_op_cb cb, void *ctx)
+{
+	o->cb = cb;
+	o->ctx = ctx;
+	o->kind = (uint8_t)kind;
+	o->flags = (uint8_t)flags;
+	o->offset = offset;
+	o->len = len;
+	o->stage = POOL_S_IDLE;
+	o->next = o->tprev = o->tnext = NULL;
+	o->req_id = 0;
+	o->reply_len = 0;
+	o->status = 0;
+	o->magic = cb ? POOL_OP_CALLBACK : POOL_OP_WAITABLE;
+	atomic_store_explicit(&o->done, 0, memory_order_relaxed);
+	o->deadline_ns = rpmaf__pool_now_ns() + pool->op_ns;
+	return rpmaf_worker_submit(o->pc->w, &o->work, rpmaf__pool_op_run, o);
+}
+
+/* usable -- the pool takes operations */
+static int
+usable(struct rpmaf_pool *pool)
+{
+	return atomic_load_explicit(&pool->shutdown, memory_order_acquire) ? RPMAF_E_SHUTDOWN : 0;
+}
+
+/*
+ * rpmaf_pool_write -- write (and, with a flag, flush) a range: the kind is
+ * a write+flush when a flag is given, so that it is counted as one.
+ */
+int
+rpmaf_pool_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region, size_t offset,
+		 struct rpma_mr_local *src, size_t src_off, size_t len, unsigned flags,
+		 rpmaf_op_cb cb, void *ctx)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	struct want wt = {region, offset, len, RPMAF_USAGE_WRITE};
+	int ret;
+
+	if (!pool || !op || !region || !src || len == 0 || !flags_ok(flags))
+		return RPMAF_E_INVAL;
+	if ((ret = usable(pool)))
+		return ret;
+	if (flags)
+		wt.usage |= RPMAF_USAGE_FLUSH;
+	if ((ret = find(pool, &wt, o)))
+		return ret;
+	o->u.rma.mr = src;
+	o->u.rma.off = src_off;
+	return submit(pool, o, flags ? POOL_K_WRITE_FLUSH : POOL_K_WRITE, flags, offset, len, cb,
+		      ctx);
+}
+
+/* rpmaf_pool_read -- read a range into the caller's registered memory */
+int
+rpmaf_pool_read(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region, size_t offset,
+		struct rpma_mr_local *dst, size_t dst_off, size_t len, rpmaf_op_cb cb, void *ctx)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	struct want wt = {region, offset, len, RPMAF_USAGE_READ};
+	int ret;
+
+	if (!pool || !op || !region || !dst || len == 0)
+		return RPMAF_E_INVAL;
+	if ((ret = usable(pool)) || (ret = find(pool, &wt, o)))
+		return ret;
+	o->u.rma.mr = dst;
+	o->u.rma.off = dst_off;
+	return submit(pool, o, POOL_K_READ, 0, offset, len, cb, ctx);
+}
+
+/* rpmaf_pool_flush -- make a range persistent or visible: exactly one flag */
+int
+rpmaf_pool_flush(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region, size_t offset,
+		 size_t len, unsigned flags, rpmaf_op_cb cb, void *ctx)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	struct want wt = {region, offset, len, RPMAF_USAGE_FLUSH};
+	int ret;
+
+	if (!pool || !op || !region || len == 0 || !flags || !flags_ok(flags))
+		return RPMAF_E_INVAL;
+	if ((ret = usable(pool)) || (ret = find(pool, &wt, o)))
+		return ret;
+	return submit(pool, o, POOL_K_FLUSH, flags, offset, len, cb, ctx);
+}
+
+/* rpmaf_pool_atomic_write -- 8 bytes at an aligned offset, with an optional flush */
+int
+rpmaf_pool_atomic_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region,
+			size_t offset, const char value[8], unsigned flags, rpmaf_op_cb cb,
+			void *ctx)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	struct want wt = {region, offset, 8, RPMAF_USAGE_WRITE};
+	int ret;
+
+	if (!pool || !op || !region || !value || offset % 8 || !flags_ok(flags))
+		return RPMAF_E_INVAL;
+	if ((ret = usable(pool)))
+		return ret;
+	if (flags)
+		wt.usage |= RPMAF_USAGE_FLUSH;
+	if ((ret = find(pool, &wt, o)))
+		return ret;
+	memcpy(o->u.value, value, 8);
+	return submit(pool, o, POOL_K_ATOMIC, flags, offset, 8, cb, ctx);
+}
+
+/* target_find -- the index of the target named name; -1 when none */
+static int
+target_find(const struct rpmaf_pool *pool, const char *name)
+{
+	for (unsigned t = 0; t < pool->ntargets; t++)
+		if (strcmp(pool->cfg->targets[t].name, name) == 0)
+			return (int)t;
+	return -1;
+}
+
+/*
+ * rpmaf_pool_call -- an application call: the request must fit one message
+ * of this side and of the target's receive buffer (as the target announced
+ * it; this side's size until a connection has been made).
+ */
+int
+rpmaf_pool_call(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *target,
+		uint32_t handler_id, const void *req, size_t req_len, void *reply, size_t reply_max,
+		rpmaf_op_cb cb, void *ctx)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	uint64_t max = pool ? pool->cfg->queues.msg_size - RPMAF__PROTO_APP_REQ_PAYLOAD_OFF : 0;
+	uint32_t peer_max;
+	int t, ret;
+
+	if (!pool || !op || !target || (!req && req_len) || (!reply && reply_max))
+		return RPMAF_E_INVAL;
+	if ((ret = usable(pool)))
+		return ret;
+	if ((t = target_find(pool, target)) < 0)
+		return RPMAF_E_NOENT;
+	peer_max = atomic_load_explicit(&pool->targets[t].max_req, memory_order_relaxed);
+	if (req_len > max || (peer_max && req_len > peer_max))
+		return RPMAF_E_INVAL;
+	if (!(o->pc = pick(pool, (unsigned)t)))
+		return RPMAF_E_AGAIN;
+	o->u.call.req = req;
+	o->u.call.reply = reply;
+	o->u.call.reply_max = reply_max;
+	o->handler_id = handler_id;
+	o->name[0] = '\0';
+	o->generation = 0;
+	return submit(pool, o, POOL_K_CALL, 0, 0, req_len, cb, ctx);
+}
+
+/* futex_wait -- sleep while *word is val, for at most ns */
+static void
+futex_wait(_Atomic uint32_t *word, uint32_t val, uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / 1000000000ull), (long)(ns % 1000000000ull)};
+
+	(void)syscall(SYS_futex, word, FUTEX_WAIT_PRIVATE, val, &ts, NULL, 0);
+}
+
+/*
+ * rpmaf_op_wait -- sleep on the operation's futex word until it completes,
+ * bounded by its deadline (and the grace the worker's time-out scan needs
+ * to report it).
+ */
+int
+rpmaf_op_wait(struct rpmaf_op *op)
+{
+	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	uint64_t limit, now;
+
+	if (!op || o->magic != POOL_OP_WAITABLE || rpmaf__current)
+		return RPMAF_E_INVAL;
+	limit = o->deadline_ns + WAIT_GRACE_NS;
+	while (!atomic_load_explicit(&o->done, memory_order_acquire)) {
+		now = rpmaf__pool_now_ns();
+		if (now >= limit)
+			return RPMAF_E_TIMEOUT; /* the worker is stuck: the op is still its own */
+		futex_wait(&o->done, 0, limit - now);
+	}
+	o->magic = 0;
+	return o->status;
+}
+
+/* rpmaf_op_reply_len -- the reply's length of a completed call */
+size_t
+rpmaf_op_reply_len(const struct rpmaf_op *op)
+{
+	const struct rpmaf__pool_op *o = (const struct rpmaf__pool_op *)(const void *)op;
+
+	if (!op || o->kind != POOL_K_CALL ||
+	    !atomic_load_explicit(&((struct rpmaf__pool_op *)o)->done, memory_order_acquire))
+		return 0;
+	return (size_t)o->reply_len;
+}

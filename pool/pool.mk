@@ -1,0 +1,55 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# pool/pool.mk -- the tests of pool/ (its *.c go into librpmaf through rpmaf/rpmaf.mk)
+#   make check-pool        the integration test over softrdma: a pool of this process
+#                          against a server of librpmaf in another (stopped, killed and
+#                          started again by the test)
+#   make check-pool-tsan   the same test on ThreadSanitizer builds of librpma and of the
+#                          framework's sources (check-slow)
+#
+# The test uses the public API only: it links build/lib/librpmaf.so; the TSan
+# build links the sources of every module instead.
+
+POOL_TEST_SRC := tests/integration/pool/test_pool.c
+POOL_MODULES := config proto regtab stats workers ctl server pool
+POOL_MODULE_SRCS := $(foreach m,$(POOL_MODULES),$(sort $(wildcard $(m)/*.c)))
+POOL_MODULE_HDRS := $(foreach m,$(POOL_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
+POOL_TEST_DEPS := $(POOL_TEST_SRC) tests/integration/common.c tests/integration/common.h
+POOL_TEST := $(BUILD)/pool/integration/test_pool
+POOL_TEST_TSAN := $(BUILD)/pool/integration-tsan/test_pool
+POOL_TEST_LIBS := -libverbs -lrdmacm -lcmocka -pthread
+POOL_TSAN_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds
+# softrdma's suppressions and liburcu's (uninstrumented: its threads' hand-overs are invisible)
+POOL_TSAN_SUPP := $(BUILD)/pool/tsan.supp
+# seconds the test may run (about 20 s alone)
+POOL_TEST_TIMEOUT ?= 120
+
+$(POOL_TEST): $(POOL_TEST_DEPS) $(RPMAF_SO) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O1 -Irpmaf/include -Itests/integration -o $@ $(POOL_TEST_SRC) \
+		tests/integration/common.c $(LIB_LDFLAGS) -lrpmaf -lrpma $(POOL_TEST_LIBS)
+
+$(POOL_TEST_TSAN): $(POOL_TEST_DEPS) $(POOL_MODULE_SRCS) $(POOL_MODULE_HDRS) $(MT_LIB)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Itests/integration -o $@ \
+		$(POOL_TEST_SRC) tests/integration/common.c $(POOL_MODULE_SRCS) $(MT_LIB) \
+		$(POOL_TEST_LIBS) $(POOL_TSAN_LIBS)
+
+$(POOL_TSAN_SUPP): $(MT_SUPP) tests/torture/regtab-tsan.supp
+	@mkdir -p $(@D)
+	cat $^ > $@
+
+.PHONY: check-pool check-pool-tsan
+
+check-pool: $(POOL_TEST) softrdma
+	@TEST_TIMEOUT=$(POOL_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh pool $(POOL_TEST)
+
+check-pool-tsan: $(POOL_TEST_TSAN) $(POOL_TSAN_SUPP) softrdma
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(abspath $(POOL_TSAN_SUPP))" \
+		TEST_TIMEOUT=$$(( $(POOL_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh pool-tsan $(POOL_TEST_TSAN)
+
+CHECK_TARGETS += check-pool
+CHECK_SLOW_TARGETS += check-pool-tsan
+CLEAN_DIRS += $(BUILD)/pool

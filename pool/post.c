@@ -1,0 +1,403 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * post.c -- an operation on its connection's worker: checked again against
+ * the region table, admitted and posted (RDMA requests, or a control
+ * message), queued in order while the connection has no room or credit,
+ * and completed exactly once. Everything here runs on the worker's thread;
+ * nothing allocates or takes a lock.
+ */
+
+#include <linux/futex.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <infiniband/verbs.h>
+
+#include "pool.h"
+
+/* track -- op is the connection's from now on (the time-out scan sees it) */
+static void
+track(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	o->tnext = NULL;
+	o->tprev = pc->tr_tail;
+	if (pc->tr_tail)
+		pc->tr_tail->tnext = o;
+	else
+		pc->tr_head = o;
+	pc->tr_tail = o;
+}
+
+/* untrack -- op leaves the connection */
+static void
+untrack(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	if (o->tprev)
+		o->tprev->tnext = o->tnext;
+	else
+		pc->tr_head = o->tnext;
+	if (o->tnext)
+		o->tnext->tprev = o->tprev;
+	else
+		pc->tr_tail = o->tprev;
+	o->tprev = o->tnext = NULL;
+}
+
+/* wq_push -- op waits for room or credits, after those already waiting */
+static void
+wq_push(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	o->next = NULL;
+	if (pc->wq_tail)
+		pc->wq_tail->next = o;
+	else
+		pc->wq_head = o;
+	pc->wq_tail = o;
+}
+
+/* wait_count -- one more operation waited: for a credit (a message) or for room */
+static void
+wait_count(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o)
+{
+	if (o->kind == POOL_K_CALL || o->stage == POOL_S_PERSIST ||
+	    (o->persist == RPMAF__PROTO_PERSIST_GPSPM && (o->flags & RPMAF_OP_PERSIST)))
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_CREDIT_STALLS, 1);
+	else
+		atomic_store_explicit(&pc->queued,
+				      atomic_load_explicit(&pc->queued, memory_order_relaxed) + 1,
+				      memory_order_relaxed);
+}
+
+/* count -- the counters and the latency of a completed operation */
+static void
+count(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, int status)
+{
+	static const enum rpmaf__ctr ops[POOL_K_MAX] = {
+	    RPMAF__CTR_WRITE_OPS,	RPMAF__CTR_READ_OPS,	     RPMAF__CTR_FLUSH_OPS,
+	    RPMAF__CTR_WRITE_FLUSH_OPS, RPMAF__CTR_ATOMIC_WRITE_OPS, RPMAF__CTR_MSG_OPS};
+	uint64_t now = rpmaf__pool_now_ns(), start = o->deadline_ns - pc->pool->op_ns;
+
+	rpmaf__hist_record(&pc->lat, now > start ? now - start : 0);
+	if (status) {
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_ERRORS, 1);
+		if (status == RPMAF_E_TIMEOUT)
+			rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_TIMEOUTS, 1);
+		return;
+	}
+	rpmaf__ctrs_add(&pc->ctrs, ops[o->kind], 1);
+	if (o->kind == POOL_K_WRITE)
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_WRITE_BYTES, o->len);
+	else if (o->kind == POOL_K_READ)
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_READ_BYTES, o->len);
+	else if (o->kind == POOL_K_WRITE_FLUSH)
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_WRITE_FLUSH_BYTES, o->len);
+	else if (o->kind == POOL_K_CALL) {
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_MSG_BYTES_OUT, o->len);
+		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_MSG_BYTES_IN, o->reply_len);
+	}
+}
+
+/*
+ * rpmaf__pool_op_complete -- the one place an operation completes: after
+ * it the worker does not touch op again (it may be reused at once), but for
+ * the futex wake of a waiter, which only uses the address.
+ */
+void
+rpmaf__pool_op_complete(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, int status)
+{
+	rpmaf_op_cb cb = o->cb;
+	void *ctx = o->ctx;
+
+	if (o->stage != POOL_S_IDLE)
+		untrack(pc, o);
+	o->stage = POOL_S_IDLE;
+	count(pc, o, status);
+	o->status = status;
+	if (cb) {
+		atomic_store_explicit(&o->done, 1, memory_order_relaxed);
+		cb((struct rpmaf_op *)(void *)o, status, ctx);
+		return;
+	}
+	atomic_store_explicit(&o->done, 1, memory_order_release);
+	(void)syscall(SYS_futex, &o->done, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+/* rpmaf__pool_op_find -- the tracked operation waiting for the reply to req_id */
+struct rpmaf__pool_op *
+rpmaf__pool_op_find(struct rpmaf__pool_conn *pc, uint64_t req_id)
+{
+	for (struct rpmaf__pool_op *o = pc->tr_head; o; o = o->tnext)
+		if (o->stage == POOL_S_REPLY && o->req_id == req_id)
+			return o;
+	return NULL;
+}
+
+/* needs_msg_persist -- a write whose persistence the target grants on request (GPSPM) */
+static bool
+needs_msg_persist(const struct rpmaf__pool_op *o)
+{
+	return (o->flags & RPMAF_OP_PERSIST) && o->persist == RPMAF__PROTO_PERSIST_GPSPM;
+}
+
+/* send_failed -- a control send failed otherwise than for lack of room */
+static void
+send_failed(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, int ret)
+{
+	if (ret == RPMAF_E_INVAL) {
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE);
+		return;
+	}
+	rpmaf__pool_conn_fail(pc, RPMAF_E_CONNLOST, o, RPMAF_E_CONNLOST, "a control send failed");
+}
+
+/* generation_ok -- the region is still the one the operation was submitted against */
+static bool
+generation_ok(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, void **obj)
+{
+	const struct rpmaf__regtab_entry *e;
+	bool ok;
+
+	e = rpmaf__regtab_lookup(pc->pool->tab, o->name, strlen(o->name));
+	ok = e && rpmaf__regtab_entry_check(e) == 0 && e->generation == o->generation;
+	if (ok && obj)
+		*obj = e->obj;
+	return ok;
+}
+
+/* post_persist -- GPSPM: ask the target to persist the range (PERSIST_REQ) */
+static int
+post_persist(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	struct rpmaf__proto_msg m;
+	bool ok;
+	int ret;
+
+	rpmaf__regtab_read_lock();
+	ok = generation_ok(pc, o, NULL);
+	rpmaf__regtab_read_unlock();
+	if (!ok) {
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_NOENT);
+		return 0;
+	}
+	memset(&m, 0, sizeof(m));
+	m.hdr.version = pc->sess.version;
+	m.hdr.type = RPMAF__PROTO_T_PERSIST_REQ;
+	m.hdr.req_id = pc->next_req_id;
+	m.body.persist_req.offset = o->offset;
+	m.body.persist_req.length = o->len;
+	m.body.persist_req.generation = o->generation;
+	m.body.persist_req.name = o->name;
+	m.body.persist_req.name_len = (uint8_t)strlen(o->name);
+	ret = rpmaf__ctl_send(&pc->ctl, &m);
+	if (ret == RPMAF_E_AGAIN)
+		return ret;
+	if (ret) {
+		send_failed(pc, o, ret);
+		return 0;
+	}
+	o->req_id = pc->next_req_id++;
+	o->stage = POOL_S_REPLY;
+	return 0;
+}
+
+/* post_call -- an application call: APP_REQ built in place in the channel's buffer */
+static int
+post_call(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	struct rpmaf__proto_msg m;
+	size_t size;
+	void *buf;
+	int ret;
+
+	if ((ret = rpmaf__ctl_prepare(&pc->ctl, &buf, &size)) == RPMAF_E_AGAIN)
+		return ret;
+	if (ret) {
+		send_failed(pc, o, ret);
+		return 0;
+	}
+	if (o->len > size - RPMAF__PROTO_APP_REQ_PAYLOAD_OFF) {
+		rpmaf__ctl_abort(&pc->ctl, buf);
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE);
+		return 0;
+	}
+	if (o->len)
+		memcpy((char *)buf + RPMAF__PROTO_APP_REQ_PAYLOAD_OFF, o->u.call.req, o->len);
+	memset(&m, 0, sizeof(m));
+	m.hdr.version = pc->sess.version;
+	m.hdr.type = RPMAF__PROTO_T_APP_REQ;
+	m.hdr.req_id = pc->next_req_id;
+	m.body.app_req.handler_id = o->handler_id;
+	m.body.app_req.payload = (const uint8_t *)buf + RPMAF__PROTO_APP_REQ_PAYLOAD_OFF;
+	m.body.app_req.payload_len = o->len;
+	if ((ret = rpmaf__ctl_commit(&pc->ctl, buf, &m))) {
+		send_failed(pc, o, ret);
+		return 0;
+	}
+	o->req_id = pc->next_req_id++;
+	o->stage = POOL_S_REPLY;
+	return 0;
+}
+
+/* rma_plan -- how many requests op takes, and whether (and how) it flushes */
+static unsigned
+rma_plan(const struct rpmaf__pool_op *o, bool *flush, enum rpma_flush_type *type)
+{
+	*type = (o->flags & RPMAF_OP_PERSIST) && o->persist == RPMAF__PROTO_PERSIST_APM
+		    ? RPMA_FLUSH_TYPE_PERSISTENT
+		    : RPMA_FLUSH_TYPE_VISIBILITY;
+	if (o->kind == POOL_K_FLUSH || o->kind == POOL_K_READ || o->kind == POOL_K_WRITE) {
+		*flush = o->kind == POOL_K_FLUSH;
+		return 1;
+	}
+	*flush = o->flags && !needs_msg_persist(o);
+	return *flush ? 2 : 1;
+}
+
+/* rma_post -- post the n requests of op; *posted says how many went */
+static int
+rma_post(struct rpma_conn *conn, struct rpma_mr_remote *mr, const struct rpmaf__pool_op *o,
+	 unsigned n, enum rpma_flush_type type, unsigned *posted)
+{
+	int first = n == 2 ? RPMA_F_COMPLETION_ON_ERROR : RPMA_F_COMPLETION_ALWAYS;
+	int ret;
+
+	*posted = 0;
+	switch (o->kind) {
+	case POOL_K_READ:
+		ret = rpma_read(conn, o->u.rma.mr, o->u.rma.off, mr, o->offset, o->len, first, o);
+		break;
+	case POOL_K_FLUSH:
+		ret = rpma_flush(conn, mr, o->offset, o->len, type, first, o);
+		break;
+	case POOL_K_ATOMIC:
+		ret = rpma_atomic_write(conn, mr, o->offset, o->u.value, first, o);
+		break;
+	default:
+		ret = rpma_write(conn, mr, o->offset, o->u.rma.mr, o->u.rma.off, o->len, first, o);
+		break;
+	}
+	if (ret)
+		return ret;
+	*posted = 1;
+	if (n == 2 &&
+	    (ret = rpma_flush(conn, mr, o->offset, o->len, type, RPMA_F_COMPLETION_ALWAYS, o)) == 0)
+		*posted = 2;
+	return ret;
+}
+
+/*
+ * post_rma -- admit and post the RDMA requests of op inside a read-side
+ * section, so that the remote region object cannot be freed under the post.
+ */
+static int
+post_rma(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	enum rpma_flush_type type;
+	void *mr = NULL;
+	unsigned n, posted;
+	bool flush;
+	int ret;
+
+	n = rma_plan(o, &flush, &type);
+	rpmaf__regtab_read_lock();
+	if (!generation_ok(pc, o, &mr) || !mr) {
+		rpmaf__regtab_read_unlock();
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_NOENT);
+		return 0;
+	}
+	if ((ret = rpmaf_wconn_admit(pc->wconn, n))) {
+		rpmaf__regtab_read_unlock();
+		if (ret != RPMAF_E_AGAIN)
+			rpmaf__pool_op_complete(pc, o, RPMAF_E_CONNLOST);
+		return ret == RPMAF_E_AGAIN ? ret : 0;
+	}
+	ret = rma_post(rpmaf_wconn_get_conn(pc->wconn), mr, o, n, type, &posted);
+	rpmaf__regtab_read_unlock();
+	if (ret == 0) {
+		o->stage = POOL_S_POSTED;
+		return 0;
+	}
+	(void)rpmaf_wconn_unadmit(pc->wconn, n - posted);
+	if (posted)
+		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
+	else
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE); /* the region refuses the request */
+	return 0;
+}
+
+/* op_post -- post op's next step; RPMAF_E_AGAIN when it must wait (nothing done) */
+static int
+op_post(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	if (o->stage == POOL_S_PERSIST || (o->kind == POOL_K_FLUSH && needs_msg_persist(o)))
+		return post_persist(pc, o);
+	if (o->kind == POOL_K_CALL)
+		return post_call(pc, o);
+	return post_rma(pc, o);
+}
+
+/* rpmaf__pool_pump -- post the waiting operations in order until one must wait again */
+void
+rpmaf__pool_pump(struct rpmaf__pool_conn *pc)
+{
+	struct rpmaf__pool_op *o;
+
+	while (pc->phase == PH_READY && (o = pc->wq_head)) {
+		pc->wq_head = o->next;
+		if (!pc->wq_head)
+			pc->wq_tail = NULL;
+		o->next = NULL;
+		if (op_post(pc, o) != RPMAF_E_AGAIN)
+			continue;
+		o->next = pc->wq_head;
+		pc->wq_head = o;
+		if (!pc->wq_tail)
+			pc->wq_tail = o;
+		break;
+	}
+}
+
+/* rpmaf__pool_op_run -- an operation arrives on its worker */
+void
+rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
+{
+	struct rpmaf__pool_op *o = arg;
+	struct rpmaf__pool_conn *pc = o->pc;
+
+	(void)w;
+	if (pc->phase != PH_READY) {
+		rpmaf__pool_op_complete(
+		    pc, o, atomic_load(&pc->pool->shutdown) ? RPMAF_E_SHUTDOWN : RPMAF_E_CONNLOST);
+		return;
+	}
+	if (rpmaf__pool_now_ns() >= o->deadline_ns) {
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_TIMEOUT);
+		return;
+	}
+	o->stage = POOL_S_WAIT;
+	track(pc, o);
+	if (pc->wq_head || op_post(pc, o) == RPMAF_E_AGAIN) {
+		wait_count(pc, o);
+		wq_push(pc, o);
+	}
+}
+
+/* rpmaf__pool_op_wc -- the last request of op completed well: done, or persist next */
+void
+rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	if (o->stage != POOL_S_POSTED)
+		return;
+	if (o->kind == POOL_K_FLUSH || !needs_msg_persist(o)) {
+		rpmaf__pool_op_complete(pc, o, 0);
+		return;
+	}
+	o->stage = POOL_S_PERSIST;
+	if (pc->wq_head || post_persist(pc, o) == RPMAF_E_AGAIN) {
+		wait_count(pc, o);
+		wq_push(pc, o);
+	}
+}

@@ -1,0 +1,519 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * sconn.c -- a client connection of a server: attach, session, queues,
+ * close (see sconn.h; the requests themselves are served in serve.c).
+ */
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <librpma.h>
+
+#include "sconn.h"
+
+/* how long an ERROR may take to reach the client before the connection is closed anyway */
+#define LINGER_MS 500
+
+/* wlog_of -- the server's log */
+static const struct rpmaf__wlog *
+wlog_of(const struct rpmaf__sconn *sc)
+{
+	return sc->srv->log;
+}
+
+/* list_unlink -- take sc out of its worker's list */
+static void
+list_unlink(struct rpmaf__sconn *sc)
+{
+	struct rpmaf__srv_wstate *ws = &sc->srv->wst[rpmaf_worker_index(sc->w)];
+
+	if (sc->prev)
+		sc->prev->next = sc->next;
+	else if (ws->conns == sc)
+		ws->conns = sc->next;
+	if (sc->next)
+		sc->next->prev = sc->prev;
+	sc->next = sc->prev = NULL;
+}
+
+/* sconn_free -- a submitted function: the memory of a closed connection */
+static void
+sconn_free(struct rpmaf_worker *w, void *arg)
+{
+	struct rpmaf__sconn *sc = arg;
+	struct rpmaf_server *srv = sc->srv;
+
+	(void)w;
+	free(sc->pend);
+	free(sc->pend_len);
+	free(sc);
+	atomic_fetch_sub(&srv->nobjs, 1);
+}
+
+/*
+ * sconn_close -- close the connection now (from any of its callbacks):
+ * log why, give back what the channel holds, free it later
+ */
+static void
+sconn_close(struct rpmaf__sconn *sc, const char *why)
+{
+	if (sc->closed)
+		return;
+	sc->closed = sc->closing = true;
+	if (sc->timer_armed)
+		(void)rpmaf_worker_timer_cancel(sc->w, &sc->timer);
+	sc->timer_armed = false;
+	if (sc->wconn)
+		(void)rpmaf_wconn_close(&sc->wconn);
+	if (sc->ctl_ok)
+		rpmaf__ctl_fini(&sc->ctl);
+	list_unlink(sc);
+	atomic_fetch_sub(&sc->srv->pending, sc->npend);
+	sc->npend = 0;
+	atomic_fetch_sub(&sc->srv->nconns, 1);
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s closed: %s", sc->peer, why);
+	(void)rpmaf_worker_submit(sc->w, &sc->work, sconn_free, sc);
+}
+
+/* timer_fire -- the handshake took too long, or the ERROR's linger is over */
+static void
+timer_fire(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
+{
+	struct rpmaf__sconn *sc = arg;
+
+	(void)w;
+	(void)t;
+	sc->timer_armed = false;
+	if (sc->closing) {
+		sconn_close(sc, "refused (the ERROR did not complete in time)");
+		return;
+	}
+	if (!sc->ready) {
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+		sconn_close(sc, "no handshake within timeouts.connect_ms");
+	}
+}
+
+/* timer_arm -- (re)arm the connection's one timer in ms */
+static void
+timer_arm(struct rpmaf__sconn *sc, uint64_t ms)
+{
+	if (sc->timer_armed)
+		(void)rpmaf_worker_timer_cancel(sc->w, &sc->timer);
+	sc->timer_armed = rpmaf_worker_timer_add(sc->w, &sc->timer, ms * 1000, timer_fire, sc) == 0;
+}
+
+/* close_when_sent -- close once the channel's last send (the ERROR) has completed */
+static void
+close_when_sent(struct rpmaf__sconn *sc, const char *why)
+{
+	sc->closing = true;
+	if (rpmaf__ctl_idle(&sc->ctl))
+		sconn_close(sc, why);
+	else
+		timer_arm(sc, LINGER_MS);
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_refuse(struct rpmaf__sconn *sc, uint32_t status, uint64_t req_id,
+		    atomic_ullong *counter, const char *why)
+{
+	struct rpmaf__proto_msg m;
+
+	if (sc->closing)
+		return;
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_WARNING, "server: %s refused (%s): %s", sc->peer,
+		    rpmaf__proto_status_str(status), why);
+	rpmaf__srv_count(counter, 1);
+	if (rpmaf__ctl_can_send(&sc->ctl)) {
+		rpmaf__proto_session_error(&m, sc->sess.version, req_id, status);
+		(void)rpmaf__ctl_send(&sc->ctl, &m);
+	}
+	close_when_sent(sc, "refused");
+}
+
+/* send_ann -- send the oldest announcement waiting; RPMAF_E_AGAIN when it cannot go now */
+static int
+send_ann(struct rpmaf__sconn *sc)
+{
+	struct rpmaf__sconn_ann *a = &sc->ann[sc->ann_head];
+	struct rpmaf__proto_msg m;
+	int ret;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr.version = sc->sess.version;
+	m.hdr.type = RPMAF__PROTO_T_ANNOUNCE;
+	m.body.announce.table_generation = a->table_generation;
+	m.body.announce.event = a->event;
+	m.body.announce.region = a->region;
+	m.body.announce.region.name = a->name;
+	m.body.announce.region.desc = a->region.desc_len ? a->desc : NULL;
+	if ((ret = rpmaf__ctl_send(&sc->ctl, &m)) == RPMAF_E_AGAIN)
+		return ret;
+	if (!ret)
+		rpmaf__srv_count(&sc->srv->st.announcements, 1);
+	sc->ann_head = (sc->ann_head + 1) % RPMAF__SCONN_ANN_MAX;
+	sc->nann--;
+	return 0;
+}
+
+/* serve_pending -- answer the oldest request waiting; RPMAF_E_AGAIN when it cannot go now */
+static int
+serve_pending(struct rpmaf__sconn *sc)
+{
+	uint8_t *raw = sc->pend + (size_t)sc->pend_head * sc->msg_size;
+	struct rpmaf__proto_msg m;
+	int ret = 0;
+
+	/* it decoded when it came */
+	if (!rpmaf__proto_msg_decode(raw, sc->pend_len[sc->pend_head], &m, NULL) &&
+	    (ret = rpmaf__sconn_serve(sc, &m)) == RPMAF_E_AGAIN)
+		return ret;
+	if (sc->closed)
+		return 0;
+	sc->pend_head = (sc->pend_head + 1) % sc->pend_cap;
+	sc->npend--;
+	atomic_fetch_sub(&sc->srv->pending, 1);
+	return 0;
+}
+
+/* flush -- send what waits, requests first, while the channel can */
+static void
+flush(struct rpmaf__sconn *sc)
+{
+	while (!sc->closing && (sc->npend || sc->nann) && rpmaf__ctl_can_send(&sc->ctl)) {
+		int ret = sc->npend ? serve_pending(sc) : send_ann(sc);
+
+		if (ret)
+			break;
+	}
+}
+
+/* enqueue -- keep request m (in the receive buffer) until a credit comes */
+static void
+enqueue(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	size_t len = RPMAF__PROTO_HDR_SIZE + (size_t)m->hdr.body_len;
+	uint32_t i = (sc->pend_head + sc->npend) % sc->pend_cap;
+
+	if (sc->npend == sc->pend_cap || len > sc->msg_size) {
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_BUSY, m->hdr.req_id,
+				    &sc->srv->st.proto_errors,
+				    "more requests than its window while it returns no credit");
+		return;
+	}
+	memcpy(sc->pend + (size_t)i * sc->msg_size, sc->ctl.rbuf, len);
+	sc->pend_len[i] = (uint32_t)len;
+	sc->npend++;
+	atomic_fetch_add(&sc->srv->pending, 1);
+}
+
+/* become_ready -- the handshake is over: requests are served */
+static void
+become_ready(struct rpmaf__sconn *sc, const char *how)
+{
+	sc->ready = true;
+	if (sc->timer_armed)
+		(void)rpmaf_worker_timer_cancel(sc->w, &sc->timer);
+	sc->timer_armed = false;
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s authenticated: %s", sc->peer, how);
+}
+
+/* on_hello -- answer the accepted HELLO; start the heartbeats */
+static void
+on_hello(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf_cfg *cfg = sc->srv->cfg;
+	struct rpmaf__proto_params own = {
+	    .max_msg_size = sc->msg_size,
+	    .credits = cfg->queues.msg_credits,
+	    .hb_interval_ms = cfg->timeouts.heartbeat_interval_ms,
+	    .hb_misses = cfg->timeouts.heartbeat_misses,
+	};
+	struct rpmaf__proto_msg out;
+
+	if (rpmaf__ctl_start(&sc->ctl, m->body.hello.credits, m->body.hello.max_msg_size) ||
+	    rpmaf__proto_server_hello_reply(&sc->sess, &own, &out) ||
+	    rpmaf__ctl_send(&sc->ctl, &out)) {
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+		sconn_close(sc, "HELLO_REPLY could not be sent");
+		return;
+	}
+	if (rpmaf__ctl_heartbeat_start(&sc->ctl, own.hb_interval_ms, own.hb_misses))
+		rpmaf__wlog(wlog_of(sc), RPMAF_LOG_WARNING, "server: %s: no timer for heartbeats",
+			    sc->peer);
+	if (sc->sess.state == RPMAF__PROTO_SRV_READY)
+		become_ready(sc, "no key required");
+}
+
+/* on_auth -- answer the verified AUTH with the server's own proof */
+static void
+on_auth(struct rpmaf__sconn *sc)
+{
+	struct rpmaf__proto_msg out;
+	char how[RPMAF__PROTO_NAME_MAX + 16];
+
+	if (rpmaf__proto_server_auth_reply(&sc->sess, &out) || rpmaf__ctl_send(&sc->ctl, &out)) {
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+		sconn_close(sc, "AUTH_REPLY could not be sent");
+		return;
+	}
+	snprintf(how, sizeof(how), "key proved by %s", sc->sess.name);
+	become_ready(sc, how);
+}
+
+/* refused -- the session refused m: tell the client why and close */
+static void
+refused(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m, int code,
+	const struct rpmaf__proto_err *err)
+{
+	if (sc->sess.status == RPMAF__PROTO_S_OK) {
+		sconn_close(sc, "the client sent ERROR");
+		return;
+	}
+	rpmaf__sconn_refuse(sc, sc->sess.status, m->hdr.req_id,
+			    code == RPMAF__PROTO_E_AUTH ? &sc->srv->st.auth_failed
+							: &sc->srv->st.proto_errors,
+			    err->msg);
+}
+
+/* on_msg -- the channel's on_msg: the session first, then the request */
+static int
+on_msg(struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m, void *ctx)
+{
+	struct rpmaf__sconn *sc = ctx;
+	struct rpmaf__proto_err err;
+	int ret;
+
+	(void)c;
+	if (sc->closing)
+		return 0;
+	if ((ret = rpmaf__proto_server_recv(&sc->sess, m, &err))) {
+		refused(sc, m, ret, &err);
+		return 0;
+	}
+	switch (m->hdr.type) {
+	case RPMAF__PROTO_T_HELLO:
+		on_hello(sc, m);
+		break;
+	case RPMAF__PROTO_T_AUTH:
+		on_auth(sc);
+		break;
+	default:
+		if (sc->npend || !rpmaf__ctl_can_send(&sc->ctl) ||
+		    rpmaf__sconn_serve(sc, m) == RPMAF_E_AGAIN)
+			enqueue(sc, m);
+		break;
+	}
+	return 0;
+}
+
+/* on_writable -- a credit or a send buffer came back: send what waits */
+static void
+on_writable(struct rpmaf__ctl *c, void *ctx)
+{
+	(void)c;
+	flush(ctx);
+}
+
+/* on_fail -- the channel failed (the log has why): close, after its ERROR if one is going */
+static void
+on_fail(struct rpmaf__ctl *c, int code, void *ctx)
+{
+	struct rpmaf__sconn *sc = ctx;
+
+	(void)c;
+	rpmaf__srv_count(code == RPMAF_E_PROTO ? &sc->srv->st.proto_errors : &sc->srv->st.lost, 1);
+	close_when_sent(sc, code == RPMAF_E_PROTO ? "broke the protocol" : "lost");
+}
+
+static const struct rpmaf__ctl_ops Ctl_ops = {on_msg, on_writable, on_fail};
+
+/* w_recv -- the connection's on_recv: bind the channel (early receives come first) */
+static int
+w_recv(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *buf, void *ctx)
+{
+	struct rpmaf__sconn *sc = ctx;
+
+	if (!sc->ctl.wconn && !sc->closed)
+		rpmaf__ctl_bind(&sc->ctl, wconn);
+	return rpmaf__ctl_recv(&sc->ctl, wc, buf);
+}
+
+/* w_wc -- the connection's on_wc: the channel's sends; close once an ERROR has gone */
+static void
+w_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
+{
+	struct rpmaf__sconn *sc = ctx;
+
+	(void)wconn;
+	if (rpmaf__ctl_on_wc(&sc->ctl, wc) && sc->closing && !sc->closed &&
+	    rpmaf__ctl_idle(&sc->ctl))
+		sconn_close(sc, "refused");
+}
+
+/* w_event -- the connection's on_event: the client went away */
+static void
+w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
+{
+	struct rpmaf__sconn *sc = ctx;
+
+	(void)wconn;
+	if (event == RPMA_CONN_ESTABLISHED || sc->closed)
+		return;
+	if (!sc->closing)
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+	sconn_close(sc,
+		    event == RPMA_CONN_CLOSED ? "disconnected by the client" : "connection lost");
+}
+
+static const struct rpmaf_wconn_ops Wconn_ops = {w_wc, w_recv, w_event};
+
+/* see sconn.h */
+int
+rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_conn *conn,
+		 unsigned long long seq, struct rpmaf__sconn **sc_ptr)
+{
+	const struct rpmaf_cfg *cfg = srv->cfg;
+	struct rpmaf__sconn *sc = calloc(1, sizeof(*sc));
+
+	if (!sc)
+		return RPMAF_E_NOMEM;
+	sc->srv = srv;
+	sc->w = w;
+	sc->conn = conn;
+	sc->msg_size = (uint32_t)cfg->queues.msg_size;
+	sc->pend_cap = cfg->queues.msg_credits;
+	sc->pend = malloc((size_t)sc->pend_cap * sc->msg_size);
+	sc->pend_len = calloc(sc->pend_cap, sizeof(*sc->pend_len));
+	if (!sc->pend || !sc->pend_len) {
+		free(sc->pend);
+		free(sc->pend_len);
+		free(sc);
+		return RPMAF_E_NOMEM;
+	}
+	if (rpmaf__proto_auth_nonce(sc->nonce)) {
+		free(sc->pend);
+		free(sc->pend_len);
+		free(sc);
+		return RPMAF_E_SYS;
+	}
+	snprintf(sc->peer, sizeof(sc->peer), "client #%llu (worker %u)", seq,
+		 rpmaf_worker_index(w));
+	atomic_fetch_add(&srv->nobjs, 1);
+	*sc_ptr = sc;
+	return 0;
+}
+
+/* attach_fail -- the worker could not take the connection: undo everything */
+static void
+attach_fail(struct rpmaf__sconn *sc, int ret)
+{
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_ERROR, "server: %s could not be attached: %s", sc->peer,
+		    rpmaf_err_str(ret));
+	if (sc->ctl_ok)
+		rpmaf__ctl_fini(&sc->ctl);
+	list_unlink(sc);
+	(void)rpma_conn_disconnect(sc->conn);
+	(void)rpma_conn_delete(&sc->conn);
+	(void)rpmaf_worker_unreserve(sc->w);
+	atomic_fetch_sub(&sc->srv->nconns, 1);
+	sconn_free(sc->w, sc);
+}
+
+/* attach -- a submitted function: the worker takes the connection */
+static void
+attach(struct rpmaf_worker *w, void *arg)
+{
+	struct rpmaf__sconn *sc = arg;
+	const struct rpmaf_cfg *cfg = sc->srv->cfg;
+	struct rpmaf__srv_wstate *ws = &sc->srv->wst[rpmaf_worker_index(w)];
+	int ret;
+
+	if ((ret = rpmaf__ctl_init(&sc->ctl, w, cfg->queues.msg_credits, sc->msg_size,
+				   cfg->queues.sq, &Ctl_ops, sc, wlog_of(sc), sc->peer))) {
+		attach_fail(sc, ret);
+		return;
+	}
+	sc->ctl_ok = true;
+	rpmaf__proto_server_init(&sc->sess, sc->srv->has_key ? &sc->srv->key : NULL, sc->nonce);
+	sc->next = ws->conns;
+	if (ws->conns)
+		ws->conns->prev = sc;
+	ws->conns = sc;
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s accepted", sc->peer);
+	if ((ret = rpmaf_worker_attach(w, sc->conn, &Wconn_ops, sc, &sc->wconn))) {
+		attach_fail(sc, ret);
+		return;
+	}
+	sc->conn = NULL;
+	if (!sc->closed && !sc->ready)
+		timer_arm(sc, cfg->timeouts.connect_ms);
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_hand_over(struct rpmaf__sconn *sc)
+{
+	(void)rpmaf_worker_submit(sc->w, &sc->work, attach, sc);
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_ann_make(struct rpmaf__sconn_ann *a, uint32_t event, uint64_t gen,
+		      const struct rpmaf__sregion *r)
+{
+	memset(a, 0, sizeof(*a));
+	a->table_generation = gen;
+	a->event = event;
+	rpmaf__sregion_entry(r, &a->region);
+	memcpy(a->name, r->name, r->name_len);
+	if (event == RPMAF__PROTO_EV_REMOVED)
+		a->region.desc_len = 0;
+	else
+		memcpy(a->desc, r->desc, r->desc_len);
+	a->region.name = a->name;
+	a->region.desc = a->region.desc_len ? a->desc : NULL;
+}
+
+/* announce -- queue a copy of a on sc and send what can go */
+static void
+announce(struct rpmaf__sconn *sc, const struct rpmaf__sconn_ann *a)
+{
+	if (!sc->ready || sc->closing)
+		return;
+	if (sc->nann == RPMAF__SCONN_ANN_MAX) {
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+		sconn_close(sc, "announcements pile up: the client returns no credit");
+		return;
+	}
+	sc->ann[(sc->ann_head + sc->nann) % RPMAF__SCONN_ANN_MAX] = *a;
+	sc->nann++;
+	flush(sc);
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
+			  const struct rpmaf__sconn_ann *a)
+{
+	struct rpmaf__sconn *sc = srv->wst[rpmaf_worker_index(w)].conns, *next;
+
+	for (; sc; sc = next) {
+		next = sc->next;
+		announce(sc, a);
+	}
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_close_all(struct rpmaf_server *srv, struct rpmaf_worker *w)
+{
+	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
+
+	while (ws->conns)
+		sconn_close(ws->conns, "the server stops");
+}

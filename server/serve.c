@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * serve.c -- the requests of a ready connection: the region list (paged),
+ * a region lookup, a persist (GPSPM) and an application call.
+ */
+
+#include <string.h>
+
+#include "../proto/list.h"
+#include "sconn.h"
+
+/* reply_hdr -- the header of the reply of type to m */
+static void
+reply_hdr(const struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m,
+	  struct rpmaf__proto_msg *out, enum rpmaf__proto_type type)
+{
+	memset(out, 0, sizeof(*out));
+	out->hdr.version = sc->sess.version;
+	out->hdr.type = (uint8_t)type;
+	out->hdr.req_id = m->hdr.req_id;
+}
+
+/* reply -- send out; a channel that cannot is refused (on_fail closes it on failure) */
+static int
+reply(struct rpmaf__sconn *sc, struct rpmaf__proto_msg *out)
+{
+	int ret = rpmaf__ctl_send(&sc->ctl, out);
+
+	if (ret == RPMAF_E_AGAIN)
+		return ret;
+	if (!ret)
+		rpmaf__srv_count(&sc->srv->st.requests, 1);
+	else if (ret == RPMAF_E_INVAL)
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, out->hdr.req_id,
+				    &sc->srv->st.proto_errors, "the reply does not encode");
+	return 0;
+}
+
+/* page -- build the page of s that m asks for in scratch; its length or a proto code */
+static int
+page(struct rpmaf__sconn *sc, const struct rpmaf__sregsnap *s, const struct rpmaf__proto_msg *m,
+     uint8_t *scratch, size_t size)
+{
+	struct rpmaf__proto_list_builder b;
+	struct rpmaf__proto_region e;
+	struct rpmaf__proto_msg h;
+	uint32_t start = m->body.list_req.start;
+	int ret;
+
+	reply_hdr(sc, m, &h, RPMAF__PROTO_T_REGION_LIST);
+	ret = rpmaf__proto_list_begin(&b, scratch, size, &h.hdr, s->generation, s->n, start,
+				      m->body.list_req.max_entries, NULL);
+	for (uint32_t i = start; !ret && i < s->n; i++) {
+		rpmaf__sregion_entry(s->v[i], &e);
+		if (rpmaf__proto_list_add(&b, &e, NULL))
+			break;
+	}
+	return ret ? ret : rpmaf__proto_list_end(&b, NULL);
+}
+
+/*
+ * list_status -- build the page m asks for in scratch and decode it into
+ * out (which then points into scratch, not into the table): OK, or the
+ * session error to answer. Copies what it needs inside one read-side
+ * section; worker thread.
+ */
+static uint32_t
+list_status(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m, uint8_t *scratch,
+	    size_t size, struct rpmaf__proto_msg *out)
+{
+	const struct rpmaf__sregsnap *s = rpmaf__sregtab_read_lock(&sc->srv->regs);
+	uint32_t status = RPMAF__PROTO_S_OK;
+	int len;
+
+	if (m->body.list_req.start > s->n)
+		status = RPMAF__PROTO_S_OUT_OF_RANGE;
+	else if ((len = page(sc, s, m, scratch, size)) < 0 ||
+		 rpmaf__proto_msg_decode(scratch, (size_t)len, out, NULL))
+		status = RPMAF__PROTO_S_INTERNAL;
+	rpmaf__sregtab_read_unlock();
+	return status;
+}
+
+/* list -- REGION_LIST_REQ: a page of the table, as many entries as fit */
+static int
+list(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	uint8_t *scratch = sc->srv->wst[rpmaf_worker_index(sc->w)].scratch;
+	size_t size = sc->ctl.peer_msg_size < sc->msg_size ? sc->ctl.peer_msg_size : sc->msg_size;
+	struct rpmaf__proto_msg out;
+	uint32_t status = list_status(sc, m, scratch, size, &out);
+
+	if (status != RPMAF__PROTO_S_OK)
+		rpmaf__proto_session_error(&out, sc->sess.version, m->hdr.req_id, status);
+	return reply(sc, &out);
+}
+
+/*
+ * lookup -- REGION_LOOKUP_REQ: the entry of one region, or NOT_FOUND (the
+ * reply points into the region: it is encoded inside the read-side section)
+ */
+static int
+lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf__sregsnap *s;
+	const struct rpmaf__sregion *r;
+	struct rpmaf__proto_msg out;
+	int ret;
+
+	reply_hdr(sc, m, &out, RPMAF__PROTO_T_REGION_LOOKUP_REPLY);
+	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
+	r = rpmaf__sregtab_find(s, m->body.lookup_req.name, m->body.lookup_req.name_len);
+	if (r)
+		rpmaf__sregion_entry(r, &out.body.lookup_reply.region);
+	else
+		out.body.lookup_reply.status = RPMAF__PROTO_S_NOT_FOUND;
+	ret = reply(sc, &out);
+	rpmaf__sregtab_read_unlock();
+	return ret;
+}
+
+/* persist_status -- check a PERSIST_REQ against region r and persist the range */
+static uint32_t
+persist_status(struct rpmaf__sconn *sc, const struct rpmaf__sregion *r,
+	       const struct rpmaf__proto_persist_req *p)
+{
+	if (!r)
+		return RPMAF__PROTO_S_NOT_FOUND;
+	if (r->generation != p->generation)
+		return RPMAF__PROTO_S_STALE;
+	if (!(r->usage & RPMAF_USAGE_FLUSH))
+		return RPMAF__PROTO_S_DENIED;
+	if (p->offset > r->size || p->length > r->size - p->offset)
+		return RPMAF__PROTO_S_OUT_OF_RANGE;
+	rpmaf__sregion_persist(r, p->offset, p->length);
+	rpmaf__srv_count(&sc->srv->st.persists, 1);
+	rpmaf__srv_count(&sc->srv->st.persist_bytes, p->length);
+	return RPMAF__PROTO_S_OK;
+}
+
+/*
+ * persist -- PERSIST_REQ (GPSPM): persist the range, answer its status.
+ * The data path: the region is found and persisted inside one read-side
+ * section, no lock taken, nothing allocated.
+ */
+static int
+persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf__proto_persist_req *p = &m->body.persist_req;
+	const struct rpmaf__sregsnap *s;
+	struct rpmaf__proto_msg out;
+
+	reply_hdr(sc, m, &out, RPMAF__PROTO_T_PERSIST_REPLY);
+	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
+	out.body.persist_reply.status =
+	    persist_status(sc, rpmaf__sregtab_find(s, p->name, p->name_len), p);
+	rpmaf__sregtab_read_unlock();
+	return reply(sc, &out);
+}
+
+/* app -- APP_REQ: run the handler with its reply built in place in the send buffer */
+static int
+app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf__proto_app_req *q = &m->body.app_req;
+	const struct rpmaf__srv_handler *h = rpmaf__srv_handler_find(sc->srv, q->handler_id);
+	struct rpmaf__proto_msg out;
+	size_t size, len = 0;
+	uint8_t *buf;
+	int ret;
+
+	reply_hdr(sc, m, &out, RPMAF__PROTO_T_APP_REPLY);
+	out.body.app_reply.handler_id = q->handler_id;
+	if (!h) {
+		out.body.app_reply.status = RPMAF__PROTO_S_NO_HANDLER;
+		if ((ret = reply(sc, &out)) == 0)
+			rpmaf__srv_count(&sc->srv->st.app_requests, 1);
+		return ret;
+	}
+	if ((ret = rpmaf__ctl_prepare(&sc->ctl, (void **)&buf, &size)))
+		return ret == RPMAF_E_AGAIN ? ret : 0;
+	rpmaf__srv_count(&sc->srv->st.app_requests, 1);
+	size -= RPMAF__PROTO_APP_REPLY_PAYLOAD_OFF;
+	ret = h->fn(q->handler_id, q->payload, q->payload_len,
+		    buf + RPMAF__PROTO_APP_REPLY_PAYLOAD_OFF, size, &len, h->arg);
+	if (ret < 0 || len > size) {
+		rpmaf__wlog(sc->srv->log, RPMAF_LOG_WARNING,
+			    "server: %s: handler %u failed: %d (reply of %zu bytes)", sc->peer,
+			    q->handler_id, ret, len);
+		out.body.app_reply.status = RPMAF__PROTO_S_APP_FAILED;
+		len = 0;
+	}
+	out.body.app_reply.payload = len ? buf + RPMAF__PROTO_APP_REPLY_PAYLOAD_OFF : NULL;
+	out.body.app_reply.payload_len = len;
+	if (!rpmaf__ctl_commit(&sc->ctl, buf, &out))
+		rpmaf__srv_count(&sc->srv->st.requests, 1);
+	return 0;
+}
+
+/* see sconn.h */
+int
+rpmaf__sconn_serve(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	switch (m->hdr.type) {
+	case RPMAF__PROTO_T_REGION_LIST_REQ:
+		return list(sc, m);
+	case RPMAF__PROTO_T_REGION_LOOKUP_REQ:
+		return lookup(sc, m);
+	case RPMAF__PROTO_T_PERSIST_REQ:
+		return persist(sc, m);
+	case RPMAF__PROTO_T_APP_REQ:
+		return app(sc, m);
+	default:
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_UNEXPECTED, m->hdr.req_id,
+				    &sc->srv->st.proto_errors, "a message only a server sends");
+		return 0;
+	}
+}

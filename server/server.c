@@ -1,0 +1,431 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * server.c -- a server's life: made, started, its regions added and
+ * removed, stopped and deleted (rpmaf.h, "Server").
+ */
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "../workers/worker.h"
+#include "sconn.h"
+
+/* how long the control path waits for the workers to run what it submitted */
+#define WORKERS_WAIT_MS 10000
+
+/* sleep_ms -- a short wait of the control path */
+static void
+sleep_ms(unsigned ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	(void)nanosleep(&ts, NULL);
+}
+
+/* see server.h */
+const struct rpmaf__srv_handler *
+rpmaf__srv_handler_find(const struct rpmaf_server *srv, uint32_t id)
+{
+	for (uint32_t i = 0; i < srv->nhandlers; i++) {
+		if (srv->handlers[i].id == id)
+			return &srv->handlers[i];
+	}
+	return NULL;
+}
+
+/* one function run on every worker, and the count of those still to run it */
+struct each {
+	struct rpmaf_work work;
+	struct rpmaf_server *srv;
+	void (*fn)(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg);
+	const void *arg;
+	atomic_uint *left;
+};
+
+/* each_run -- a submitted function: run the function of e on this worker */
+static void
+each_run(struct rpmaf_worker *w, void *arg)
+{
+	struct each *e = arg;
+
+	e->fn(e->srv, w, e->arg);
+	atomic_fetch_sub(e->left, 1);
+}
+
+/*
+ * each_worker -- run fn on every worker and wait until all have run it
+ * (the control path; a worker waiting for itself would never return)
+ */
+static int
+each_worker(struct rpmaf_server *srv,
+	    void (*fn)(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg),
+	    const void *arg)
+{
+	unsigned n = rpmaf_workers_count(srv->ws);
+	struct each *e = calloc(n, sizeof(*e));
+	atomic_uint left = n;
+	struct rpmaf_worker *w;
+
+	if (!e)
+		return RPMAF_E_NOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		e[i] = (struct each){.srv = srv, .fn = fn, .arg = arg, .left = &left};
+		(void)rpmaf_workers_get(srv->ws, i, &w);
+		(void)rpmaf_worker_submit(w, &e[i].work, each_run, &e[i]);
+	}
+	while (atomic_load(&left))
+		sleep_ms(1);
+	free(e);
+	return 0;
+}
+
+/* announce_on -- each_worker()'s function: announce to the worker's connections */
+static void
+announce_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
+{
+	rpmaf__sconn_announce_all(srv, w, arg);
+}
+
+/* close_on -- each_worker()'s function: close the worker's connections */
+static void
+close_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
+{
+	(void)arg;
+	rpmaf__sconn_close_all(srv, w);
+}
+
+/*
+ * first_generation -- where a server's region generations start: the clock
+ * (ns), so that a server started again hands out generations newer than
+ * any its clients still hold from before, and their tables take the new
+ * descriptors (doc/PROTOCOL.md, "Generations")
+ */
+static uint64_t
+first_generation(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* announce -- tell every ready client of a region's change */
+static void
+announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rpmaf__sregion *r)
+{
+	struct rpmaf__sconn_ann a;
+
+	if (!srv->started || srv->stopped)
+		return;
+	rpmaf__sconn_ann_make(&a, event, gen, r);
+	/* a removal is a change of the region: newer than the generation clients hold */
+	if (event == RPMAF__PROTO_EV_REMOVED)
+		a.region.generation = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
+	if (each_worker(srv, announce_on, &a))
+		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: region %s not announced: %s",
+			    r->name, rpmaf_err_str(RPMAF_E_NOMEM));
+}
+
+/* region_make -- map, register and insert one region of cfg */
+static int
+region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
+	    struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr)
+{
+	uint64_t gen = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
+	int ret = rpmaf__sregion_new(rc, srv->peer, gen, srv->log, r_ptr);
+
+	if (ret)
+		return ret;
+	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen_ptr)))
+		(void)rpmaf__sregion_delete(r_ptr, true, srv->log);
+	return ret;
+}
+
+/*
+ * regions_drop -- take every region out, the newest first (the reverse of
+ * the making), and delete it (undo: leave no file made); the control path
+ */
+static int
+regions_drop(struct rpmaf_server *srv, bool undo)
+{
+	struct rpmaf__sregion *r;
+	int ret = 0, rr;
+
+	/* each comes out after a grace period: no worker still uses it */
+	while (!rpmaf__sregtab_pop(&srv->regs, &r)) {
+		if ((rr = rpmaf__sregion_delete(&r, undo, srv->log)) && !ret)
+			ret = rr;
+	}
+	return ret;
+}
+
+/* key_load -- the pre-shared key of auth.key_file, if any */
+static int
+key_load(struct rpmaf_server *srv)
+{
+	struct rpmaf__proto_err err;
+
+	if (!srv->cfg->auth.key_file)
+		return 0;
+	if (rpmaf__proto_key_load(srv->cfg->auth.key_file, &srv->key, &err)) {
+		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: %s", err.msg);
+		return RPMAF_E_IO;
+	}
+	srv->has_key = true;
+	return 0;
+}
+
+/* wst_new -- what the server keeps per worker */
+static int
+wst_new(struct rpmaf_server *srv)
+{
+	unsigned n = rpmaf_workers_count(srv->ws);
+
+	if (!(srv->wst = calloc(n, sizeof(*srv->wst))))
+		return RPMAF_E_NOMEM;
+	for (unsigned i = 0; i < n; i++) {
+		if (!(srv->wst[i].scratch = malloc(srv->cfg->queues.msg_size)))
+			return RPMAF_E_NOMEM;
+	}
+	return 0;
+}
+
+/* wst_delete -- undo wst_new() */
+static void
+wst_delete(struct rpmaf_server *srv)
+{
+	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++)
+		free(srv->wst[i].scratch);
+	free(srv->wst);
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct rpmaf_workers *ws,
+		 struct rpmaf_server **srv_ptr)
+{
+	struct rpmaf__sregion *r;
+	struct rpmaf_server *srv;
+	uint64_t gen;
+	int ret;
+
+	if (!cfg || !peer || !ws || !srv_ptr || !cfg->listen.enabled)
+		return RPMAF_E_INVAL;
+	if (!(srv = calloc(1, sizeof(*srv))))
+		return RPMAF_E_NOMEM;
+	srv->cfg = cfg;
+	srv->peer = peer;
+	srv->ws = ws;
+	srv->log = &ws->log;
+	atomic_init(&srv->next_region_gen, first_generation());
+	if ((ret = rpmaf__sregtab_init(&srv->regs)))
+		goto err_free;
+	if ((ret = wst_new(srv)) || (ret = key_load(srv)))
+		goto err_wst;
+	for (uint32_t i = 0; i < cfg->nregions; i++) {
+		if ((ret = region_make(srv, &cfg->regions[i], &r, &gen)))
+			goto err_regions;
+	}
+	*srv_ptr = srv;
+	return 0;
+
+err_regions:
+	(void)regions_drop(srv, true);
+	rpmaf__proto_key_wipe(&srv->key);
+err_wst:
+	wst_delete(srv);
+	rpmaf__sregtab_fini(&srv->regs);
+err_free:
+	free(srv);
+	return ret;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_handler_fn fn,
+			 void *arg)
+{
+	struct rpmaf__srv_handler *h;
+
+	if (!srv || !fn || srv->started || rpmaf__srv_handler_find(srv, handler_id))
+		return RPMAF_E_INVAL;
+	if (!(h = realloc(srv->handlers, (srv->nhandlers + 1) * sizeof(*h))))
+		return RPMAF_E_NOMEM;
+	h[srv->nhandlers++] = (struct rpmaf__srv_handler){handler_id, fn, arg};
+	srv->handlers = h;
+	return 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_start(struct rpmaf_server *srv)
+{
+	int ret;
+
+	if (!srv || srv->started)
+		return RPMAF_E_INVAL;
+	if ((ret = rpmaf__acceptor_start(&srv->acc, srv)))
+		return ret;
+	srv->started = true;
+	return 0;
+}
+
+/* see rpmaf.h */
+unsigned
+rpmaf_server_port(const struct rpmaf_server *srv)
+{
+	return srv && srv->started && !srv->stopped ? srv->cfg->listen.port : 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region *region)
+{
+	struct rpmaf__sregion *r;
+	uint64_t gen;
+	int ret;
+
+	/* from a worker thread it would wait for its own worker (each_worker(), a grace period) */
+	if (!srv || !region || rpmaf__current)
+		return RPMAF_E_INVAL;
+	if ((ret = region_make(srv, region, &r, &gen)))
+		return ret;
+	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r);
+	return 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name)
+{
+	struct rpmaf__sregion *r;
+	uint64_t gen;
+	int ret;
+
+	if (!srv || !name || rpmaf__current)
+		return RPMAF_E_INVAL;
+	/* on return a grace period has passed: no worker finds it or still uses it */
+	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, &r, &gen)))
+		return ret;
+	/* posted (or queued) on every worker before each_worker() returns */
+	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
+	(void)rpmaf__sregion_delete(&r, false, srv->log);
+	return 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_region_ptr(struct rpmaf_server *srv, const char *name, void **ptr_ptr,
+			size_t *size_ptr)
+{
+	const struct rpmaf__sregion *r;
+
+	if (!srv || !name || !ptr_ptr || !size_ptr)
+		return RPMAF_E_INVAL;
+	/* an application's thread, not an RCU reader: the table's mutex */
+	if ((r = rpmaf__sregtab_find(rpmaf__sregtab_lock(&srv->regs), name, strlen(name)))) {
+		*ptr_ptr = r->ptr;
+		*size_ptr = r->size;
+	}
+	rpmaf__sregtab_unlock(&srv->regs);
+	return r ? 0 : RPMAF_E_NOENT;
+}
+
+/* drain -- wait for the requests waiting for a credit, up to timeout_ms */
+static int
+drain(struct rpmaf_server *srv, unsigned timeout_ms)
+{
+	for (unsigned waited = 0; atomic_load(&srv->pending); waited++) {
+		if (waited >= timeout_ms)
+			return RPMAF_E_TIMEOUT;
+		sleep_ms(1);
+	}
+	return 0;
+}
+
+/* persist_all -- persist every file-backed region (the control path: the table's mutex) */
+static void
+persist_all(struct rpmaf_server *srv)
+{
+	const struct rpmaf__sregsnap *s = rpmaf__sregtab_lock(&srv->regs);
+
+	for (uint32_t i = 0; i < s->n; i++)
+		rpmaf__sregion_persist(s->v[i], 0, s->v[i]->size);
+	rpmaf__sregtab_unlock(&srv->regs);
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms)
+{
+	int ret;
+
+	if (!srv || rpmaf__current)
+		return RPMAF_E_INVAL;
+	if (srv->stopped)
+		return 0;
+	atomic_store(&srv->stopping, 1);
+	rpmaf__acceptor_stop(&srv->acc);
+	ret = drain(srv, timeout_ms);
+	if (srv->started && each_worker(srv, close_on, NULL) && !ret)
+		ret = RPMAF_E_NOMEM;
+	for (unsigned waited = 0; atomic_load(&srv->nobjs) && waited < WORKERS_WAIT_MS; waited++)
+		sleep_ms(1);
+	persist_all(srv);
+	srv->stopped = true;
+	rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: stopped%s",
+		    ret == RPMAF_E_TIMEOUT ? " (requests were still waiting)" : "");
+	return ret;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_delete(struct rpmaf_server **srv_ptr)
+{
+	struct rpmaf_server *srv;
+	int ret = 0, rr;
+
+	if (!srv_ptr)
+		return RPMAF_E_INVAL;
+	if (!(srv = *srv_ptr))
+		return 0;
+	if (srv->started)
+		ret = rpmaf_server_stop(srv, srv->cfg->timeouts.operation_ms);
+	if ((rr = regions_drop(srv, false)) && !ret)
+		ret = rr;
+	rpmaf__sregtab_fini(&srv->regs);
+	wst_delete(srv);
+	rpmaf__proto_key_wipe(&srv->key);
+	free(srv->handlers);
+	free(srv);
+	*srv_ptr = NULL;
+	return ret;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_stats *s)
+{
+	if (!srv || !s)
+		return RPMAF_E_INVAL;
+#define LOAD(x) atomic_load_explicit(&((struct rpmaf_server *)srv)->st.x, memory_order_relaxed)
+	s->accepted = LOAD(accepted);
+	s->rejected = LOAD(rejected);
+	s->auth_failed = LOAD(auth_failed);
+	s->proto_errors = LOAD(proto_errors);
+	s->lost = LOAD(lost);
+	s->requests = LOAD(requests);
+	s->persists = LOAD(persists);
+	s->persist_bytes = LOAD(persist_bytes);
+	s->app_requests = LOAD(app_requests);
+	s->announcements = LOAD(announcements);
+#undef LOAD
+	s->connections = atomic_load(&((struct rpmaf_server *)srv)->nconns);
+	/* an application's thread, not an RCU reader: the table's mutex */
+	s->regions = rpmaf__sregtab_lock(&((struct rpmaf_server *)srv)->regs)->n;
+	rpmaf__sregtab_unlock(&((struct rpmaf_server *)srv)->regs);
+	return 0;
+}

@@ -1,0 +1,96 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * server.h -- the layout of a server, shared by the files of server/.
+ *
+ * OWNERSHIP
+ * The constant fields are set by rpmaf_server_new() and
+ * rpmaf_server_handler_add() before the server starts and only read after.
+ * regs is read by the workers under RCU and by other threads under its
+ * mutex, and changed by the control path only (sregion.h). wst[i] belongs
+ * to worker i's thread.
+ * The fields marked atomic are read and written by any thread (relaxed
+ * counters, or the flags and counts the control path waits on).
+ */
+
+#ifndef RPMAF_SERVER_SERVER_H
+#define RPMAF_SERVER_SERVER_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rpmaf.h"
+
+#include "../proto/auth.h"
+#include "../workers/wlog.h"
+#include "acceptor.h"
+#include "sregion.h"
+
+struct rpmaf__sconn;
+
+/* an application handler */
+struct rpmaf__srv_handler {
+	uint32_t id;
+	rpmaf_handler_fn fn;
+	void *arg;
+};
+
+/* what a server keeps per worker, used by that worker's thread only */
+struct rpmaf__srv_wstate {
+	struct rpmaf__sconn *conns; /* its connections, a doubly-linked list */
+	uint8_t *scratch;	    /* queues.messages.size bytes: a list page is built here */
+};
+
+/* the counters of struct rpmaf_server_stats, relaxed atomics */
+struct rpmaf__srv_counters {
+	atomic_ullong accepted, rejected, auth_failed, proto_errors, lost, requests, persists,
+	    persist_bytes, app_requests, announcements;
+};
+
+struct rpmaf_server {
+	/* constant */
+	const struct rpmaf_cfg *cfg;
+	struct rpma_peer *peer;
+	struct rpmaf_workers *ws;
+	const struct rpmaf__wlog *log; /* the workers' */
+	struct rpmaf__proto_key key;
+	bool has_key;
+	struct rpmaf__srv_handler *handlers;
+	uint32_t nhandlers;
+	struct rpmaf__srv_wstate *wst; /* one per worker */
+
+	struct rpmaf__sregtab regs;
+	atomic_ullong next_region_gen; /* generations handed to new regions */
+
+	/* the control path's (not thread-safe, as rpmaf.h says) */
+	struct rpmaf__acceptor acc;
+	bool started;
+	bool stopped;
+
+	/* atomic */
+	atomic_int stopping;	/* no more connections, no more requests queued */
+	atomic_uint nconns;	/* connections accepted and not closed */
+	atomic_uint nobjs;	/* connection objects not freed yet */
+	atomic_ullong pending;	/* requests received and not answered yet */
+	atomic_ullong conn_seq; /* numbers connections in the log */
+	struct rpmaf__srv_counters st;
+};
+
+/* rpmaf__srv_count -- add n to a counter of the server (any thread) */
+static inline void
+rpmaf__srv_count(atomic_ullong *c, unsigned long long n)
+{
+	atomic_fetch_add_explicit(c, n, memory_order_relaxed);
+}
+
+/*
+ * rpmaf__srv_handler_find -- the handler of id, NULL when none.
+ * CONCURRENCY: any thread once the server started (the table is constant).
+ */
+const struct rpmaf__srv_handler *rpmaf__srv_handler_find(const struct rpmaf_server *srv,
+							 uint32_t id);
+
+#endif /* RPMAF_SERVER_SERVER_H */

@@ -1,0 +1,50 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# server/server.mk -- the tests of server/ (its *.c go into librpmaf through rpmaf/rpmaf.mk)
+#   make check-server        the integration test over softrdma: a server and test
+#                            clients speaking the control protocol through ctl/
+#   make check-server-tsan   the same test on ThreadSanitizer builds of librpma and of
+#                            the framework's sources (check-slow)
+#
+# The test links the sources of the modules it needs (config, proto, workers, ctl,
+# server) directly, so that it does not depend on the rest of librpmaf.
+
+SERVER_TEST_SRC := tests/integration/server/test_server.c
+SERVER_MODULE_SRCS := $(foreach m,config proto workers ctl server,$(sort $(wildcard $(m)/*.c)))
+SERVER_MODULE_HDRS := $(foreach m,config proto workers ctl server,$(wildcard $(m)/*.h)) \
+	rpmaf/include/rpmaf.h
+SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
+	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)
+SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-memb \
+	-lurcu-common -pthread
+SERVER_TEST := $(BUILD)/server/integration/test_server
+SERVER_TEST_TSAN := $(BUILD)/server/integration-tsan/test_server
+# seconds the test may run (about 10 s alone)
+SERVER_TEST_TIMEOUT ?= 60
+
+$(SERVER_TEST): $(SERVER_TEST_DEPS) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O1 -Irpmaf/include -Itests/integration -o $@ $(SERVER_TEST_SRC) \
+		tests/integration/common.c $(SERVER_MODULE_SRCS) $(LIB_LDFLAGS) -lrpma \
+		$(SERVER_TEST_LIBS)
+
+$(SERVER_TEST_TSAN): $(SERVER_TEST_DEPS) $(MT_LIB)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Itests/integration -o $@ \
+		$(SERVER_TEST_SRC) tests/integration/common.c $(SERVER_MODULE_SRCS) $(MT_LIB) \
+		$(SERVER_TEST_LIBS)
+
+.PHONY: check-server check-server-tsan
+
+check-server: $(SERVER_TEST) softrdma
+	@TEST_TIMEOUT=$(SERVER_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server $(SERVER_TEST)
+
+check-server-tsan: $(SERVER_TEST_TSAN) softrdma
+	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(MT_SUPP)" \
+		TEST_TIMEOUT=$$(( $(SERVER_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server-tsan $(SERVER_TEST_TSAN)
+
+CHECK_TARGETS += check-server
+CHECK_SLOW_TARGETS += check-server-tsan
+CLEAN_DIRS += $(BUILD)/server

@@ -1,0 +1,546 @@
+// SPDX-License-Identifier: BSD-3-Clause
+/* Copyright 2026, the librpma authors */
+
+/*
+ * sregion.c -- the regions a server exports and their table (see sregion.h).
+ */
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <urcu/urcu-memb.h>
+
+#include "sregion.h"
+
+/* what opening a region file did, to undo it */
+struct file_undo {
+	bool created;
+	bool extended;
+	off_t old_size;
+};
+
+/* io_fail -- log a failed system call on a region's file; RPMAF_E_IO */
+static int
+io_fail(const struct rpmaf__wlog *log, const struct rpmaf_cfg_region *rc, const char *call, int err)
+{
+	rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s(%s): %s", rc->name, call, rc->path,
+		    strerror(err));
+	return RPMAF_E_IO;
+}
+
+/* file_open -- open (create, extend) the region's file as its configuration says */
+static int
+file_open(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int *fd_ptr,
+	  struct file_undo *u)
+{
+	struct stat st;
+	int fd = open(rc->path, O_RDWR | O_CLOEXEC);
+
+	memset(u, 0, sizeof(*u));
+	if (fd < 0 && errno == ENOENT && rc->create) {
+		fd = open(rc->path, O_RDWR | O_CLOEXEC | O_CREAT | O_EXCL, 0600);
+		u->created = fd >= 0;
+	}
+	if (fd < 0)
+		return io_fail(log, rc, "open", errno);
+	if (fstat(fd, &st)) {
+		int err = errno;
+
+		close(fd);
+		return io_fail(log, rc, "fstat", err);
+	}
+	u->old_size = st.st_size;
+	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < rc->size) {
+		if (!rc->create || ftruncate(fd, (off_t)rc->size)) {
+			int err = rc->create ? errno : EFBIG;
+
+			close(fd);
+			if (u->created)
+				(void)unlink(rc->path);
+			rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s is %lld bytes, not %llu",
+				    rc->name, rc->path, (long long)st.st_size,
+				    (unsigned long long)rc->size);
+			return io_fail(log, rc, "ftruncate", err);
+		}
+		u->extended = true;
+	}
+	*fd_ptr = fd;
+	return 0;
+}
+
+/* file_undo -- cut back or remove what file_open() made, and close */
+static void
+file_close(const struct rpmaf_cfg_region *rc, int fd, const struct file_undo *u)
+{
+	if (u->extended && !u->created)
+		(void)ftruncate(fd, u->old_size);
+	close(fd);
+	if (u->created)
+		(void)unlink(rc->path);
+}
+
+/* map_file -- map the region's file with libpmem2 */
+static int
+map_file(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
+{
+	struct pmem2_config *cfg = NULL;
+	struct pmem2_source *src = NULL;
+	int ret = RPMAF_E_IO;
+
+	if (pmem2_config_new(&cfg))
+		goto err;
+	if (pmem2_config_set_required_store_granularity(cfg, PMEM2_GRANULARITY_PAGE) ||
+	    pmem2_config_set_length(cfg, r->size) || pmem2_source_from_fd(&src, r->fd))
+		goto err_cfg;
+	if (pmem2_map_new(&r->map, cfg, src))
+		goto err_src;
+	r->ptr = pmem2_map_get_address(r->map);
+	r->persist_fn = pmem2_get_persist_fn(r->map);
+	ret = 0;
+err_src:
+	(void)pmem2_source_delete(&src);
+err_cfg:
+	(void)pmem2_config_delete(&cfg);
+err:
+	if (ret)
+		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: libpmem2: %s", r->name,
+			    pmem2_errormsg());
+	return ret;
+}
+
+/* usage_of -- librpma's usage bits for what the configuration allows */
+static int
+usage_of(const struct rpmaf__sregion *r)
+{
+	int u = 0;
+
+	if (r->usage & RPMAF_USAGE_READ)
+		u |= RPMA_MR_USAGE_READ_SRC;
+	if (r->usage & RPMAF_USAGE_WRITE)
+		u |= RPMA_MR_USAGE_WRITE_DST;
+	if (r->usage & RPMAF_USAGE_FLUSH) {
+		u |= RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY;
+		if (r->persist == RPMAF__PROTO_PERSIST_APM)
+			u |= RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+	}
+	return u;
+}
+
+/* reg -- register the memory and take its descriptor */
+static int
+reg(struct rpmaf__sregion *r, struct rpma_peer *peer, const struct rpmaf__wlog *log)
+{
+	size_t dsize;
+	int ret = rpma_mr_reg(peer, r->ptr, r->size, usage_of(r), &r->mr);
+
+	if (!ret && !(ret = rpma_mr_get_descriptor_size(r->mr, &dsize)) && dsize > sizeof(r->desc))
+		ret = RPMA_E_INVAL;
+	if (!ret && !(ret = rpma_mr_get_descriptor(r->mr, r->desc))) {
+		r->desc_len = (uint8_t)dsize;
+		return 0;
+	}
+	rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: registering %llu bytes: %s", r->name,
+		    (unsigned long long)r->size, rpma_err_2str(ret));
+	if (r->mr)
+		(void)rpma_mr_dereg(&r->mr);
+	return RPMAF_E_RDMA;
+}
+
+/* fill -- the fields the configuration gives */
+static int
+fill(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc, uint64_t generation)
+{
+	size_t len = rc->name ? strlen(rc->name) : 0;
+
+	if (!len || rpmaf__proto_name_check(rc->name, len, "region", NULL) || !rc->size ||
+	    !(rc->usage & 7u) || (rc->backing == RPMAF_BACKING_FILE && !rc->path))
+		return RPMAF_E_INVAL;
+	memcpy(r->name, rc->name, len);
+	r->name_len = (uint8_t)len;
+	r->size = rc->size;
+	r->generation = generation;
+	r->usage = (uint8_t)(rc->usage & 7u);
+	r->file = rc->backing == RPMAF_BACKING_FILE;
+	r->fd = -1;
+	r->persist = r->file && rc->direct_write && rc->persistence != RPMAF_PERSIST_GPSPM
+			 ? RPMAF__PROTO_PERSIST_APM
+			 : RPMAF__PROTO_PERSIST_GPSPM;
+	return 0;
+}
+
+/* memory_new -- the region's memory: its file mapped, or anonymous pages */
+static int
+memory_new(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
+	   const struct rpmaf__wlog *log, struct file_undo *u)
+{
+	int ret;
+
+	if (!r->file) {
+		r->ptr =
+		    mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (r->ptr != MAP_FAILED)
+			return 0;
+		r->ptr = NULL;
+		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: mmap(%llu): %s", r->name,
+			    (unsigned long long)r->size, strerror(errno));
+		return RPMAF_E_NOMEM;
+	}
+	if ((ret = file_open(rc, log, &r->fd, u)))
+		return ret;
+	if ((ret = map_file(r, log))) {
+		file_close(rc, r->fd, u);
+		r->fd = -1;
+	}
+	return ret;
+}
+
+/* memory_delete -- undo memory_new() (u NULL: keep the file as it is) */
+static void
+memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
+	      const struct file_undo *u)
+{
+	if (!r->file) {
+		(void)munmap(r->ptr, r->size);
+		return;
+	}
+	(void)pmem2_map_delete(&r->map);
+	if (u)
+		file_close(rc, r->fd, u);
+	else
+		close(r->fd);
+	r->fd = -1;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer, uint64_t generation,
+		   const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr)
+{
+	struct file_undo u;
+	struct rpmaf__sregion *r;
+	int ret;
+
+	if (!rc || !peer || !r_ptr)
+		return RPMAF_E_INVAL;
+	if (!(r = calloc(1, sizeof(*r))))
+		return RPMAF_E_NOMEM;
+	if ((ret = fill(r, rc, generation)) || (ret = memory_new(r, rc, log, &u)))
+		goto err_free;
+	if ((ret = reg(r, peer, log)))
+		goto err_memory;
+	if (r->file && !(r->path = strdup(rc->path))) {
+		ret = RPMAF_E_NOMEM;
+		goto err_reg;
+	}
+	r->created = r->file && u.created;
+	r->extended = r->file && u.extended;
+	r->old_size = r->file ? (int64_t)u.old_size : 0;
+	*r_ptr = r;
+	return 0;
+
+err_reg:
+	(void)rpma_mr_dereg(&r->mr);
+err_memory:
+	memory_delete(r, rc, &u);
+err_free:
+	free(r);
+	return ret;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregion_delete(struct rpmaf__sregion **r_ptr, bool undo, const struct rpmaf__wlog *log)
+{
+	struct rpmaf__sregion *r = *r_ptr;
+	int ret = 0, rr;
+
+	if (!r)
+		return 0;
+	if (r->persist_fn)
+		r->persist_fn(r->ptr, r->size);
+	if ((rr = rpma_mr_dereg(&r->mr))) {
+		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: rpma_mr_dereg(): %s", r->name,
+			    rpma_err_2str(rr));
+		ret = RPMAF_E_RDMA;
+	}
+	if (undo && r->file) {
+		struct file_undo u = {r->created, r->extended, (off_t)r->old_size};
+		struct rpmaf_cfg_region rc = {.path = r->path};
+
+		(void)pmem2_map_delete(&r->map);
+		file_close(&rc, r->fd, &u);
+	} else {
+		memory_delete(r, NULL, NULL);
+	}
+	free(r->path);
+	free(r);
+	*r_ptr = NULL;
+	return ret;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregion_entry(const struct rpmaf__sregion *r, struct rpmaf__proto_region *e)
+{
+	e->size = r->size;
+	e->generation = r->generation;
+	e->persist = r->persist;
+	e->usage = r->usage;
+	e->name_len = r->name_len;
+	e->name = r->name;
+	e->desc_len = r->desc_len;
+	e->desc = r->desc;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregion_persist(const struct rpmaf__sregion *r, uint64_t offset, uint64_t length)
+{
+	if (r->persist_fn)
+		r->persist_fn((char *)r->ptr + offset, length);
+	else
+		atomic_thread_fence(memory_order_seq_cst);
+}
+
+/*
+ * ThreadSanitizer cannot see the ordering liburcu provides (the library is
+ * not instrumented). In TSan builds the table states it:
+ * - publication: a writer releases a snapshot before it publishes it, a
+ *   reader acquires it once it has dereferenced it (the regions it names
+ *   were made before, by the writer's thread or one it synchronized with);
+ * - reclamation: every reader releases sregtab_gp_sync as it leaves its
+ *   section, and a writer acquires it once its grace period is over,
+ *   before it reuses or frees a snapshot and before its caller deletes a
+ *   region taken out. Using either after the section, or freeing without
+ *   a grace period, is then a reported race.
+ */
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define SREGTAB_TSAN 1
+#endif
+#endif
+#if !defined(SREGTAB_TSAN) && defined(__SANITIZE_THREAD__)
+#define SREGTAB_TSAN 1
+#endif
+
+#ifdef SREGTAB_TSAN
+#include <sanitizer/tsan_interface.h>
+static char sregtab_gp_sync;
+#define tsan_acquire(p) __tsan_acquire((void *)(p))
+#define tsan_release(p) __tsan_release((void *)(p))
+#else
+#define tsan_acquire(p) ((void)(p))
+#define tsan_release(p) ((void)(p))
+#endif
+
+/* snap_new -- an unpublished snapshot with room for cap regions, empty */
+static struct rpmaf__sregsnap *
+snap_new(uint32_t cap)
+{
+	struct rpmaf__sregsnap *s = calloc(1, sizeof(*s) + (size_t)cap * sizeof(s->v[0]));
+
+	if (s)
+		s->cap = cap;
+	return s;
+}
+
+/*
+ * grace_period -- wait until every read-side section that may have seen
+ * the snapshot just replaced has ended (the caller must be in none)
+ */
+static void
+grace_period(void)
+{
+	urcu_memb_synchronize_rcu();
+#ifdef SREGTAB_TSAN
+	tsan_acquire(&sregtab_gp_sync);
+#endif
+}
+
+/*
+ * publish -- make s the table's snapshot and keep the one it replaces, once
+ * no reader can hold it, as the spare (lock held; s was built in fresh
+ * memory or in the spare, which it then consumed)
+ */
+static void
+publish(struct rpmaf__sregtab *t, struct rpmaf__sregsnap *s)
+{
+	struct rpmaf__sregsnap *old;
+
+	tsan_release(s);
+	old = rcu_xchg_pointer(&t->snap, s);
+	grace_period();
+	free(t->spare);
+	t->spare = old;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregtab_init(struct rpmaf__sregtab *t)
+{
+	memset(t, 0, sizeof(*t));
+	if (!(t->snap = snap_new(0)))
+		return RPMAF_E_NOMEM;
+	if (pthread_mutex_init(&t->lock, NULL)) {
+		free(t->snap);
+		t->snap = NULL;
+		return RPMAF_E_SYS;
+	}
+	return 0;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregtab_fini(struct rpmaf__sregtab *t)
+{
+	/* a section still ending (a lookup that found nothing) must be over */
+	grace_period();
+	(void)pthread_mutex_destroy(&t->lock);
+	free(t->spare);
+	free(t->snap);
+	t->spare = t->snap = NULL;
+}
+
+/* see sregion.h */
+const struct rpmaf__sregsnap *
+rpmaf__sregtab_read_lock(struct rpmaf__sregtab *t)
+{
+	const struct rpmaf__sregsnap *s;
+
+	urcu_memb_read_lock();
+	s = rcu_dereference(t->snap);
+	tsan_acquire(s);
+	return s;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregtab_read_unlock(void)
+{
+#ifdef SREGTAB_TSAN
+	tsan_release(&sregtab_gp_sync);
+#endif
+	urcu_memb_read_unlock();
+}
+
+/* see sregion.h */
+const struct rpmaf__sregsnap *
+rpmaf__sregtab_lock(struct rpmaf__sregtab *t)
+{
+	(void)pthread_mutex_lock(&t->lock);
+	return t->snap;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregtab_unlock(struct rpmaf__sregtab *t)
+{
+	(void)pthread_mutex_unlock(&t->lock);
+}
+
+/* see sregion.h */
+struct rpmaf__sregion *
+rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, const char *name, size_t len)
+{
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (s->v[i]->name_len == len && memcmp(s->v[i]->name, name, len) == 0)
+			return s->v[i];
+	}
+	return NULL;
+}
+
+/* insert_locked -- rpmaf__sregtab_insert() with the lock held */
+static int
+insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
+{
+	const struct rpmaf__sregsnap *old = t->snap;
+	struct rpmaf__sregsnap *s;
+
+	if (rpmaf__sregtab_find(old, r->name, r->name_len))
+		return RPMAF_E_INVAL;
+	if (old->n >= RPMAF__PROTO_REGIONS_MAX || !(s = snap_new(old->n + 1)))
+		return RPMAF_E_NOMEM;
+	memcpy(s->v, old->v, old->n * sizeof(s->v[0]));
+	s->v[old->n] = r;
+	s->n = old->n + 1;
+	s->generation = old->generation + 1;
+	publish(t, s);
+	*gen_ptr = s->generation;
+	return 0;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
+{
+	int ret;
+
+	(void)pthread_mutex_lock(&t->lock);
+	ret = insert_locked(t, r, gen_ptr);
+	(void)pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+/*
+ * take_locked -- take region i out: the snapshot without it is built in
+ * the spare, which always has room for it (lock held)
+ */
+static struct rpmaf__sregion *
+take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t *gen_ptr)
+{
+	const struct rpmaf__sregsnap *old = t->snap;
+	struct rpmaf__sregsnap *s = t->spare;
+	struct rpmaf__sregion *r = old->v[i];
+
+	t->spare = NULL;
+	memcpy(s->v, old->v, i * sizeof(s->v[0]));
+	memcpy(&s->v[i], &old->v[i + 1], (old->n - i - 1) * sizeof(s->v[0]));
+	s->n = old->n - 1;
+	s->generation = old->generation + 1;
+	publish(t, s);
+	if (gen_ptr)
+		*gen_ptr = s->generation;
+	return r;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
+		      uint64_t *gen_ptr)
+{
+	const struct rpmaf__sregsnap *s;
+	int ret = RPMAF_E_NOENT;
+
+	(void)pthread_mutex_lock(&t->lock);
+	s = t->snap;
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (strcmp(s->v[i]->name, name) == 0) {
+			*r_ptr = take_locked(t, i, gen_ptr);
+			ret = 0;
+			break;
+		}
+	}
+	(void)pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregtab_pop(struct rpmaf__sregtab *t, struct rpmaf__sregion **r_ptr)
+{
+	int ret = RPMAF_E_NOENT;
+
+	(void)pthread_mutex_lock(&t->lock);
+	if (t->snap->n) {
+		*r_ptr = take_locked(t, t->snap->n - 1, NULL);
+		ret = 0;
+	}
+	(void)pthread_mutex_unlock(&t->lock);
+	return ret;
+}

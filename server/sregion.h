@@ -1,0 +1,212 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * sregion.h -- the regions a server exports: one mapped (libpmem2) or
+ * allocated piece of memory registered with librpma, and the table of
+ * them that the workers read and the control path changes.
+ *
+ * CONCURRENCY
+ * A region is immutable from rpmaf__sregion_new() until
+ * rpmaf__sregion_delete(). The table is read under RCU (urcu-memb, as in
+ * regtab/regtab.h) and changed under its mutex:
+ * - Snapshots. The table's contents (count, generation, regions in the
+ *   order they were exported) are an immutable snapshot that snap points
+ *   to. A change never touches a published snapshot: it builds a new one
+ *   and publishes it with rcu_xchg_pointer().
+ * - Workers read without a lock. The worker threads are registered
+ *   urcu-memb readers (workers/worker.c); rpmaf__sregtab_read_lock() opens
+ *   a read-side critical section and returns the current snapshot, which,
+ *   with every region it names, stays valid until
+ *   rpmaf__sregtab_read_unlock(). A request that names a region (a list
+ *   page, a lookup, a persist) finds it and uses it inside one section:
+ *   no lock, no allocation, no blocking.
+ * - Other threads read under the mutex. The application's threads and the
+ *   control path are not registered readers: they take the mutex
+ *   (rpmaf__sregtab_lock()), which keeps the snapshot and its regions
+ *   valid until rpmaf__sregtab_unlock(). These are control-path calls
+ *   (rpmaf_server_region_ptr(), rpmaf_server_get_stats(), a stop's
+ *   persist), never the data path. The mutex is never taken inside a
+ *   read-side section: a writer holds it through a grace period (a
+ *   handler on a worker thread may take it, outside any section).
+ * - Writers (insert, remove, pop) hold the mutex while they build and
+ *   publish a snapshot and while they wait for the grace period that
+ *   follows (urcu_memb_synchronize_rcu()); only then is the old snapshot
+ *   reused or freed and the call returns. They must not run on a worker
+ *   thread nor inside a read-side section: the grace period would wait
+ *   for the caller itself.
+ * - Freeing. Once rpmaf__sregtab_remove() or rpmaf__sregtab_pop() returns,
+ *   no reader can reach the region it took out: the caller owns it and
+ *   deletes it. A region in the table is deleted by nobody.
+ * - ThreadSanitizer cannot see the ordering of liburcu (not instrumented):
+ *   in TSan builds the read lock/unlock and the grace period carry
+ *   happens-before annotations, as regtab/ does (sregion.c).
+ */
+
+#ifndef RPMAF_SERVER_SREGION_H
+#define RPMAF_SERVER_SREGION_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include <libpmem2.h>
+#include <librpma.h>
+
+#include "rpmaf.h"
+
+#include "../proto/region.h"
+#include "../workers/wlog.h"
+
+struct rpmaf__sregion {
+	char name[RPMAF__PROTO_NAME_MAX + 1];
+	uint8_t name_len;
+	uint64_t size;
+	uint64_t generation;
+	uint8_t persist;  /* enum rpmaf__proto_persist */
+	uint8_t usage;	  /* RPMAF_USAGE_* */
+	bool file;	  /* file-backed (else anonymous) */
+	int fd;		  /* the file, -1 for anonymous memory */
+	char *path;	  /* the file's, NULL for anonymous memory */
+	bool created;	  /* the file was created for the region */
+	bool extended;	  /* the file was extended for the region */
+	int64_t old_size; /* the file's size before */
+	struct pmem2_map *map;
+	pmem2_persist_fn persist_fn; /* NULL for anonymous memory */
+	void *ptr;
+	struct rpma_mr_local *mr;
+	uint8_t desc[RPMAF__PROTO_DESC_MAX];
+	uint8_t desc_len;
+};
+
+/* the table's contents at one instant: immutable once published */
+struct rpmaf__sregsnap {
+	uint32_t n;		    /* regions in v */
+	uint32_t cap;		    /* room in v */
+	uint64_t generation;	    /* bumped by every insert and remove */
+	struct rpmaf__sregion *v[]; /* in the order they were exported */
+};
+
+/*
+ * snap is read by the workers through rcu_dereference(); everything is
+ * written under lock only. spare is the snapshot snap replaced, unreachable
+ * since the grace period that followed: a removal builds its snapshot
+ * there (it has room for one region more than a removal needs), so that
+ * a removal never allocates and never fails for memory.
+ */
+struct rpmaf__sregtab {
+	pthread_mutex_t lock;	       /* serializes the writers and the readers off the workers */
+	struct rpmaf__sregsnap *snap;  /* RCU-published; never NULL between init and fini */
+	struct rpmaf__sregsnap *spare; /* lock's; NULL before the first insert */
+};
+
+/*
+ * rpmaf__sregion_new -- map or allocate, and register, the region rc
+ * describes, with generation; on failure nothing is left behind (a file
+ * created is removed, a file extended is cut back).
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a name that is no protocol name);
+ * RPMAF_E_NOMEM; RPMAF_E_IO (open, create, extend, map); RPMAF_E_RDMA.
+ * CONCURRENCY: any thread; logs through log.
+ */
+int rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
+		       uint64_t generation, const struct rpmaf__wlog *log,
+		       struct rpmaf__sregion **r_ptr);
+
+/*
+ * rpmaf__sregion_delete -- persist a file region, deregister, unmap, close;
+ * with undo, also remove the file it created or cut back the file it
+ * extended (a failed start leaves nothing behind); *r_ptr becomes NULL.
+ * RETURN VALUE: 0; RPMAF_E_RDMA (the deregistration failed, freed anyway).
+ * CONCURRENCY: the caller owns r: never inserted, or taken out by
+ * rpmaf__sregtab_remove() or rpmaf__sregtab_pop() (no reader reaches it).
+ */
+int rpmaf__sregion_delete(struct rpmaf__sregion **r_ptr, bool undo, const struct rpmaf__wlog *log);
+
+/* rpmaf__sregion_entry -- the protocol's entry of r (pointing into r) */
+void rpmaf__sregion_entry(const struct rpmaf__sregion *r, struct rpmaf__proto_region *e);
+
+/*
+ * rpmaf__sregion_persist -- make [offset, offset + length) persistent (a
+ * barrier for anonymous memory). No lock, no allocation.
+ * CONCURRENCY: any thread, while r is reachable: inside a read-side section
+ * that found it, or under the table's mutex, or owning it.
+ */
+void rpmaf__sregion_persist(const struct rpmaf__sregion *r, uint64_t offset, uint64_t length);
+
+/*
+ * rpmaf__sregtab_init -- an empty table.
+ * RETURN VALUE: 0; RPMAF_E_NOMEM; RPMAF_E_SYS (the mutex).
+ * CONCURRENCY: before any other use of t.
+ */
+int rpmaf__sregtab_init(struct rpmaf__sregtab *t);
+
+/*
+ * rpmaf__sregtab_fini -- wait for a grace period, free the snapshot and
+ * the mutex. The table must be empty (its regions are not deleted here).
+ * CONCURRENCY: no other use of t may start any more; not on a worker thread
+ * nor inside a read-side section.
+ */
+void rpmaf__sregtab_fini(struct rpmaf__sregtab *t);
+
+/*
+ * rpmaf__sregtab_read_lock -- open a read-side critical section and return
+ * the table's snapshot, valid (with its regions) until
+ * rpmaf__sregtab_read_unlock(). No lock, no allocation.
+ * CONCURRENCY: a registered urcu-memb reader (a worker thread); sections
+ * nest; keep them short and never block inside.
+ */
+const struct rpmaf__sregsnap *rpmaf__sregtab_read_lock(struct rpmaf__sregtab *t);
+
+/* rpmaf__sregtab_read_unlock -- close the section rpmaf__sregtab_read_lock() opened */
+void rpmaf__sregtab_read_unlock(void);
+
+/*
+ * rpmaf__sregtab_lock -- take the mutex and return the table's snapshot,
+ * valid (with its regions) until rpmaf__sregtab_unlock().
+ * CONCURRENCY: the control path and the application's threads (not
+ * registered readers); not inside a read-side section of the caller.
+ */
+const struct rpmaf__sregsnap *rpmaf__sregtab_lock(struct rpmaf__sregtab *t);
+
+/* rpmaf__sregtab_unlock -- release the mutex rpmaf__sregtab_lock() took */
+void rpmaf__sregtab_unlock(struct rpmaf__sregtab *t);
+
+/*
+ * rpmaf__sregtab_find -- the region of s named name (len bytes), or NULL.
+ * CONCURRENCY: while s is valid (rpmaf__sregtab_read_lock() or
+ * rpmaf__sregtab_lock()); the region is valid as long as s is.
+ */
+struct rpmaf__sregion *rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, const char *name,
+					   size_t len);
+
+/*
+ * rpmaf__sregtab_insert -- add r (its name not in the table); *gen_ptr
+ * gets the table's new generation. Workers find r once this returns.
+ * RETURN VALUE: 0; RPMAF_E_INVAL (the name is taken); RPMAF_E_NOMEM (no
+ * memory, or the table holds RPMAF__PROTO_REGIONS_MAX regions).
+ * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
+ * period.
+ */
+int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr);
+
+/*
+ * rpmaf__sregtab_remove -- take region name out of the table into *r_ptr;
+ * *gen_ptr gets the table's new generation. On return no reader can reach
+ * *r_ptr any more: the caller may delete it.
+ * RETURN VALUE: 0; RPMAF_E_NOENT (nothing allocated: it cannot fail otherwise).
+ * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
+ * period.
+ */
+int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
+			  uint64_t *gen_ptr);
+
+/*
+ * rpmaf__sregtab_pop -- take the newest region out of the table into
+ * *r_ptr, as rpmaf__sregtab_remove() does (to empty it in the reverse of
+ * the making).
+ * RETURN VALUE: 0; RPMAF_E_NOENT (the table is empty).
+ * CONCURRENCY: as rpmaf__sregtab_remove().
+ */
+int rpmaf__sregtab_pop(struct rpmaf__sregtab *t, struct rpmaf__sregion **r_ptr);
+
+#endif /* RPMAF_SERVER_SREGION_H */
