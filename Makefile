@@ -206,7 +206,8 @@ MODULE_MKS := \
 	workers/workers.mk \
 	ctl/ctl.mk \
 	server/server.mk \
-	pool/pool.mk
+	pool/pool.mk \
+	tools/rpma-server/rpma-server.mk
 
 include $(MODULE_MKS)
 

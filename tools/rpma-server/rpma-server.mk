@@ -1,0 +1,25 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tools/rpma-server/rpma-server.mk -- the server tool, included by the
+# top-level Makefile (GNU make):
+#   make rpma-server         build/tools/rpma-server, linked with build/lib/librpmaf.so
+#   make check-rpma-server   its tests over softrdma (tools/rpma-server/test-rpma-server.sh)
+
+RPMA_SERVER_BIN := $(BUILD)/tools/rpma-server
+RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c
+
+.PHONY: rpma-server check-rpma-server
+
+rpma-server: $(RPMA_SERVER_BIN)
+
+$(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h rpmaf/include/rpmaf.h \
+		$(RPMAF_SO) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
+		-lrpmaf -lrpma -pthread
+
+check-rpma-server: $(RPMA_SERVER_BIN) softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN)
+
+CHECK_TARGETS += check-rpma-server
+CLEAN_DIRS += $(BUILD)/tools

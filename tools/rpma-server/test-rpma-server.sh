@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test-rpma-server.sh BIN -- the rpma-server tool over softrdma: usage
+# errors, a configuration that does not validate, a region file it cannot
+# map, a key file it may not read, a second server on a taken port (each a
+# clear message and exit 1 with nothing left listening), and a running
+# server's signals: SIGUSR1 (counters), SIGHUP (a region added, a file that
+# does not validate refused, the region removed again), SIGTERM (drain, exit 0).
+#   RPMA_SERVER_TEST_PORT   the TCP port used (default 17710)
+set -u
+bin=$1
+root=$(cd "$(dirname "$0")/../.." && pwd)
+run="$root/tools/softrdma-run"
+port=${RPMA_SERVER_TEST_PORT:-17710}
+tmp=$(mktemp -d)
+pid=
+passed=0
+failed=0
+
+# cleanup -- no server left behind, whatever happened
+cleanup() {
+	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ok NAME / ko NAME WHY -- count a check
+ok() { passed=$((passed + 1)); }
+ko() {
+	echo "FAIL $1: $2"
+	[ -e "$tmp/log" ] && sed 's/^/    /' "$tmp/log" | tail -15
+	failed=$((failed + 1))
+}
+
+# expect_exit NAME STATUS TEXT ARGS... -- the tool exits with STATUS, TEXT on its stderr
+expect_exit() {
+	local name=$1 want=$2 text=$3 got
+	shift 3
+	timeout 30 "$run" "$bin" "$@" >"$tmp/out" 2>"$tmp/log"
+	got=$?
+	if [ "$got" -ne "$want" ]; then
+		ko "$name" "exit $got, expected $want"
+	elif ! grep -qF -- "$text" "$tmp/log" "$tmp/out"; then
+		ko "$name" "no \"$text\" in the output"
+	else
+		ok
+	fi
+}
+
+# wait_log TEXT -- wait (10 s at most) for TEXT in the running server's log
+wait_log() {
+	local i
+	for i in $(seq 100); do
+		grep -qF -- "$1" "$tmp/log" && return 0
+		kill -0 "$pid" 2>/dev/null || return 1
+		sleep 0.1
+	done
+	return 1
+}
+
+# config FILE EXTRA -- a server configuration on $port with region "data", plus EXTRA
+config() {
+	cat >"$1" <<YAML
+workers: {count: 1, polling: event}
+queues: {sq: 16, messages: {size: 1K, credits: 4}}
+listen: {address: 127.0.0.1, port: $port, max_connections: 4}
+regions:
+  - name: data
+    size: 1M
+    backing: {file: $tmp/data.pmem, create: true}
+$2
+stats: {file: $tmp/stats}
+log: {level: info}
+YAML
+}
+
+extra_region="  - name: extra
+    size: 64K
+    backing: anonymous"
+
+# usage and bad inputs
+expect_exit help 0 "signals:" --help
+expect_exit no-config 2 "a configuration file is needed" 
+expect_exit bad-option 2 "unknown option: --frob" --frob
+expect_exit missing-file 1 "nope.yaml" -c "$tmp/nope.yaml"
+printf 'workers: {count: 0}\nlisten: {address: 127.0.0.1}\n' >"$tmp/bad.yaml"
+expect_exit invalid 1 "bad.yaml:1:" -c "$tmp/bad.yaml"
+config "$tmp/s.yaml" ""
+grep -v '^listen:' "$tmp/s.yaml" >"$tmp/nolisten.yaml"
+expect_exit no-listen 1 "no listen section" -c "$tmp/nolisten.yaml"
+expect_exit region-missing 1 "missing.pmem" -c "$tmp/s.yaml" \
+	--set "regions[0].backing={file: $tmp/missing.pmem, create: false}"
+[ ! -e "$tmp/missing.pmem" ] && ok || ko region-missing "the file was created"
+printf '%064x\n' 7 >"$tmp/key" && chmod 644 "$tmp/key"
+expect_exit key-open 1 "key" -c "$tmp/s.yaml" --set "auth.key_file=$tmp/key"
+
+# a running server
+"$run" "$bin" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
+pid=$!
+if wait_log "listening on 127.0.0.1:$port"; then ok; else ko start "no listening line"; fi
+[ -s "$tmp/data.pmem" ] && [ "$(stat -c %s "$tmp/data.pmem")" -eq 1048576 ] && ok ||
+	ko start "the region file is not 1 MiB"
+
+# a second server on the same port: a clear error, and the first one still serves
+mv "$tmp/log" "$tmp/log.first"
+expect_exit port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml" \
+	--set "regions[0].backing={file: $tmp/other.pmem, create: true}"
+mv "$tmp/log.first" "$tmp/log"
+kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first server died"
+
+kill -USR1 "$pid"
+for i in $(seq 50); do grep -q '"what":"rpma-server"' "$tmp/stats" 2>/dev/null && break; sleep 0.1; done
+grep -q '"regions":1' "$tmp/stats" 2>/dev/null && ok || ko usr1 "no counters line with 1 region"
+
+config "$tmp/s.yaml" "$extra_region"
+kill -HUP "$pid"
+wait_log "region extra added" && wait_log "reloaded" && ok || ko reload-add "no region added"
+
+echo "workers: {count: -1}" >>"$tmp/s.yaml"
+kill -HUP "$pid"
+wait_log "reload refused: nothing changed" && ok || ko reload-invalid "not refused"
+
+config "$tmp/s.yaml" ""
+kill -HUP "$pid"
+wait_log "region extra removed" && ok || ko reload-remove "no region removed"
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+[ "$rc" -eq 0 ] && ok || ko term "exit $rc after SIGTERM, expected 0"
+grep -qF "draining" "$tmp/log" && grep -qF "stopped" "$tmp/log" && ok || ko term "no drain lines"
+
+echo "rpma-server: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
