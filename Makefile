@@ -207,7 +207,8 @@ MODULE_MKS := \
 	ctl/ctl.mk \
 	server/server.mk \
 	pool/pool.mk \
-	tools/rpma-server/rpma-server.mk
+	tools/rpma-server/rpma-server.mk \
+	tools/rpmaf-bench/rpmaf-bench.mk
 
 include $(MODULE_MKS)
 
