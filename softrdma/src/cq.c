@@ -313,19 +313,29 @@ softrdma__cq_detach(struct ibv_cq *cq, struct softrdma_qp *qp)
 	pthread_mutex_unlock(&c->qps_lock);
 }
 
+/* QPs an empty poll moves the rings of, at most: a poll costs the same with 10 or 1000 QPs */
+#define SOFTRDMA_CQ_PROGRESS_QPS 16
+
 /*
  * An empty poll: move the same-host rings of the QPs completing here, so a
- * busy-polling application needs no help from the progress thread.
+ * busy-polling application needs no help from the progress thread. A CQ
+ * shared by many QPs is swept a few QPs per poll, round robin (an RNIC's
+ * poll does not grow with the QPs behind the CQ, and the progress thread
+ * moves every ring anyway).
  */
 static void
 softrdma_cq_progress(struct softrdma_cq *c)
 {
-	uint32_t i;
+	uint32_t i, n;
 
 	if (pthread_mutex_trylock(&c->qps_lock))
 		return;
-	for (i = 0; i < c->nqps; i++)
-		softrdma__qp_app_progress(c->qps[i]);
+	n = c->nqps < SOFTRDMA_CQ_PROGRESS_QPS ? c->nqps : SOFTRDMA_CQ_PROGRESS_QPS;
+	for (i = 0; i < n; i++) {
+		if (c->progress_next >= c->nqps)
+			c->progress_next = 0;
+		softrdma__qp_app_progress(c->qps[c->progress_next++]);
+	}
 	pthread_mutex_unlock(&c->qps_lock);
 	softrdma__shm_app_polled();
 }

@@ -157,6 +157,7 @@ struct softrdma_cq {
 	struct softrdma_qp **qps;
 	uint32_t nqps;
 	uint32_t qps_cap;
+	uint32_t progress_next; /* qps_lock: where the next empty poll's sweep starts */
 };
 
 struct softrdma_mr {
