@@ -157,7 +157,7 @@ check-install: librpma
 
 # ---------------------------------------------------------------- fuzzing
 # the harnesses of other modules have their own rules in their .mk
-FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_softrdma_%, \
+FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_workload fuzz_softrdma_%, \
 	$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 SECONDS ?= 60
@@ -208,7 +208,8 @@ MODULE_MKS := \
 	server/server.mk \
 	pool/pool.mk \
 	tools/rpma-server/rpma-server.mk \
-	tools/rpmaf-bench/rpmaf-bench.mk
+	tools/rpmaf-bench/rpmaf-bench.mk \
+	tools/rpma-load/rpma-load.mk
 
 include $(MODULE_MKS)
 

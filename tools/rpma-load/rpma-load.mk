@@ -1,0 +1,54 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tools/rpma-load/rpma-load.mk -- the framework's load generator, included by
+# the top-level Makefile (GNU make):
+#   make rpma-load             build/tools/rpma-load, linked with build/lib/librpmaf.so
+#   make check-rpma-load       its tests over softrdma (tools/rpma-load/test-rpma-load.sh)
+#   make fuzz-workload         build/fuzz/fuzz_workload (libFuzzer) of the workload parser
+#   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/workload/
+#
+# The workload parser reuses config/'s document tree, diagnostics and
+# overrides: those sources (which define no public symbol) are compiled into
+# the tool; the latency histogram of stats/ likewise.
+
+RPMA_LOAD_BIN := $(BUILD)/tools/rpma-load
+RPMA_LOAD_PARSE_SRCS := tools/rpma-load/wmap.c tools/rpma-load/workload.c
+RPMA_LOAD_CONFIG_SRCS := $(addprefix config/,diag.c doc.c text.c scalar.c override.c path.c)
+RPMA_LOAD_SRCS := $(filter-out $(RPMA_LOAD_PARSE_SRCS),$(sort $(wildcard tools/rpma-load/*.c))) \
+	$(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) stats/hist.c
+RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/hist.h \
+	rpmaf/include/rpmaf.h
+RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
+
+.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload
+
+rpma-load: $(RPMA_LOAD_BIN)
+
+$(RPMA_LOAD_BIN): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) $(RPMA_LOAD_CFLAGS) -o $@ $(RPMA_LOAD_SRCS) \
+		$(LIB_LDFLAGS) -lrpmaf -lrpma -lyaml -pthread
+
+check-rpma-load: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-load/test-rpma-load.sh $(RPMA_LOAD_BIN) \
+		$(RPMA_SERVER_BIN)
+
+# the harness: an explicit rule, so the generic one of fuzz/ does not apply
+RPMA_LOAD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_workload
+
+$(RPMA_LOAD_FUZZ_BIN): fuzz/fuzz_workload.c $(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) \
+		$(RPMA_LOAD_HDRS) fuzz/fuzz_assert.h
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(RPMA_LOAD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
+		$(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) -lyaml
+
+fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
+
+# fuzz-run.sh takes the corpus of the binary's name: give it a copy of fuzz/corpus/workload/
+check-fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
+	@dir=$$(mktemp -d) && mkdir -p $$dir/fuzz/corpus && \
+	cp -r fuzz/corpus/workload $$dir/fuzz/corpus/fuzz_workload && \
+	(cd $$dir && $(abspath tools/fuzz-run.sh) $(FUZZ_CHECK_SECONDS) \
+		$(abspath $(RPMA_LOAD_FUZZ_BIN))); st=$$?; rm -rf $$dir; exit $$st
+
+CHECK_TARGETS += check-rpma-load check-fuzz-workload

@@ -1,0 +1,301 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * rthread.c -- one application thread of a load: picks operations by the
+ * mix, submits them through the pool at its pace (closed loop, or open
+ * loop at its share of the rate), and accounts for their completions.
+ */
+
+#include <string.h>
+
+#include "run_int.h"
+
+#define ECHO_HANDLER   1
+#define WAIT_SLOT_NS   20000ull	 /* a pause while every slot is busy */
+#define WAIT_RATE_NS   100000ull /* the longest pause before an intended start */
+#define DRAIN_SLACK_NS 1000000000ull
+
+/* rng_next -- the thread's next pseudo-random number (xorshift64*) */
+static uint64_t
+rng_next(struct rthread *t)
+{
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return t->rng * 0x2545f4914f6cdd1dull;
+}
+
+/* count_add -- add v to a counter only this thread writes */
+static void
+count_add(_Atomic uint64_t *c, uint64_t v)
+{
+	atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + v,
+			      memory_order_relaxed);
+}
+
+/* lop_done -- the pool's callback, on a worker thread: stamp and publish */
+static void
+lop_done(struct rpmaf_op *op, int status, void *ctx)
+{
+	struct lop *l = ctx;
+
+	l->t1 = run__now();
+	l->status = status;
+	l->reply_len = rpmaf_op_reply_len(op);
+	atomic_store_explicit(&l->state, LOP_DONE, memory_order_release);
+}
+
+/* pick_kind -- a kind drawn by the weights of the mix */
+static int
+pick_kind(struct rthread *t)
+{
+	const struct workload *wl = t->r->wl;
+	uint64_t x = rng_next(t) % t->r->total_weight;
+	int k = 0;
+
+	while (x >= wl->weight[k])
+		x -= wl->weight[k++];
+	return k;
+}
+
+/* pick_len -- a size of kind k */
+static uint32_t
+pick_len(struct rthread *t, int k)
+{
+	const struct wl_size *s = &t->r->wl->size[k];
+
+	return (uint32_t)(s->lo + (s->hi > s->lo ? rng_next(t) % (s->hi - s->lo + 1) : 0));
+}
+
+/* pick_off -- an offset for len bytes within the first span bytes, REC_ALIGN-aligned */
+static uint64_t
+pick_off(struct rthread *t, uint64_t span, uint32_t len)
+{
+	return REC_ALIGN * (rng_next(t) % ((span - len) / REC_ALIGN + 1));
+}
+
+/* pick_slot -- the next of the thread's slots that no write of it is in flight to */
+static uint64_t
+pick_slot(struct rthread *t)
+{
+	struct run *r = t->r;
+	uint64_t own = (r->layout.nslots - t->idx + r->wl->threads - 1) / r->wl->threads;
+
+	for (;;) {
+		uint64_t s = t->idx + (t->cursor++ % own) * r->wl->threads;
+
+		if (r->vs[s].state != VS_BUSY)
+			return s;
+	}
+}
+
+/* submit_write -- a write (verified: a record in one of the thread's slots) */
+static int
+submit_write(struct rthread *t, struct lop *l, const char *region)
+{
+	struct run *r = t->r;
+	struct client *c = r->cl;
+	unsigned flags = l->kind == WL_WRITE_PERSIST ? RPMAF_OP_PERSIST : 0;
+	uint64_t off;
+	int ret;
+
+	if (!r->verify)
+		return rpmaf_pool_write(c->pool, &l->op, region, pick_off(t, r->span, l->len),
+					c->mr, l->moff, l->len, flags, lop_done, l);
+	l->slot = pick_slot(t);
+	l->len = rec_len(l->len, &r->layout);
+	l->seq = (uint64_t)t->idx << 48 | ++t->seq;
+	off = l->slot * r->layout.slot_size;
+	l->crc = rec_fill(c->mem + l->moff, l->len, off, l->seq, (uint32_t)r->layout.slot_size,
+			  r->run_id);
+	ret = rpmaf_pool_write(c->pool, &l->op, region, off, c->mr, l->moff, l->len, flags,
+			       lop_done, l);
+	if (!ret)
+		r->vs[l->slot].state = VS_BUSY;
+	return ret;
+}
+
+/* submit_atomic -- an atomic write of 8 bytes, in the atomic area under --verify */
+static int
+submit_atomic(struct rthread *t, struct lop *l, const char *region)
+{
+	struct run *r = t->r;
+	uint64_t v = rng_next(t), off;
+	char val[8];
+
+	if (r->layout.atomic_len)
+		off = r->layout.atomic_off + 8 * (rng_next(t) % (r->layout.atomic_len / 8));
+	else
+		off = 8 * (rng_next(t) % (r->cl->info.size / 8));
+	memcpy(val, &v, sizeof(val));
+	return rpmaf_pool_atomic_write(r->cl->pool, &l->op, region, off, val, 0, lop_done, l);
+}
+
+/* submit_call -- an echo call: the request, then room for the reply, in the buffer */
+static int
+submit_call(struct rthread *t, struct lop *l)
+{
+	struct client *c = t->r->cl;
+	uint8_t *req = c->mem + l->moff;
+
+	for (uint32_t i = 0; i < l->len; i += 8) {
+		uint64_t v = rng_next(t);
+
+		memcpy(req + i, &v, l->len - i < 8 ? l->len - i : 8);
+	}
+	return rpmaf_pool_call(c->pool, &l->op, c->target, ECHO_HANDLER, req, l->len, req + l->len,
+			       l->len, lop_done, l);
+}
+
+/* lop_submit -- submit l, of a kind and size drawn now */
+static int
+lop_submit(struct rthread *t, struct lop *l)
+{
+	struct run *r = t->r;
+	const char *region = r->wl->region;
+
+	l->kind = pick_kind(t);
+	l->len = pick_len(t, l->kind);
+	atomic_store_explicit(&l->state, LOP_BUSY, memory_order_relaxed);
+	switch (l->kind) {
+	case WL_WRITE:
+	case WL_WRITE_PERSIST:
+		return submit_write(t, l, region);
+	case WL_READ:
+		return rpmaf_pool_read(r->cl->pool, &l->op, region, pick_off(t, r->span, l->len),
+				       r->cl->mr, l->moff, l->len, lop_done, l);
+	case WL_ATOMIC:
+		return submit_atomic(t, l, region);
+	default:
+		return submit_call(t, l);
+	}
+}
+
+/* note_error -- count an error of kind k and keep the run's first one */
+static void
+note_error(struct rthread *t, int k, int status)
+{
+	int none = 0;
+
+	count_add(&t->errors[k], 1);
+	if (atomic_compare_exchange_strong(&t->r->first_err, &none, status))
+		atomic_store(&t->r->first_err_kind, k);
+}
+
+/* lop_account -- a completed operation into the thread's figures; its slot freed */
+static void
+lop_account(struct rthread *t, struct lop *l)
+{
+	struct run *r = t->r;
+	int k = l->kind, status = l->status;
+	uint8_t *req = r->cl->mem + l->moff;
+
+	rpmaf__hist_record(&t->hist[k], l->t1 > l->t0 ? l->t1 - l->t0 : 0);
+	if (!status && r->verify && k == WL_CALL &&
+	    (l->reply_len != l->len || memcmp(req, req + l->len, l->len)))
+		status = RUN_E_ECHO;
+	if (r->verify && (k == WL_WRITE || k == WL_WRITE_PERSIST)) {
+		struct vslot *v = &r->vs[l->slot];
+
+		*v = (struct vslot){l->seq, l->len, l->crc, status ? VS_UNKNOWN : VS_GOOD};
+	}
+	if (status)
+		note_error(t, k, status);
+	else {
+		count_add(&t->ops[k], 1);
+		count_add(&t->bytes[k], k == WL_CALL ? 2ull * l->len : l->len);
+	}
+	atomic_store_explicit(&l->state, LOP_FREE, memory_order_relaxed);
+}
+
+/* harvest -- account for every completed operation; returns those still in flight */
+static unsigned
+harvest(struct rthread *t)
+{
+	unsigned busy = 0;
+
+	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++) {
+		struct lop *l = &t->lops[i];
+		int s = atomic_load_explicit(&l->state, memory_order_acquire);
+
+		if (s == LOP_DONE)
+			lop_account(t, l);
+		else
+			busy += s == LOP_BUSY;
+	}
+	return busy;
+}
+
+/* free_lop -- a free operation slot, or NULL */
+static struct lop *
+free_lop(struct rthread *t)
+{
+	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++)
+		if (atomic_load_explicit(&t->lops[i].state, memory_order_relaxed) == LOP_FREE)
+			return &t->lops[i];
+	return NULL;
+}
+
+/* submitting -- whether the thread goes on submitting */
+static bool
+submitting(struct rthread *t, uint64_t now, uint64_t next)
+{
+	struct run *r = t->r;
+
+	if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+		return false;
+	if (t->quota)
+		return t->nsub < t->quota;
+	return now < r->stop_at && (!r->interval || next < r->stop_at);
+}
+
+/* drain -- wait for what is in flight, at most twice the operation time and a second */
+static void
+drain(struct rthread *t)
+{
+	uint64_t limit =
+	    run__now() + 2000000ull * t->r->cl->cfg->timeouts.operation_ms + DRAIN_SLACK_NS;
+
+	while (harvest(t) && run__now() < limit)
+		run__pause(WAIT_SLOT_NS);
+	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++)
+		if (atomic_load(&t->lops[i].state) == LOP_BUSY)
+			note_error(t, t->lops[i].kind, RPMAF_E_TIMEOUT);
+}
+
+/* see run_int.h */
+void *
+run__thread(void *arg)
+{
+	struct rthread *t = arg;
+	struct run *r = t->r;
+	uint64_t next = r->start, now;
+	struct lop *l;
+	int ret;
+
+	for (;;) {
+		harvest(t);
+		now = run__now();
+		if (!submitting(t, now, next))
+			break;
+		if (r->interval && now < next) {
+			run__pause(next - now < WAIT_RATE_NS ? next - now : WAIT_RATE_NS);
+			continue;
+		}
+		if (!(l = free_lop(t))) {
+			run__pause(WAIT_SLOT_NS);
+			continue;
+		}
+		l->t0 = r->interval ? next : now;
+		next += r->interval;
+		t->nsub++;
+		if ((ret = lop_submit(t, l))) {
+			note_error(t, l->kind, ret);
+			atomic_store_explicit(&l->state, LOP_FREE, memory_order_relaxed);
+		}
+	}
+	drain(t);
+	atomic_fetch_add(&r->finished, 1);
+	return NULL;
+}

@@ -1,0 +1,311 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * run.c -- a load: its checks against the region, its memory, its threads
+ * and the figures they keep.
+ */
+
+#include <errno.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "run_int.h"
+
+#define CALL_HEADER   28 /* bytes of a message that are not the request */
+#define VERIFY_WINDOW 16 /* reads in flight when reading back */
+#define TICK_NS	      50000000ull
+#define SECOND_NS     1000000000ull
+
+static struct run *Running; /* the run the signals stop */
+
+/* see run_int.h */
+uint64_t
+run__now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * SECOND_NS + (uint64_t)ts.tv_nsec;
+}
+
+/* see run_int.h */
+void
+run__pause(uint64_t ns)
+{
+	struct timespec ts = {(time_t)(ns / SECOND_NS), (long)(ns % SECOND_NS)};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* run_fail -- a setup message; returns -1 */
+__attribute__((format(printf, 1, 2))) static int
+run_fail(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "rpma-load: ");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	return -1;
+}
+
+/* run_check_usage -- the region allows what the mix does */
+static int
+run_check_usage(const struct run *r)
+{
+	const struct workload *wl = r->wl;
+	unsigned u = r->cl->info.usage;
+
+	if ((wl->weight[WL_WRITE] || wl->weight[WL_ATOMIC]) && !(u & RPMAF_USAGE_WRITE))
+		return run_fail("region %s: not writable, the mix writes", wl->region);
+	if (wl->weight[WL_WRITE_PERSIST] && (u & (RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH)) !=
+						(RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH))
+		return run_fail("region %s: not writable and flushable, the mix has write_persist",
+				wl->region);
+	if (wl->weight[WL_READ] && !(u & RPMAF_USAGE_READ))
+		return run_fail("region %s: not readable, the mix reads", wl->region);
+	return 0;
+}
+
+/* run_check_sizes -- the sizes fit the region, the layout and a message */
+static int
+run_check_sizes(struct run *r)
+{
+	const struct workload *wl = r->wl;
+	uint64_t size = r->cl->info.size,
+		 rw = wl_max_size(wl, 1u << WL_READ | 1u << WL_WRITE | 1u << WL_WRITE_PERSIST);
+	uint64_t wmax = wl_max_size(wl, 1u << WL_WRITE | 1u << WL_WRITE_PERSIST);
+	uint64_t msg = r->cl->cfg->queues.msg_size;
+
+	if (wl->weight[WL_CALL] && wl->size[WL_CALL].hi + CALL_HEADER > msg)
+		return run_fail(
+		    "sizes.call up to %llu bytes: beyond a message (queues.messages.size"
+		    " %llu less %u bytes of header)",
+		    (unsigned long long)wl->size[WL_CALL].hi, (unsigned long long)msg, CALL_HEADER);
+	r->span = size;
+	if (r->verify) {
+		if (rec_layout_make(&r->layout, size, wmax, wl->weight[WL_ATOMIC] != 0))
+			return run_fail("region %s of %llu bytes: no room for records", wl->region,
+					(unsigned long long)size);
+		if (r->layout.nslots / wl->threads < (uint64_t)wl->queue_depth + 1)
+			return run_fail(
+			    "--verify: region %s has %llu slots of %llu bytes, fewer than"
+			    " threads x (queue_depth + 1) = %llu",
+			    wl->region, (unsigned long long)r->layout.nslots,
+			    (unsigned long long)r->layout.slot_size,
+			    (unsigned long long)wl->threads * (wl->queue_depth + 1));
+		r->span = r->layout.nslots * r->layout.slot_size;
+	}
+	if (rw > r->span)
+		return run_fail("sizes up to %llu bytes do not fit region %s (%llu bytes usable)",
+				(unsigned long long)rw, wl->region, (unsigned long long)r->span);
+	return 0;
+}
+
+/* run_memory -- the buffers of every operation and of the read-back, registered */
+static int
+run_memory(struct run *r)
+{
+	const struct workload *wl = r->wl;
+	uint64_t need = wl_max_size(wl, 1u << WL_READ | 1u << WL_WRITE | 1u << WL_WRITE_PERSIST);
+	size_t nlops = (size_t)wl->threads * wl->queue_depth;
+
+	if (2 * wl->size[WL_CALL].hi > need)
+		need = 2 * wl->size[WL_CALL].hi;
+	if (r->verify && r->layout.slot_size > need)
+		need = r->layout.slot_size;
+	r->lop_bytes = (size_t)(need + REC_ALIGN - 1) / REC_ALIGN * REC_ALIGN;
+	r->vbase = nlops * r->lop_bytes;
+	return client_mem(r->cl, r->vbase + (r->verify ? VERIFY_WINDOW * r->layout.slot_size : 0));
+}
+
+/* run_threads_make -- the threads' state: quotas, random seeds, operation slots */
+static int
+run_threads_make(struct run *r)
+{
+	const struct workload *wl = r->wl;
+	uint64_t seed = wl->has_seed ? wl->seed : run__now();
+
+	r->run_id = seed;
+	if (!(r->th = calloc(wl->threads, sizeof(*r->th))))
+		return run_fail("out of memory");
+	for (unsigned i = 0; i < wl->threads; i++) {
+		struct rthread *t = &r->th[i];
+
+		t->r = r;
+		t->idx = i;
+		t->rng =
+		    (seed + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)i + 1) * 0xbf58476d1ce4e5b9ull;
+		t->rng |= 1;
+		t->quota = wl->count / wl->threads + (i < wl->count % wl->threads);
+		for (int k = 0; k < WL_NKINDS; k++)
+			rpmaf__hist_init(&t->hist[k]);
+		if (!(t->lops = calloc(wl->queue_depth, sizeof(*t->lops))))
+			return run_fail("out of memory");
+		for (uint32_t q = 0; q < wl->queue_depth; q++) {
+			t->lops[q].t = t;
+			t->lops[q].moff = ((size_t)i * wl->queue_depth + q) * r->lop_bytes;
+		}
+	}
+	return 0;
+}
+
+/* see run.h */
+int
+run_new(const struct workload *wl, struct client *cl, bool verify, struct run **r_ptr)
+{
+	struct run *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return run_fail("out of memory");
+	r->wl = wl;
+	r->cl = cl;
+	r->verify = verify;
+	for (int k = 0; k < WL_NKINDS; k++)
+		r->total_weight += wl->weight[k];
+	if (wl->rate > 0)
+		r->interval = (uint64_t)(1e9 * wl->threads / wl->rate);
+	if (r->interval == 0 && wl->rate > 0)
+		r->interval = 1;
+	if (run_check_usage(r) || run_check_sizes(r) || run_memory(r) || run_threads_make(r))
+		goto err_delete;
+	if (verify && !(r->vs = calloc(r->layout.nslots, sizeof(*r->vs)))) {
+		run_fail("out of memory");
+		goto err_delete;
+	}
+	*r_ptr = r;
+	return 0;
+
+err_delete:
+	run_delete(&r);
+	return -1;
+}
+
+/* on_signal -- SIGINT, SIGTERM: stop submitting, finish what is in flight */
+static void
+on_signal(int sig)
+{
+	(void)sig;
+	if (Running)
+		atomic_store(&Running->stop, 1);
+}
+
+/* run_wait -- call progress about once a second until every thread has finished */
+static void
+run_wait(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
+{
+	uint64_t tick = r->start + SECOND_NS;
+
+	while (atomic_load(&r->finished) < r->wl->threads) {
+		run__pause(TICK_NS);
+		if (run__now() >= tick) {
+			progress(r, arg);
+			tick += SECOND_NS;
+		}
+	}
+}
+
+/* see run.h */
+int
+run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
+{
+	struct sigaction sa = {.sa_handler = on_signal};
+	unsigned started = 0;
+	int ret = 0;
+
+	Running = r;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r->start = run__now();
+	r->stop_at = r->start + r->wl->duration_ns;
+	for (; started < r->wl->threads; started++)
+		if ((errno =
+			 pthread_create(&r->th[started].th, NULL, run__thread, &r->th[started]))) {
+			ret = run_fail("cannot start a thread: %s", strerror(errno));
+			atomic_store(&r->stop, 1);
+			atomic_fetch_add(&r->finished, r->wl->threads - started);
+			break;
+		}
+	run_wait(r, progress, arg);
+	for (unsigned i = 0; i < started; i++)
+		pthread_join(r->th[i].th, NULL);
+	r->end = run__now();
+	return ret;
+}
+
+/* fig_add -- thread t's figures of kind k into f */
+static void
+fig_add(struct run_fig *f, const struct rthread *t, int k)
+{
+	f->ops += atomic_load_explicit(&t->ops[k], memory_order_relaxed);
+	f->bytes += atomic_load_explicit(&t->bytes[k], memory_order_relaxed);
+	f->errors += atomic_load_explicit(&t->errors[k], memory_order_relaxed);
+	rpmaf__hist_snap_add(&f->snap, &t->hist[k]);
+}
+
+/* see run.h */
+void
+run_collect(const struct run *r, struct run_result *res)
+{
+	memset(res, 0, sizeof(*res));
+	rpmaf__hist_snap_clear(&res->all.snap);
+	for (int k = 0; k < WL_NKINDS; k++) {
+		struct run_fig *f = &res->kind[k];
+
+		rpmaf__hist_snap_clear(&f->snap);
+		for (unsigned i = 0; i < r->wl->threads; i++)
+			fig_add(f, &r->th[i], k);
+		res->all.ops += f->ops;
+		res->all.bytes += f->bytes;
+		res->all.errors += f->errors;
+		rpmaf__hist_snap_merge(&res->all.snap, &f->snap);
+	}
+}
+
+/* see run.h */
+double
+run_elapsed(const struct run *r)
+{
+	return (double)((r->end ? r->end : run__now()) - r->start) / 1e9;
+}
+
+/* see run.h */
+const char *
+run_first_error(const struct run *r, char *buf, size_t size)
+{
+	int code = atomic_load(&((struct run *)r)->first_err);
+	int k = atomic_load(&((struct run *)r)->first_err_kind);
+
+	if (!code)
+		return NULL;
+	snprintf(buf, size, "%s: %s", Wl_kind_names[k],
+		 code == RUN_E_ECHO ? "the echo reply differs from the request"
+				    : rpmaf_err_str(code));
+	return buf;
+}
+
+/* see run.h */
+void
+run_delete(struct run **r_ptr)
+{
+	struct run *r = *r_ptr;
+
+	if (!r)
+		return;
+	if (Running == r)
+		Running = NULL;
+	for (unsigned i = 0; r->th && i < r->wl->threads; i++)
+		free(r->th[i].lops);
+	free(r->th);
+	free(r->vs);
+	free(r);
+	*r_ptr = NULL;
+}

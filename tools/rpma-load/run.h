@@ -1,0 +1,91 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * run.h -- a load: workload->threads application threads, each keeping up
+ * to queue_depth operations in flight through the pool, chosen by the
+ * mix's weights, for the duration or until count operations in all.
+ *
+ * Timing. Without a rate (closed loop) an operation's latency runs from
+ * its submission to its callback. With a rate (open loop) each thread
+ * submits at rate / threads: operation i of a thread has the intended
+ * start time start + i / (rate / threads), and its latency runs from that
+ * intended time, so time spent waiting for a free slot of the queue depth
+ * (a stall) is counted, not hidden (coordinated omission).
+ *
+ * Statistics. Each thread owns a histogram and counters per kind; the
+ * callbacks (on the workers' threads) only stamp the completion time and
+ * status into the operation, which the thread then accounts for. The main
+ * thread reads snapshots (run_collect()) for the progress line and the end.
+ *
+ * ASSUMPTIONS
+ * One run at a time; its functions are called by the main thread.
+ */
+
+#ifndef RPMA_LOAD_RUN_H
+#define RPMA_LOAD_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "client.h"
+#include "hist.h"
+#include "workload.h"
+
+/* figures of one kind, or of all */
+struct run_fig {
+	uint64_t ops;	 /* completed with status 0 */
+	uint64_t bytes;	 /* their bytes (a call: request and reply) */
+	uint64_t errors; /* failed at submission or completion */
+	struct rpmaf__hist_snap snap;
+};
+
+/* a snapshot of a run's figures */
+struct run_result {
+	struct run_fig kind[WL_NKINDS];
+	struct run_fig all;
+};
+
+struct run;
+
+/*
+ * run_new -- a run of wl on the open client cl (which it gives its memory);
+ * with verify, writes carry records (record.h) in their slots
+ * RETURN VALUE: 0 and *r_ptr; -1 with a message on stderr (the region too
+ * small for the sizes, the call size beyond a message, ...).
+ */
+int run_new(const struct workload *wl, struct client *cl, bool verify, struct run **r_ptr);
+
+/*
+ * run_exec -- start the threads, call progress(arg) about once a second
+ * until they have finished (SIGINT or SIGTERM stop them early), join them
+ * RETURN VALUE: 0; -1 when a thread cannot be started (message on stderr).
+ */
+int run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg);
+
+/* run_collect -- the figures so far into res */
+void run_collect(const struct run *r, struct run_result *res);
+
+/* run_elapsed -- seconds from the start to now (during) or to the end (after run_exec()) */
+double run_elapsed(const struct run *r);
+
+/* run_first_error -- a description of the first operation error, NULL when none */
+const char *run_first_error(const struct run *r, char *buf, size_t size);
+
+/*
+ * run_verify -- read back every slot whose last write completed and check
+ * its record; *checked and *bad get the counts (bad records on stderr)
+ * RETURN VALUE: 0 when all check; -1 otherwise.
+ */
+int run_verify(struct run *r, uint64_t *checked, uint64_t *bad);
+
+/*
+ * run_journal -- the journal of what the run wrote last where, into path
+ * RETURN VALUE: 0; -1 with a message on stderr.
+ */
+int run_journal(const struct run *r, const char *path);
+
+/* run_delete -- free the run (after the client's pool is deleted: no callback may remain) */
+void run_delete(struct run **r_ptr);
+
+#endif /* RPMA_LOAD_RUN_H */

@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: BSD-3-Clause */
+/* Copyright 2026, the librpma authors */
+
+/*
+ * run_int.h -- the inside of a run, shared by run.c (setup, threads,
+ * figures), rthread.c (one application thread) and rverify.c (read-back
+ * and journal).
+ *
+ * Ownership. An operation slot (struct lop) belongs to its thread while
+ * LOP_FREE or LOP_DONE and to the pool while LOP_BUSY; the callback writes
+ * t1, status and reply_len, then publishes LOP_DONE with release order. A
+ * verification slot (struct vslot) of the region belongs to the one thread
+ * that writes it (slot % threads) during the run, to the main thread after.
+ * Counters and histograms have one writer, their thread; the main thread
+ * reads them atomically.
+ */
+
+#ifndef RPMA_LOAD_RUN_INT_H
+#define RPMA_LOAD_RUN_INT_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "record.h"
+#include "run.h"
+
+enum lop_state { LOP_FREE, LOP_BUSY, LOP_DONE };
+
+/* the code of an echo reply that differs from the request (--verify) */
+#define RUN_E_ECHO (-100)
+
+struct rthread;
+
+/* one operation in flight */
+struct lop {
+	struct rpmaf_op op;
+	struct rthread *t;
+	_Atomic int state; /* enum lop_state */
+	int status;
+	size_t reply_len;
+	uint64_t t0, t1; /* intended start, completion (ns, CLOCK_MONOTONIC) */
+	int kind;
+	uint32_t len;
+	uint64_t slot; /* a verified write's slot */
+	uint64_t seq;
+	uint32_t crc;
+	size_t moff; /* its buffer in the client's memory */
+};
+
+enum vslot_state { VS_NEVER, VS_BUSY, VS_GOOD, VS_UNKNOWN };
+
+/* what the region's slot holds (--verify) */
+struct vslot {
+	uint64_t seq;
+	uint32_t len;
+	uint32_t crc;
+	int state; /* enum vslot_state */
+};
+
+/* one application thread */
+struct rthread {
+	struct run *r;
+	unsigned idx;
+	pthread_t th;
+	uint64_t rng;
+	struct lop *lops; /* queue_depth of them */
+	uint64_t quota;	  /* operations to submit; 0: until the duration ends */
+	uint64_t nsub;
+	uint64_t seq;
+	uint64_t cursor; /* the next of its slots to write (--verify) */
+	_Atomic uint64_t ops[WL_NKINDS], bytes[WL_NKINDS], errors[WL_NKINDS];
+	struct rpmaf__hist hist[WL_NKINDS];
+};
+
+struct run {
+	const struct workload *wl;
+	struct client *cl;
+	bool verify;
+	uint64_t run_id;
+	struct rec_layout layout;
+	uint64_t span; /* bytes of the region plain writes and reads go to */
+	uint32_t total_weight;
+	size_t lop_bytes;  /* buffer of one operation */
+	size_t vbase;	   /* the read-back buffers in the client's memory */
+	uint64_t interval; /* ns between the intended starts of a thread; 0: closed loop */
+	uint64_t start, stop_at, end;
+	struct rthread *th;
+	struct vslot *vs; /* layout.nslots (--verify) */
+	_Atomic int stop;
+	_Atomic unsigned finished;
+	_Atomic int first_err;
+	_Atomic int first_err_kind;
+};
+
+/* run__now -- CLOCK_MONOTONIC in ns */
+uint64_t run__now(void);
+
+/* run__pause -- sleep ns nanoseconds */
+void run__pause(uint64_t ns);
+
+/* run__thread -- the body of an application thread (pthread start routine) */
+void *run__thread(void *arg);
+
+#endif /* RPMA_LOAD_RUN_INT_H */
