@@ -11,6 +11,8 @@
  *            a worker and of a bare librpma thread, and their ratio
  *   threads  1 and 2 worker threads (--conns connections each) against 1
  *            and 2 bare threads with one connection each (upstream's model)
+ *   overhead the pool's cost per operation against bare librpma, one
+ *            operation at a time (meant for callgrind: overhead.h)
  *   serve    only the server (a plain librpma server exporting one region)
  *
  * Without --port the program forks its own server. Any error (a connection
@@ -22,6 +24,7 @@
 
 #include "bload.h"
 #include "opts.h"
+#include "overhead.h"
 #include "server.h"
 #include "spawn.h"
 #include "wload.h"
@@ -171,6 +174,8 @@ main(int argc, char *argv[])
 
 	if (opts_parse(argc, argv, &o))
 		return 2;
+	if (o.mode == OPTS_OVERHEAD)
+		return overhead_run(o.ops) ? 1 : 0;
 	if (o.mode == OPTS_SERVE) {
 		unsigned first = o.port ? o.port : UTIL_PORT_FIRST;
 

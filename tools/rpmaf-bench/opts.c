@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "opts.h"
+#include "overhead.h"
 #include "util.h"
 
 /* opts_usage -- print the usage; a wrong command line always ends here */
@@ -24,13 +25,15 @@ opts_usage(const char *why)
 		" [--batch B] [--port P]\n"
 		"       rpmaf-bench threads [--conns C] [--seconds S] [--window W] [--batch B]"
 		" [--port P]\n"
+		"       rpmaf-bench overhead [--ops N]\n"
 		"       rpmaf-bench serve   [--port P]\n"
 		"  --conns    scale: the connection counts; threads: connections per thread (10)\n"
 		"  --seconds  measured time of each point (2)\n"
 		"  --window   64-byte writes outstanding per connection (4)\n"
 		"  --batch    writes per admitted batch, only the last signaled (window/2)\n"
 		"  --port     serve: listen there; else: use a server already there\n"
-		"             (without it a server is forked); %u to %u\n",
+		"             (without it a server is forked); %u to %u\n"
+		"  --ops      overhead: operations of each measured phase (10000)\n",
 		UTIL_PORT_FIRST, UTIL_PORT_LAST);
 	return -1;
 }
@@ -69,7 +72,7 @@ opts_mode(const char *word, struct opts *o)
 {
 	static const unsigned scale[] = {1, 10, 100, 1000};
 
-	*o = (struct opts){.seconds = 2.0, .window = 4};
+	*o = (struct opts){.seconds = 2.0, .window = 4, .ops = 10000};
 	if (strcmp(word, "scale") == 0) {
 		o->mode = OPTS_SCALE;
 		memcpy(o->conns, scale, sizeof(scale));
@@ -78,6 +81,8 @@ opts_mode(const char *word, struct opts *o)
 		o->mode = OPTS_THREADS;
 		o->conns[0] = 10;
 		o->nconns = 1;
+	} else if (strcmp(word, "overhead") == 0) {
+		o->mode = OPTS_OVERHEAD;
 	} else if (strcmp(word, "serve") == 0) {
 		o->mode = OPTS_SERVE;
 	} else {
@@ -94,7 +99,7 @@ opts_option(int opt, char *arg, struct opts *o)
 
 	switch (opt) {
 	case 'c':
-		if (o->mode == OPTS_SERVE || opts_conns(arg, o))
+		if (o->mode == OPTS_SERVE || o->mode == OPTS_OVERHEAD || opts_conns(arg, o))
 			return opts_usage("--conns: counts of 1 to 4096, at most 16 of them");
 		if (o->mode == OPTS_THREADS && o->nconns != 1)
 			return opts_usage("--conns: threads takes one count (per thread)");
@@ -112,6 +117,12 @@ opts_option(int opt, char *arg, struct opts *o)
 		return opts_uint(arg, 1, OPTS_MAX_WINDOW, &o->batch)
 			   ? opts_usage("--batch: 1 to 1024")
 			   : 0;
+	case 'o':
+		if (o->mode != OPTS_OVERHEAD)
+			return opts_usage("--ops: only for overhead");
+		return opts_uint(arg, 1, OVERHEAD_OPS_MAX, &o->ops)
+			   ? opts_usage("--ops: 1 to 10000000")
+			   : 0;
 	case 'p':
 		return opts_uint(arg, UTIL_PORT_FIRST, UTIL_PORT_LAST, &o->port)
 			   ? opts_usage("--port: out of the benchmark's range")
@@ -126,18 +137,15 @@ int
 opts_parse(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longs[] = {
-	    {"conns", required_argument, NULL, 'c'},
-	    {"seconds", required_argument, NULL, 's'},
-	    {"window", required_argument, NULL, 'w'},
-	    {"batch", required_argument, NULL, 'b'},
-	    {"port", required_argument, NULL, 'p'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
+	    {"conns", required_argument, NULL, 'c'},  {"seconds", required_argument, NULL, 's'},
+	    {"window", required_argument, NULL, 'w'}, {"batch", required_argument, NULL, 'b'},
+	    {"port", required_argument, NULL, 'p'},   {"ops", required_argument, NULL, 'o'},
+	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
 	};
 	int opt;
 
 	if (argc < 2 || opts_mode(argv[1], o))
-		return opts_usage("name a mode: scale, threads or serve");
+		return opts_usage("name a mode: scale, threads, overhead or serve");
 	optind = 2;
 	while ((opt = getopt_long(argc, argv, "", longs, NULL)) != -1)
 		if (opts_option(opt, optarg, o))

@@ -5,6 +5,7 @@
  * opts.h -- the command line of rpmaf-bench:
  *   rpmaf-bench scale   [--conns 1,10,100,1000] [--seconds S] [--window W] [--batch B] [--port P]
  *   rpmaf-bench threads [--conns C] [--seconds S] [--window W] [--batch B] [--port P]
+ *   rpmaf-bench overhead [--ops N]
  *   rpmaf-bench serve   [--port P]
  * --port for scale and threads: a server (rpmaf-bench serve) already listens
  * there; without it the benchmark forks its own on a free port of
@@ -19,9 +20,10 @@
 #define OPTS_MAX_WINDOW 1024
 
 enum opts_mode {
-	OPTS_SCALE,   /* connection scaling: one thread, N connections */
-	OPTS_THREADS, /* thread scaling: 1 and 2 threads */
-	OPTS_SERVE,   /* only the server */
+	OPTS_SCALE,    /* connection scaling: one thread, N connections */
+	OPTS_THREADS,  /* thread scaling: 1 and 2 threads */
+	OPTS_OVERHEAD, /* instructions per op: the pool against bare librpma */
+	OPTS_SERVE,    /* only the server */
 };
 
 struct opts {
@@ -32,6 +34,7 @@ struct opts {
 	unsigned window; /* writes outstanding per connection */
 	unsigned batch;	 /* writes per batch, only the last signaled */
 	unsigned port;	 /* 0: fork a server */
+	unsigned ops;	 /* overhead: operations of each measured phase */
 };
 
 /*

@@ -7,9 +7,13 @@
 #   make bench-rpmaf      run "scale" and "threads" with their defaults and
 #                         print both tables (RPMAF_BENCH_SCALE_ARGS and
 #                         RPMAF_BENCH_THREADS_ARGS add options)
-#   make check-rpmaf-bench-smoke   each mode for N = 1 and 10, 0.3 s a point:
-#                         it must exit 0 and print its table (figures are
-#                         never checked)
+#   make bench-rpmaf-callgrind   "overhead" under callgrind: instructions
+#                         per operation of the pool and of bare librpma
+#                         (RPMAF_BENCH_CG_OPS operations a phase; profiles
+#                         in build/rpmaf-bench/callgrind)
+#   make check-rpmaf-bench-smoke   each mode for N = 1 and 10, 0.3 s a point,
+#                         overhead with 10 operations: it must exit 0 and
+#                         print its table (figures are never checked)
 #
 # The program uses librpmaf's public API only: it links with
 # build/lib/librpmaf.so and build/lib/librpma.so.
@@ -20,10 +24,11 @@ RPMAF_BENCH_LIBS := -lrpmaf -lrpma -libverbs -lrdmacm -pthread
 RPMAF_BENCH := $(BUILD)/rpmaf-bench/rpmaf-bench
 RPMAF_BENCH_SCALE_ARGS ?=
 RPMAF_BENCH_THREADS_ARGS ?=
+RPMAF_BENCH_CG_OPS ?= 20000
 # seconds one mode of the smoke test may take (about 5 s alone)
 RPMAF_BENCH_SMOKE_TIMEOUT ?= 120
 
-.PHONY: rpmaf-bench bench-rpmaf check-rpmaf-bench-smoke
+.PHONY: rpmaf-bench bench-rpmaf bench-rpmaf-callgrind check-rpmaf-bench-smoke
 
 rpmaf-bench: $(RPMAF_BENCH)
 
@@ -40,6 +45,10 @@ bench-rpmaf: $(RPMAF_BENCH) softrdma
 	echo; \
 	tools/softrdma-run $(RPMAF_BENCH) threads $(RPMAF_BENCH_THREADS_ARGS) || failed=1; \
 	exit $$failed
+
+bench-rpmaf-callgrind: $(RPMAF_BENCH) softrdma
+	@tools/softrdma-run tools/rpmaf-bench/callgrind.sh $(RPMAF_BENCH) $(RPMAF_BENCH_CG_OPS) \
+		$(BUILD)/rpmaf-bench/callgrind
 
 check-rpmaf-bench-smoke: $(RPMAF_BENCH) softrdma
 	@TIMEOUT=$(RPMAF_BENCH_SMOKE_TIMEOUT) tools/rpmaf-bench/smoke.sh $(RPMAF_BENCH)

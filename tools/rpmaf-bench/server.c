@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <librpma.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,8 @@ struct server_conn {
 struct server {
 	struct rpma_peer *peer;
 	void *region;
+	size_t size;
+	bool apm; /* the caller's memory, flushed to persistence by the clients */
 	struct rpma_mr_local *mr;
 	char desc[SERVER_DESC_MAX];
 	size_t desc_len;
@@ -52,30 +55,62 @@ server_on_signal(int sig)
 	Server_stop = 1;
 }
 
+/* server_pcfg -- APM: the peer configuration's descriptor (direct write to PMem) leads */
+static int
+server_pcfg(struct server *s)
+{
+	struct rpma_peer_cfg *pcfg;
+	size_t len;
+	int ret;
+
+	if ((ret = rpma_peer_cfg_new(&pcfg)))
+		return ret;
+	if ((ret = rpma_peer_cfg_set_direct_write_to_pmem(pcfg, true)) == 0 &&
+	    (ret = rpma_peer_cfg_get_descriptor_size(pcfg, &len)) == 0) {
+		if (len > sizeof(s->desc))
+			ret = RPMA_E_INVAL;
+		else if ((ret = rpma_peer_cfg_get_descriptor(pcfg, s->desc)) == 0)
+			s->desc_len = len;
+	}
+	(void)rpma_peer_cfg_delete(&pcfg);
+	return ret;
+}
+
 /* server_region -- the region clients write into, and its descriptor for them */
 static int
 server_region(struct server *s)
 {
-	int ret;
+	int usage = RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC;
+	size_t len = 0;
+	int ret = 0;
 
-	s->region = mmap(NULL, SERVER_REGION_SIZE, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (s->region == MAP_FAILED) {
-		fprintf(stderr, "server: mmap: %s\n", strerror(errno));
-		return -1;
+	if (!s->region) {
+		s->size = SERVER_REGION_SIZE;
+		s->region =
+		    mmap(NULL, s->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		if (s->region == MAP_FAILED) {
+			s->region = NULL;
+			fprintf(stderr, "server: mmap: %s\n", strerror(errno));
+			return -1;
+		}
 	}
-	ret = rpma_mr_reg(s->peer, s->region, SERVER_REGION_SIZE,
-			  RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC, &s->mr);
+	if (s->apm) {
+		usage |= RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT;
+		ret = server_pcfg(s);
+	}
 	if (ret == 0)
-		ret = rpma_mr_get_descriptor_size(s->mr, &s->desc_len);
-	if (ret == 0 && s->desc_len > sizeof(s->desc))
+		ret = rpma_mr_reg(s->peer, s->region, s->size, usage, &s->mr);
+	if (ret == 0)
+		ret = rpma_mr_get_descriptor_size(s->mr, &len);
+	if (ret == 0 && s->desc_len + len > sizeof(s->desc))
 		ret = RPMA_E_INVAL;
 	if (ret == 0)
-		ret = rpma_mr_get_descriptor(s->mr, s->desc);
+		ret = rpma_mr_get_descriptor(s->mr, s->desc + s->desc_len);
 	if (ret) {
 		fprintf(stderr, "server: region: %s\n", rpma_err_2str(ret));
 		return -1;
 	}
+	s->desc_len += len;
 	return 0;
 }
 
@@ -242,8 +277,8 @@ server_close(struct server *s)
 	(void)rpma_ep_shutdown(&s->ep);
 	(void)rpma_conn_cfg_delete(&s->ccfg);
 	(void)rpma_mr_dereg(&s->mr);
-	if (s->region && s->region != MAP_FAILED)
-		munmap(s->region, SERVER_REGION_SIZE);
+	if (s->region && !s->apm)
+		munmap(s->region, s->size);
 	(void)rpma_peer_delete(&s->peer);
 }
 
@@ -264,18 +299,35 @@ server_ready(const struct server *s, int ready_fd)
 	return 0;
 }
 
-/* server_run -- see server.h */
-int
-server_run(unsigned first, unsigned last, int ready_fd)
+/* server_serve -- s set up by the caller: open, tell where, serve, close */
+static int
+server_serve(struct server *s, unsigned first, unsigned last, int ready_fd)
 {
-	struct server s = {.epfd = -1};
 	struct sigaction sa = {.sa_handler = server_on_signal};
 	int ret = -1;
 
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGINT, &sa, NULL);
-	if (server_open(&s, first, last) == 0 && server_ready(&s, ready_fd) == 0)
-		ret = server_loop(&s);
-	server_close(&s);
+	if (server_open(s, first, last) == 0 && server_ready(s, ready_fd) == 0)
+		ret = server_loop(s);
+	server_close(s);
 	return ret;
+}
+
+/* server_run -- see server.h */
+int
+server_run(unsigned first, unsigned last, int ready_fd)
+{
+	struct server s = {.epfd = -1};
+
+	return server_serve(&s, first, last, ready_fd);
+}
+
+/* server_run_apm -- see server.h */
+int
+server_run_apm(void *ptr, size_t size, unsigned first, unsigned last, int ready_fd)
+{
+	struct server s = {.epfd = -1, .region = ptr, .size = size, .apm = true};
+
+	return server_serve(&s, first, last, ready_fd);
 }

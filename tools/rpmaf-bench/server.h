@@ -12,6 +12,8 @@
 #ifndef RPMAF_BENCH_SERVER_H
 #define RPMAF_BENCH_SERVER_H
 
+#include <stddef.h>
+
 #define SERVER_REGION_SIZE (4u << 20) /* bytes of the exported region */
 
 /*
@@ -27,5 +29,18 @@
  * Once per process: it installs the signal handlers.
  */
 int server_run(unsigned first, unsigned last, int ready_fd);
+
+/*
+ * server_run_apm -- server_run() exporting size bytes at ptr (the caller's
+ * memory, which it keeps) as persistent memory written directly: registered
+ * for persistent flushes too, and the private data of every connection is
+ * the descriptor of a peer configuration with direct write to PMem set,
+ * followed by the region's descriptor (the client applies the first with
+ * rpma_conn_apply_remote_peer_cfg()).
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As server_run().
+ */
+int server_run_apm(void *ptr, size_t size, unsigned first, unsigned last, int ready_fd);
 
 #endif

@@ -22,19 +22,22 @@
 #define SPAWN_READY_MS 15000 /* the longest a server may take to listen */
 #define SPAWN_STOP_S   5.0   /* the longest it may take to stop */
 
+/* the port range of spawn_server()'s child */
+static unsigned Spawn_first, Spawn_last;
+
 /* spawn_child -- the server's side of the fork: serve, then exit with its status */
-static void __attribute__((noreturn)) spawn_child(unsigned first, unsigned last, int ready_fd)
+static void __attribute__((noreturn)) spawn_child(spawn_serve_fn serve, int ready_fd)
 {
 	/* a parent killed before it could stop the server must not leave it behind */
 	prctl(PR_SET_PDEATHSIG, SIGTERM);
 	if (getppid() == 1)
 		_exit(1);
-	exit(server_run(first, last, ready_fd) ? 1 : 0);
+	exit(serve(ready_fd) ? 1 : 0);
 }
 
-/* spawn_wait_port -- the child writes its port once it listens, or closes the pipe */
+/* spawn_wait_port -- the child writes each port once it listens, or closes the pipe */
 static int
-spawn_wait_port(int fd, struct spawn *s)
+spawn_wait_port(int fd, unsigned *port)
 {
 	struct pollfd pfd = {.fd = fd, .events = POLLIN};
 	int n = poll(&pfd, 1, SPAWN_READY_MS);
@@ -44,18 +47,34 @@ spawn_wait_port(int fd, struct spawn *s)
 			SPAWN_READY_MS);
 		return -1;
 	}
-	if (read(fd, &s->port, sizeof(s->port)) != (ssize_t)sizeof(s->port)) {
+	if (read(fd, port, sizeof(*port)) != (ssize_t)sizeof(*port)) {
 		fprintf(stderr, "rpmaf-bench: the server failed to start\n");
 		return -1;
 	}
 	return 0;
 }
 
+/* spawn_plain -- the child of spawn_server() */
+static int
+spawn_plain(int ready_fd)
+{
+	return server_run(Spawn_first, Spawn_last, ready_fd);
+}
+
 /* spawn_server -- see spawn.h */
 int
 spawn_server(unsigned first, unsigned last, struct spawn *s)
 {
-	int fds[2];
+	Spawn_first = first;
+	Spawn_last = last;
+	return spawn_start(spawn_plain, 1, s);
+}
+
+/* spawn_start -- see spawn.h */
+int
+spawn_start(spawn_serve_fn serve, unsigned nports, struct spawn *s)
+{
+	int fds[2], ret = 0;
 
 	if (pipe(fds)) {
 		fprintf(stderr, "rpmaf-bench: pipe: %s\n", strerror(errno));
@@ -71,10 +90,12 @@ spawn_server(unsigned first, unsigned last, struct spawn *s)
 	}
 	if (s->pid == 0) {
 		close(fds[0]);
-		spawn_child(first, last, fds[1]);
+		spawn_child(serve, fds[1]);
 	}
 	close(fds[1]);
-	int ret = spawn_wait_port(fds[0], s);
+	for (unsigned i = 0; i < nports && i < SPAWN_PORTS_MAX && ret == 0; i++)
+		ret = spawn_wait_port(fds[0], &s->ports[i]);
+	s->port = s->ports[0];
 
 	close(fds[0]);
 	if (ret)
