@@ -96,12 +96,14 @@ static void
 regtab_entry_free_rcu(struct rcu_head *head)
 {
 	struct rpmaf__regtab_entry *e = caa_container_of(head, struct rpmaf__regtab_entry, rcu);
-	struct rpmaf__regtab *tab = e->tab;
+	struct rpmaf__regtab *tab;
 
 #ifdef REGTAB_TSAN
 	tsan_acquire(&regtab_gp_sync);
 #endif
+	/* every field of e, tab included, is read after the retirement's release */
 	tsan_acquire(e);
+	tab = e->tab;
 	regtab_entry_free(e);
 	/* done with tab->ops: rpmaf__regtab_delete's barrier waits for this */
 	tsan_release(tab);
