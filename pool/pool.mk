@@ -6,6 +6,10 @@
 #                          started again by the test)
 #   make check-pool-tsan   the same test on ThreadSanitizer builds of librpma and of the
 #                          framework's sources (check-slow)
+#   make check-pool-twohost  the same test between two network namespaces joined by a
+#                          veth pair, over softrdma's TCP transport: the servers in one,
+#                          the pool in the other (check-slow; skipped without the right
+#                          to create namespaces)
 #
 # The test uses the public API only: it links build/lib/librpmaf.so; the TSan
 # build links the sources of every module instead.
@@ -39,7 +43,7 @@ $(POOL_TSAN_SUPP): $(MT_SUPP) tests/torture/regtab-tsan.supp
 	@mkdir -p $(@D)
 	cat $^ > $@
 
-.PHONY: check-pool check-pool-tsan
+.PHONY: check-pool check-pool-tsan check-pool-twohost
 
 check-pool: $(POOL_TEST) softrdma
 	@TEST_TIMEOUT=$(POOL_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
@@ -50,6 +54,11 @@ check-pool-tsan: $(POOL_TEST_TSAN) $(POOL_TSAN_SUPP) softrdma
 		TEST_TIMEOUT=$$(( $(POOL_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
 		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh pool-tsan $(POOL_TEST_TSAN)
 
+check-pool-twohost: $(POOL_TEST) softrdma
+	@TEST_TIMEOUT=$(POOL_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
+		POOL_TEST_BIN=$(POOL_TEST) tools/run-tests.sh pool-twohost \
+		tests/integration/pool/twohost.sh
+
 CHECK_TARGETS += check-pool
-CHECK_SLOW_TARGETS += check-pool-tsan
+CHECK_SLOW_TARGETS += check-pool-tsan check-pool-twohost
 CLEAN_DIRS += $(BUILD)/pool

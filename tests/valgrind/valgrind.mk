@@ -10,6 +10,13 @@
 #                         test (connections opened, used, closed and peers
 #                         killed in loops) under memcheck, whose thread
 #                         serialisation exposes close/free races at once
+#   make check-framework-valgrind   the framework's integration tests (the
+#                         server's and the pool's, with the servers the pool
+#                         test runs as children) under memcheck over
+#                         softrdma's TCP transport: no error and no definite
+#                         or indirect leak in any process
+#                         (tests/valgrind/run-framework-valgrind.sh;
+#                         check-slow)
 #
 # Reports inside softrdma's own objects only may be suppressed in
 # tests/valgrind/softrdma.supp; librpma and the examples never are.
@@ -36,3 +43,15 @@ check-valgrind: examples softrdma $(SOFTRDMA_BUILD)/tests/test_churn
 		$(SOFTRDMA_BUILD)/tests/test_churn
 
 CHECK_TARGETS += check-valgrind
+
+# the test programs come from server/server.mk and pool/pool.mk, read after this
+# file: expanded a second time, when the rule is used
+VALGRIND_FRAMEWORK_TIMEOUT ?= 600
+
+.PHONY: check-framework-valgrind
+
+check-framework-valgrind: $$(POOL_TEST) $$(SERVER_TEST) softrdma
+	@VALGRIND=$(VALGRIND_BIN) VALGRIND_TIMEOUT=$(VALGRIND_FRAMEWORK_TIMEOUT) \
+		tests/valgrind/run-framework-valgrind.sh $(POOL_TEST) $(SERVER_TEST)
+
+CHECK_SLOW_TARGETS += check-framework-valgrind

@@ -4,17 +4,29 @@
 /*
  * test_pool.c -- the pool of librpmaf (pool/) against a server of
  * librpmaf (server/) in another process, over softrdma. The server is
- * this program run again ("server PORT DIR KEY"); it exports an APM
- * region (a file, direct write), a GPSPM region (a file), a read-only
- * region and a region it removes on SIGUSR1, serves an echo handler (id 1)
- * and prints READY once it listens. The tests stop it (SIGSTOP), kill it
- * (SIGKILL) and start it again.
+ * this program run again ("server PORT DIR KEY VARIANT ADDR"); it prints
+ * READY once it listens, its counters (a STATS line) on SIGUSR2, and on
+ * SIGTERM deletes everything and exits 0. Its variants:
+ *   std    an APM region (a file, direct write), a GPSPM region (a file), a
+ *          read-only region and a region it removes on SIGUSR1; an echo
+ *          handler (id 1) and a handler that always fails (id 2)
+ *   paged  PAGED_REGIONS regions and 256-byte messages: its region list
+ *          takes many pages
+ *   max2   listen.max_connections 2
+ * The tests stop the std server (SIGSTOP), kill it (SIGKILL) and start it
+ * again; the others run on the port after the std server's, one at a time.
+ * Ports: 19500 + 2 x (pid % 250) and the next one.
  *
  * POOL_TESTS=word runs the tests whose names contain word; INTEG_DEBUG=1
- * logs at debug level on both sides.
+ * logs at debug level on both sides. POOL_SERVER_ADDR=A runs the server on
+ * address A (default 127.0.0.1) and connects the pool to it;
+ * POOL_SERVER_NETNS=NS runs the server in network namespace NS (ip netns
+ * exec), the clients staying in this process's (two hosts: twohost.sh).
  */
 
+#include <dirent.h>
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -34,28 +46,36 @@
 #include "common.h"
 #include "rpmaf.h"
 
-#define REGION	   (1u << 20) /* bytes of the apm and gpspm regions */
-#define SMALL	   (64u << 10)
-#define RECORD	   512 /* bytes of one record */
-#define THREADS	   4
-#define PER_THREAD 64 /* records each thread writes in each of the two regions */
-#define INFLIGHT   8  /* operations a thread keeps in flight */
-#define OP_MS	   2000
-#define READY_MS   15000
-#define ECHO_ID	   1
-#define KEY_A	   "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
-#define KEY_B	   "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
+#define REGION	      (1u << 20) /* bytes of the apm and gpspm regions */
+#define SMALL	      (64u << 10)
+#define RECORD	      512 /* bytes of one record */
+#define THREADS	      4
+#define PER_THREAD    64 /* records each thread writes in each of the two regions */
+#define INFLIGHT      8	 /* operations a thread keeps in flight */
+#define OP_MS	      2000
+#define READY_MS      15000
+#define ECHO_ID	      1
+#define FAIL_ID	      2	  /* a handler that always fails */
+#define FAIL_CODE     -42 /* what it returns */
+#define PAGED_REGIONS 40
+#define DEL_OPS	      256 /* operations in flight when a pool is deleted */
+#define KEY_A	      "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+#define KEY_B	      "ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
 
 /* ------------------------------------------------------------- the server process */
 
-static volatile sig_atomic_t Remove_asked;
+static volatile sig_atomic_t Remove_asked, Stats_asked, Stop_asked;
 
-/* on_usr1 -- the test asks for the removal of region victim */
+/* on_signal -- the test asks for the removal of region victim, the counters or the end */
 static void
-on_usr1(int sig)
+on_signal(int sig)
 {
-	(void)sig;
-	Remove_asked = 1;
+	if (sig == SIGUSR1)
+		Remove_asked = 1;
+	else if (sig == SIGUSR2)
+		Stats_asked = 1;
+	else
+		Stop_asked = 1;
 }
 
 /* echo -- the application handler: the reply is the request */
@@ -72,14 +92,62 @@ echo(uint32_t id, const void *req, size_t req_len, void *reply, size_t reply_max
 	return 0;
 }
 
-/* server_yaml -- the server's configuration */
+/* failing -- an application handler that always fails */
 static int
-server_yaml(char *buf, size_t size, const char *port, const char *dir, const char *key)
+failing(uint32_t id, const void *req, size_t req_len, void *reply, size_t reply_max,
+	size_t *reply_len, void *arg)
 {
+	(void)id;
+	(void)req;
+	(void)req_len;
+	(void)reply;
+	(void)reply_max;
+	(void)reply_len;
+	(void)arg;
+	return FAIL_CODE;
+}
+
+/* log_level -- the servers' and pools' log level */
+static const char *
+log_level(void)
+{
+	return getenv("INTEG_DEBUG") ? "debug" : "warning";
+}
+
+/* server_yaml -- the configuration of a server of variant on addr:port */
+static int
+server_yaml(char *buf, size_t size, const char *port, const char *dir, const char *key,
+	    const char *variant, const char *addr)
+{
+	int n;
+
+	if (strcmp(variant, "paged") == 0) {
+		n = snprintf(buf, size,
+			     "workers: {count: 1, polling: event}\n"
+			     "queues: {sq: 16, messages: {size: 256, credits: 4}}\n"
+			     "listen: {address: %s, port: %s, max_connections: 8}\n"
+			     "auth: {key_file: %s}\n"
+			     "log: {level: %s, file: %s/server-paged.log}\n"
+			     "regions:\n",
+			     addr, port, key, log_level(), dir);
+		for (int i = 0; i < PAGED_REGIONS && n > 0 && (size_t)n < size; i++)
+			n += snprintf(buf + n, size - (size_t)n,
+				      "  - {name: paged-region-%02d, size: %dK}\n", i, 4 * (i + 1));
+		return n;
+	}
+	if (strcmp(variant, "max2") == 0)
+		return snprintf(buf, size,
+				"workers: {count: 2, polling: event}\n"
+				"queues: {sq: 64, messages: {size: 4K, credits: 8}}\n"
+				"listen: {address: %s, port: %s, max_connections: 2}\n"
+				"regions: [{name: m, size: 64K}]\n"
+				"auth: {key_file: %s}\n"
+				"log: {level: %s, file: %s/server-max2.log}\n",
+				addr, port, key, log_level(), dir);
 	return snprintf(buf, size,
 			"workers: {count: 2, polling: event, batch: 16}\n"
 			"queues: {sq: 64, messages: {size: 4K, credits: 8}}\n"
-			"listen: {address: 127.0.0.1, port: %s, max_connections: 32}\n"
+			"listen: {address: %s, port: %s, max_connections: 32}\n"
 			"regions:\n"
 			"  - {name: apm, size: 1M, backing: {file: %s/apm, create: true},\n"
 			"     direct_write: true, persistence: apm}\n"
@@ -89,53 +157,101 @@ server_yaml(char *buf, size_t size, const char *port, const char *dir, const cha
 			"  - {name: victim, size: 64K}\n"
 			"timeouts: {heartbeat_interval_ms: 500, heartbeat_misses: 8}\n"
 			"auth: {key_file: %s}\n"
-			"log: {level: %s}\n",
-			port, dir, dir, key, getenv("INTEG_DEBUG") ? "debug" : "error");
+			"log: {level: %s, file: %s/server-std.log}\n",
+			addr, port, dir, dir, key, log_level(), dir);
 }
 
-/* server_main -- the server process: serve until killed */
-static int
-server_main(const char *port, const char *dir, const char *key)
+/* peer_new -- a peer on the device of addr, local (a server's) or reaching it (a client's) */
+static struct rpma_peer *
+peer_new(const char *addr, enum rpma_util_ibv_context_type type)
 {
-	struct rpmaf_cfg *cfg = NULL;
-	struct rpmaf_workers *ws = NULL;
-	struct rpmaf_server *srv = NULL;
-	struct rpmaf_cfg_err err;
+	struct ibv_context *ctx;
 	struct rpma_peer *peer;
-	char yaml[2048];
+
+	if (rpma_utils_get_ibv_context(addr, type, &ctx) || rpma_peer_new(ctx, &peer))
+		return NULL;
+	return peer;
+}
+
+/* server_serve -- answer the test's signals until SIGTERM */
+static void
+server_serve(struct rpmaf_server *srv)
+{
+	struct rpmaf_server_stats st;
 	int ret;
 
-	signal(SIGUSR1, on_usr1);
-	server_yaml(yaml, sizeof(yaml), port, dir, key);
-	if ((ret = rpmaf_cfg_load_buffer("server", yaml, strlen(yaml), NULL, &cfg, &err))) {
-		fprintf(stderr, "server: %s\n", err.msg);
-		return 1;
-	}
-	if (!(peer = t_peer_new()) || rpmaf_workers_new(cfg, peer, &ws) ||
-	    rpmaf_server_new(cfg, peer, ws, &srv) ||
-	    rpmaf_server_handler_add(srv, ECHO_ID, echo, NULL) || rpmaf_server_start(srv)) {
-		fprintf(stderr, "server: setup failed\n");
-		return 1;
-	}
-	printf("READY %u\n", rpmaf_server_port(srv));
-	fflush(stdout);
-	for (;;) {
+	while (!Stop_asked) {
 		if (Remove_asked) {
 			Remove_asked = 0;
 			ret = rpmaf_server_region_remove(srv, "victim");
 			printf("REMOVED %d\n", ret);
 			fflush(stdout);
 		}
+		if (Stats_asked) {
+			Stats_asked = 0;
+			(void)rpmaf_server_get_stats(srv, &st);
+			printf("STATS %llu %llu %llu %llu %u\n", (unsigned long long)st.accepted,
+			       (unsigned long long)st.rejected, (unsigned long long)st.requests,
+			       (unsigned long long)st.app_requests, st.connections);
+			fflush(stdout);
+		}
 		usleep(10000);
 	}
 }
 
+/* server_main -- the server process: serve until SIGTERM (0) or killed */
+static int
+server_main(const char *port, const char *dir, const char *key, const char *variant,
+	    const char *addr)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_server *srv = NULL;
+	struct rpma_peer *peer = NULL;
+	struct rpmaf_cfg_err err;
+	char yaml[8192];
+	int ret = 1;
+
+	signal(SIGUSR1, on_signal);
+	signal(SIGUSR2, on_signal);
+	signal(SIGTERM, on_signal);
+	server_yaml(yaml, sizeof(yaml), port, dir, key, variant, addr);
+	if (rpmaf_cfg_load_buffer("server", yaml, strlen(yaml), NULL, &cfg, &err)) {
+		fprintf(stderr, "server: %s\n", err.msg);
+		return 1;
+	}
+	if (!(peer = peer_new(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL)) ||
+	    rpmaf_workers_new(cfg, peer, &ws) || rpmaf_server_new(cfg, peer, ws, &srv) ||
+	    rpmaf_server_handler_add(srv, ECHO_ID, echo, NULL) ||
+	    rpmaf_server_handler_add(srv, FAIL_ID, failing, NULL) || rpmaf_server_start(srv)) {
+		fprintf(stderr, "server: setup failed\n");
+		goto out;
+	}
+	printf("READY %u\n", rpmaf_server_port(srv));
+	fflush(stdout);
+	server_serve(srv);
+	ret = 0;
+out:
+	if (srv && rpmaf_server_delete(&srv))
+		ret = 1;
+	if (ws && rpmaf_workers_delete(&ws))
+		ret = 1;
+	if (peer && rpma_peer_delete(&peer))
+		ret = 1;
+	rpmaf_cfg_delete(&cfg);
+	return ret;
+}
+
 /* ------------------------------------------------------------- the client side */
 
-static char Port[16];
+static char Port[16], Port2[16]; /* the std server's, and the other variants' */
 static char Dir[64];
 static char Key_a[96], Key_b[96];
-static struct t_srv Srv;
+static char Exe[PATH_MAX]; /* this program, to run it again as the server */
+static const char *Addr;   /* the servers' address */
+static const char *Netns;  /* the servers' network namespace; NULL: this one */
+static struct t_srv Srv = {.pid = -1, .fd = -1};  /* the std server */
+static struct t_srv Srv2 = {.pid = -1, .fd = -1}; /* another variant's */
 static struct rpmaf_cfg *Cfg;
 static struct rpma_peer *Peer;
 static struct rpmaf_workers *Ws;
@@ -157,21 +273,119 @@ key_write(const char *path, const char *hex)
 	return chmod(path, 0600);
 }
 
-/* server_start -- run the server process and wait for its READY line */
+/*
+ * srv_spawn -- run the server variant on port and wait for its READY line:
+ * this program by its real path (under valgrind, /proc/self/exe would be
+ * valgrind's own), through ip netns exec when the server has a namespace
+ * (ip and env exec the server in place: s->pid is the server's)
+ */
+static int
+srv_spawn(struct t_srv *s, const char *port, const char *variant)
+{
+	const char *opts[] = {Dir, Key_a, variant, Addr, NULL};
+	const char *ns_opts[] = {"exec", Netns, Exe,	 "server", port,
+				 Dir,	 Key_a, variant, Addr,	   NULL};
+	char line[128];
+	int ret;
+
+	if (Netns)
+		ret = t_prog_exec(s, "/usr/bin/env", "ip", "netns", ns_opts);
+	else
+		ret = t_prog_exec(s, Exe, "server", port, opts);
+	if (ret)
+		return -1;
+	return t_srv_line(s, "READY", line, sizeof(line), 60000);
+}
+
+/* server_start -- run the std server and wait for its READY line */
 static int
 server_start(void)
 {
-	const char *opts[] = {Dir, Key_a, NULL};
-	char line[128];
-
-	if (t_prog_exec(&Srv, "/proc/self/exe", "server", Port, opts))
-		return -1;
-	return t_srv_line(&Srv, "READY", line, sizeof(line), 20000);
+	return srv_spawn(&Srv, Port, "std");
 }
 
-/* client_cfg -- the client's configuration with key file key */
+/*
+ * srv_stop -- ask the server to end (SIGTERM) and wait for it: 0 when it
+ * deleted everything and exited 0 (under valgrind: without an error)
+ */
 static int
-client_cfg(const char *key, struct rpmaf_cfg **cfg_ptr)
+srv_stop(struct t_srv *s)
+{
+	if (s->pid <= 0)
+		return 0;
+	if (kill(s->pid, SIGTERM)) {
+		t_srv_kill(s);
+		return -1;
+	}
+	return t_srv_wait(s, 60000) == 0 ? 0 : -1;
+}
+
+/*
+ * srv_freeze -- stop the server (SIGSTOP) and wait until every thread of it
+ * has stopped: kill() returns before, and a thread still running could
+ * answer what the test sends next. 0 or -1.
+ */
+static int
+srv_freeze(struct t_srv *s)
+{
+	long long limit = t_now_ms() + 5000;
+	char path[64], stat[512];
+
+	if (kill(s->pid, SIGSTOP))
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)s->pid);
+	while (t_now_ms() < limit) {
+		DIR *d = opendir(path);
+		struct dirent *e;
+		bool all = d != NULL;
+
+		while (d && all && (e = readdir(d))) {
+			char tpath[384];
+			FILE *f;
+			char *p = NULL;
+
+			if (e->d_name[0] == '.')
+				continue;
+			snprintf(tpath, sizeof(tpath), "%s/%s/stat", path, e->d_name);
+			if ((f = fopen(tpath, "r"))) {
+				if (fgets(stat, sizeof(stat), f))
+					p = strrchr(stat, ')');
+				fclose(f);
+			}
+			all = p && (p[2] == 'T' || p[2] == 't');
+		}
+		if (d)
+			closedir(d);
+		if (all)
+			return 0;
+		usleep(1000);
+	}
+	return -1;
+}
+
+/* srv_stats -- the server's counters, from its STATS line */
+static int
+srv_stats(struct t_srv *s, struct rpmaf_server_stats *st)
+{
+	unsigned long long acc, rej, req, app;
+	char line[128];
+
+	memset(st, 0, sizeof(*st));
+	if (kill(s->pid, SIGUSR2) || t_srv_line(s, "STATS", line, sizeof(line), 10000) ||
+	    sscanf(line, "STATS %llu %llu %llu %llu %u", &acc, &rej, &req, &app,
+		   &st->connections) != 5)
+		return -1;
+	st->accepted = acc;
+	st->rejected = rej;
+	st->requests = req;
+	st->app_requests = app;
+	return 0;
+}
+
+/* client_yaml -- a client's configuration: key file key, target port, extra queue and size keys */
+static int
+client_yaml(const char *key, const char *port, unsigned conns, const char *queues,
+	    struct rpmaf_cfg **cfg_ptr)
 {
 	struct rpmaf_cfg_err err;
 	char yaml[1024];
@@ -179,26 +393,40 @@ client_cfg(const char *key, struct rpmaf_cfg **cfg_ptr)
 
 	snprintf(yaml, sizeof(yaml),
 		 "workers: {count: 2, polling: event, batch: 16}\n"
-		 "queues: {sq: 64, messages: {size: 4K, credits: 8}}\n"
-		 "targets: [{name: t0, address: 127.0.0.1, port: %s, connections: 4}]\n"
+		 "queues: %s\n"
+		 "targets: [{name: t0, address: %s, port: %s, connections: %u}]\n"
 		 "timeouts: {connect_ms: 3000, operation_ms: %d, heartbeat_interval_ms: 500,\n"
 		 "           heartbeat_misses: 8}\n"
 		 "reconnect: {initial_ms: 50, max_ms: 400, multiplier: 2, jitter: 0.2}\n"
 		 "auth: {key_file: %s}\n"
 		 "log: {level: %s}\n",
-		 Port, OP_MS, key, getenv("INTEG_DEBUG") ? "debug" : "error");
+		 queues, Addr, port, conns, OP_MS, key, getenv("INTEG_DEBUG") ? "debug" : "error");
 	ret = rpmaf_cfg_load_buffer("client", yaml, strlen(yaml), NULL, cfg_ptr, &err);
 	if (ret)
 		fprintf(stderr, "client cfg: %s\n", err.msg);
 	return ret;
 }
 
+/* client_cfg -- the client's configuration with key file key */
+static int
+client_cfg(const char *key, struct rpmaf_cfg **cfg_ptr)
+{
+	return client_yaml(key, Port, 4, "{sq: 64, messages: {size: 4K, credits: 8}}", cfg_ptr);
+}
+
 /* group_setup -- the server, the client's peer, workers, memory and pool */
 static int
 group_setup(void **state)
 {
+	ssize_t n = readlink("/proc/self/exe", Exe, sizeof(Exe) - 1);
+	int port = 19500 + (int)(getpid() % 250) * 2;
+
 	(void)state;
-	snprintf(Port, sizeof(Port), "%d", 19500 + (int)(getpid() % 250) * 2);
+	if (n <= 0)
+		return -1;
+	Exe[n] = '\0';
+	snprintf(Port, sizeof(Port), "%d", port);
+	snprintf(Port2, sizeof(Port2), "%d", port + 1);
 	snprintf(Dir, sizeof(Dir), "/tmp/test_pool.%d", (int)getpid());
 	snprintf(Key_a, sizeof(Key_a), "%s/key_a", Dir);
 	snprintf(Key_b, sizeof(Key_b), "%s/key_b", Dir);
@@ -206,7 +434,8 @@ group_setup(void **state)
 		return -1;
 	if (server_start() || client_cfg(Key_a, &Cfg))
 		return -1;
-	if (!(Peer = t_peer_new()) || rpmaf_workers_new(Cfg, Peer, &Ws))
+	if (!(Peer = peer_new(Addr, RPMA_UTIL_IBV_CONTEXT_REMOTE)) ||
+	    rpmaf_workers_new(Cfg, Peer, &Ws))
 		return -1;
 	if (!(Mem = aligned_alloc(4096, MEM_SIZE)) ||
 	    rpma_mr_reg(Peer, Mem, MEM_SIZE, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &Mr))
@@ -216,11 +445,12 @@ group_setup(void **state)
 	return rpmaf_pool_wait_ready(Pool, READY_MS) ? -1 : 0;
 }
 
-/* group_teardown -- everything in reverse */
+/* group_teardown -- everything in reverse; the server must end well */
 static int
 group_teardown(void **state)
 {
 	char cmd[128];
+	int ret = 0;
 
 	(void)state;
 	if (Pool)
@@ -233,9 +463,13 @@ group_teardown(void **state)
 	if (Peer)
 		rpma_peer_delete(&Peer);
 	rpmaf_cfg_delete(&Cfg);
-	t_srv_kill(&Srv);
+	t_srv_kill(&Srv2);
+	if (srv_stop(&Srv)) {
+		fprintf(stderr, "the server did not end well\n");
+		ret = -1;
+	}
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", Dir);
-	return system(cmd) == 0 ? 0 : -1;
+	return system(cmd) == 0 ? ret : -1;
 }
 
 /* fill -- the record of thread t, index i in region r: a pattern none other has */
@@ -616,6 +850,272 @@ test_wrong_key(void **state)
 	rpmaf_cfg_delete(&cfg);
 }
 
+/* log_has -- the file at path holds text */
+static bool
+log_has(const char *path, const char *text)
+{
+	char line[1024];
+	bool found = false;
+	FILE *f = fopen(path, "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = strstr(line, text) != NULL;
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/* test_call_handler_fails -- a failing handler: RPMAF_E_REMOTE, logged; the pool goes on */
+static void
+test_call_handler_fails(void **state)
+{
+	char req[64] = "please fail", reply[64], path[128], want[64];
+	size_t len = 0;
+	long long limit;
+
+	(void)state;
+	assert_int_equal(call_sync(FAIL_ID, req, sizeof(req), reply, sizeof(reply), &len),
+			 RPMAF_E_REMOTE);
+	assert_int_equal(call_sync(FAIL_ID, req, 0, reply, sizeof(reply), &len), RPMAF_E_REMOTE);
+	memset(reply, 0, sizeof(reply));
+	assert_int_equal(call_sync(ECHO_ID, req, 12, reply, sizeof(reply), &len), 0);
+	assert_int_equal(len, 12);
+	assert_string_equal(reply, "please fail");
+	snprintf(path, sizeof(path), "%s/server-std.log", Dir);
+	snprintf(want, sizeof(want), "handler %u failed: %d", FAIL_ID, FAIL_CODE);
+	limit = t_now_ms() + 5000; /* the server's log is written by its worker */
+	while (!log_has(path, want) && t_now_ms() < limit)
+		usleep(10000);
+	assert_true(log_has(path, want));
+}
+
+/* side_pool -- a pool of its own (workers and all) on cfg; 0 once it is ready */
+static int
+side_pool(struct rpmaf_cfg *cfg, struct rpmaf_workers **ws, struct rpmaf_pool **pool)
+{
+	if (rpmaf_workers_new(cfg, Peer, ws) || rpmaf_pool_new(cfg, Peer, *ws, pool))
+		return -1;
+	return rpmaf_pool_wait_ready(*pool, READY_MS);
+}
+
+/* side_pool_end -- delete what side_pool() made */
+static void
+side_pool_end(struct rpmaf_cfg **cfg, struct rpmaf_workers **ws, struct rpmaf_pool **pool)
+{
+	assert_int_equal(rpmaf_pool_delete(pool), 0);
+	assert_null(*pool);
+	if (*ws)
+		assert_int_equal(rpmaf_workers_delete(ws), 0);
+	rpmaf_cfg_delete(cfg);
+}
+
+/* sync_op -- wait for op if submitted (ret 0): its status, else ret */
+static int
+sync_op(int ret, struct rpmaf_op *op)
+{
+	return ret ? ret : rpmaf_op_wait(op);
+}
+
+/*
+ * test_paged_list -- a target with more regions than one message lists:
+ * every one of them reaches the table, over many pages, and can be used
+ */
+static void
+test_paged_list(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_pool_region info;
+	struct rpmaf_server_stats st;
+	struct rpmaf_op op;
+	char name[32];
+
+	(void)state;
+	assert_int_equal(srv_spawn(&Srv2, Port2, "paged"), 0);
+	assert_int_equal(
+	    client_yaml(Key_a, Port2, 1, "{sq: 16, messages: {size: 4K, credits: 4}}", &cfg), 0);
+	assert_int_equal(side_pool(cfg, &ws, &pool), 0);
+	for (int i = 0; i < PAGED_REGIONS; i++) {
+		snprintf(name, sizeof(name), "paged-region-%02d", i);
+		assert_int_equal(rpmaf_pool_region(pool, name, &info), 0);
+		assert_int_equal(info.size, (uint64_t)4096 * (i + 1));
+	}
+	/* one connection, nothing but the listing: each request served was a page */
+	assert_int_equal(srv_stats(&Srv2, &st), 0);
+	assert_true(st.requests >= 4);
+	for (int i = 0; i < PAGED_REGIONS; i += PAGED_REGIONS - 1) {
+		snprintf(name, sizeof(name), "paged-region-%02d", i);
+		memset(Mem, 0x40 + i, 4096);
+		assert_int_equal(
+		    sync_op(rpmaf_pool_write(pool, &op, name, 0, Mr, 0, 4096, 0, NULL, NULL), &op),
+		    0);
+		memset(Mem + 4096, 0, 4096);
+		assert_int_equal(
+		    sync_op(rpmaf_pool_read(pool, &op, name, 0, Mr, 4096, 4096, NULL, NULL), &op),
+		    0);
+		assert_memory_equal(Mem, Mem + 4096, 4096);
+	}
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(srv_stop(&Srv2), 0);
+}
+
+/*
+ * test_max_connections -- a target that takes 2 connections of the pool's
+ * 4: the others are rejected (and counted), the pool works on the 2
+ */
+static void
+test_max_connections(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_server_stats st;
+	struct rpmaf_pool_stats ps;
+	struct rpmaf_op op;
+	long long limit;
+
+	(void)state;
+	assert_int_equal(srv_spawn(&Srv2, Port2, "max2"), 0);
+	assert_int_equal(
+	    client_yaml(Key_a, Port2, 4, "{sq: 64, messages: {size: 4K, credits: 8}}", &cfg), 0);
+	assert_int_equal(side_pool(cfg, &ws, &pool), 0);
+	limit = t_now_ms() + 10000; /* every connection has been tried */
+	do {
+		usleep(50000);
+		assert_int_equal(srv_stats(&Srv2, &st), 0);
+	} while ((st.rejected < 2 || st.accepted < 2) && t_now_ms() < limit);
+	assert_true(st.rejected >= 2);
+	assert_int_equal(st.accepted, 2);
+	assert_int_equal(st.connections, 2);
+	assert_int_equal(rpmaf_pool_get_stats(pool, &ps), 0);
+	assert_int_equal(ps.connections, 4);
+	assert_int_equal(ps.healthy, 2);
+	for (unsigned i = 0; i < 64; i++) {
+		size_t off = (size_t)i * 1024;
+
+		memset(Mem, (int)(i + 1), 1024);
+		assert_int_equal(
+		    sync_op(rpmaf_pool_write(pool, &op, "m", off, Mr, 0, 1024, 0, NULL, NULL), &op),
+		    0);
+	}
+	memset(Mem, 0, 65536);
+	assert_int_equal(sync_op(rpmaf_pool_read(pool, &op, "m", 0, Mr, 0, 65536, NULL, NULL), &op),
+			 0);
+	for (unsigned i = 0; i < 64; i++)
+		assert_int_equal(Mem[i * 1024 + 1023], i + 1);
+	/* still only the two, however often the others were refused */
+	assert_int_equal(srv_stats(&Srv2, &st), 0);
+	assert_int_equal(st.accepted, 2);
+	assert_true(st.rejected >= 2);
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(srv_stop(&Srv2), 0);
+}
+
+/* an operation of the pool deleted under it, and how often it completed */
+struct del_op {
+	struct rpmaf_op op;
+	atomic_int calls;
+	atomic_int status;
+};
+
+/* del_cb -- count the completion and keep its status */
+static void
+del_cb(struct rpmaf_op *op, int status, void *ctx)
+{
+	struct del_op *d = ctx;
+
+	(void)op;
+	atomic_store(&d->status, status);
+	atomic_fetch_add(&d->calls, 1);
+}
+
+/* del_submit -- operation i of the mix: GPSPM write+persist, APM read, call, flush */
+static int
+del_submit(struct rpmaf_pool *pool, struct del_op *d, unsigned i, char *reply)
+{
+	size_t off = (size_t)(i % 64) * 8192;
+
+	switch (i % 4) {
+	case 0:
+		return rpmaf_pool_write(pool, &d->op, "gpspm", off, Mr, off, 8192, RPMAF_OP_PERSIST,
+					del_cb, d);
+	case 1:
+		/* a destination of its own: no two reads land on the same bytes */
+		return rpmaf_pool_read(pool, &d->op, "apm", off, Mr,
+				       MEM_SIZE / 2 + (size_t)(i / 4) * 8192, 8192, del_cb, d);
+	case 2:
+		return rpmaf_pool_call(pool, &d->op, "t0", ECHO_ID, "ping", 4, reply, 64, del_cb,
+				       d);
+	default:
+		return rpmaf_pool_flush(pool, &d->op, "apm", off, 8192, RPMAF_OP_PERSIST, del_cb,
+					d);
+	}
+}
+
+/*
+ * test_delete_inflight -- a pool deleted with operations posted, waiting
+ * for replies and queued: every one completes exactly once, with its real
+ * status or RPMAF_E_SHUTDOWN, and the deletion does not hang
+ */
+static void
+test_delete_inflight(void **state)
+{
+	static struct del_op d[DEL_OPS];
+	static struct rpmaf_op waited[8];
+	static char replies[DEL_OPS][64];
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	unsigned submitted = 0, shutdown = 0, ok = 0;
+	long long t0;
+	int ret;
+
+	(void)state;
+	assert_int_equal(
+	    client_yaml(Key_a, Port, 2, "{sq: 8, cq: 64, messages: {size: 4K, credits: 4}}", &cfg),
+	    0);
+	assert_int_equal(side_pool(cfg, &ws, &pool), 0);
+	for (unsigned i = 0; i < DEL_OPS; i++) {
+		atomic_store(&d[i].calls, 0);
+		atomic_store(&d[i].status, 1);
+		ret = del_submit(pool, &d[i], i, replies[i]);
+		assert_int_equal(ret, 0);
+		submitted++;
+	}
+	for (unsigned k = 0; k < 8; k++)
+		assert_int_equal(rpmaf_pool_write(pool, &waited[k], "apm", (size_t)k * 65536, Mr, 0,
+						  65536, RPMAF_OP_PERSIST, NULL, NULL),
+				 0);
+	t0 = t_now_ms();
+	assert_int_equal(rpmaf_pool_delete(&pool), 0);
+	assert_true(t_now_ms() - t0 < OP_MS);
+	assert_null(pool);
+	/* every callback has run by the time the deletion returned, and only once */
+	for (unsigned i = 0; i < submitted; i++) {
+		int st = atomic_load(&d[i].status);
+
+		assert_int_equal(atomic_load(&d[i].calls), 1);
+		assert_true(st == 0 || st == RPMAF_E_SHUTDOWN);
+		shutdown += st == RPMAF_E_SHUTDOWN;
+		ok += st == 0;
+	}
+	for (unsigned k = 0; k < 8; k++) {
+		ret = rpmaf_op_wait(&waited[k]);
+		assert_true(ret == 0 || ret == RPMAF_E_SHUTDOWN);
+		shutdown += ret == RPMAF_E_SHUTDOWN;
+	}
+	assert_true(shutdown > 0); /* some were still in flight or queued */
+	usleep(200000);
+	for (unsigned i = 0; i < submitted; i++)
+		assert_int_equal(atomic_load(&d[i].calls), 1);
+	if (getenv("INTEG_DEBUG"))
+		fprintf(stderr, "delete: %u ok, %u shut down, of %u\n", ok, shutdown,
+			submitted + 8);
+	assert_int_equal(rpmaf_workers_delete(&ws), 0);
+	rpmaf_cfg_delete(&cfg);
+}
+
 /* test_timeout -- a stopped server: the operation times out, the pool recovers */
 static void
 test_timeout(void **state)
@@ -625,7 +1125,7 @@ test_timeout(void **state)
 
 	(void)state;
 	memset(Mem, 0x77, 4096);
-	assert_int_equal(kill(Srv.pid, SIGSTOP), 0);
+	assert_int_equal(srv_freeze(&Srv), 0);
 	t0 = t_now_ms();
 	assert_int_equal(
 	    rpmaf_pool_write(Pool, &op, "gpspm", 0, Mr, 0, 4096, RPMAF_OP_PERSIST, NULL, NULL), 0);
@@ -633,6 +1133,38 @@ test_timeout(void **state)
 	dt = t_now_ms() - t0;
 	assert_true(dt >= OP_MS - 50 && dt < OP_MS + 1500);
 	assert_int_equal(kill(Srv.pid, SIGCONT), 0);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+	assert_int_equal(write_sync("gpspm", 0, 0, 4096, RPMAF_OP_PERSIST), 0);
+}
+
+/*
+ * test_op_wait_conn_lost -- rpmaf_op_wait() on operations whose
+ * connection is lost (the server stopped, then killed): they complete
+ * with RPMAF_E_CONNLOST, before their time-out; the pool recovers
+ */
+static void
+test_op_wait_conn_lost(void **state)
+{
+	struct rpmaf_op call, write;
+	char req[16] = "lost", reply[16];
+	long long t0;
+
+	(void)state;
+	assert_int_equal(srv_freeze(&Srv), 0);
+	t0 = t_now_ms();
+	assert_int_equal(
+	    rpmaf_pool_call(Pool, &call, "t0", ECHO_ID, req, 5, reply, sizeof(reply), NULL, NULL),
+	    0);
+	memset(Mem, 0x5e, 4096);
+	assert_int_equal(
+	    rpmaf_pool_write(Pool, &write, "gpspm", 0, Mr, 0, 4096, RPMAF_OP_PERSIST, NULL, NULL),
+	    0);
+	usleep(100000);
+	t_srv_kill(&Srv);
+	assert_int_equal(rpmaf_op_wait(&call), RPMAF_E_CONNLOST);
+	assert_int_equal(rpmaf_op_wait(&write), RPMAF_E_CONNLOST);
+	assert_true(t_now_ms() - t0 < OP_MS);
+	assert_int_equal(server_start(), 0);
 	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
 	assert_int_equal(write_sync("gpspm", 0, 0, 4096, RPMAF_OP_PERSIST), 0);
 }
@@ -747,14 +1279,21 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_region_removed),
 	    cmocka_unit_test(test_wrong_key),
+	    cmocka_unit_test(test_call_handler_fails),
+	    cmocka_unit_test(test_paged_list),
+	    cmocka_unit_test(test_max_connections),
+	    cmocka_unit_test(test_delete_inflight),
 	    cmocka_unit_test(test_timeout),
+	    cmocka_unit_test(test_op_wait_conn_lost),
 	    cmocka_unit_test(test_server_killed),
 	};
 	struct CMUnitTest run[sizeof(all) / sizeof(all[0])];
 	size_t n = 0;
 
-	if (argc == 5 && strcmp(argv[1], "server") == 0)
-		return server_main(argv[2], argv[3], argv[4]);
+	if (argc == 7 && strcmp(argv[1], "server") == 0)
+		return server_main(argv[2], argv[3], argv[4], argv[5], argv[6]);
+	Addr = getenv("POOL_SERVER_ADDR") ? getenv("POOL_SERVER_ADDR") : "127.0.0.1";
+	Netns = getenv("POOL_SERVER_NETNS");
 	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
 		if (selected(all[i].name))
 			run[n++] = all[i];

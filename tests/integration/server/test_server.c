@@ -6,7 +6,7 @@
  * channel (ctl/) over softrdma, in one process: a server with its own
  * workers, and test clients on a second set of workers, each speaking the
  * control protocol through a ctl channel (or raw bytes, for the hostile
- * ones). Ports 19000 to 19499.
+ * ones). Ports 19000 to 19499: 12 from 19000 + 12 x (pid % 40), one per server.
  */
 
 #include <fcntl.h>
@@ -40,6 +40,7 @@
 static struct rpma_peer *Peer;
 static char Dir[64];
 static unsigned Port = 19000 + (unsigned)0;
+static unsigned Max_conns = 8; /* listen.max_connections of the next server */
 
 /* ------------------------------------------------------------ the client */
 
@@ -297,7 +298,10 @@ cli_new(struct rpmaf_workers *ws, const char *hex, bool silent, bool want_ready,
 	assert_int_equal(rpma_conn_req_connect(&req, NULL, &c->conn), 0);
 	(void)rpma_conn_cfg_delete(&ccfg);
 	assert_int_equal(rpmaf_worker_submit(c->w, &c->work, c_attach, c), 0);
-	assert_true(wait_flag(&c->established, WAIT_MS) || atomic_load(&c->closed));
+	for (int t = 0; t < WAIT_MS && !atomic_load(&c->established) && !atomic_load(&c->closed);
+	     t++)
+		usleep(1000);
+	assert_true(atomic_load(&c->established) || atomic_load(&c->closed));
 	if (want_ready)
 		assert_int_equal(wait_flag(&c->ready, WAIT_MS), 1);
 	return c;
@@ -397,6 +401,20 @@ echo(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *
 	return 0;
 }
 
+/* failing -- handler 9: always fails */
+static int
+failing(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *rlen, void *arg)
+{
+	(void)id;
+	(void)req;
+	(void)len;
+	(void)reply;
+	(void)max;
+	(void)rlen;
+	(void)arg;
+	return -42;
+}
+
 /* srv_cfg -- load a server configuration with extra text */
 static struct rpmaf_cfg *
 srv_cfg(struct srv *s, const char *extra, unsigned flags)
@@ -411,11 +429,11 @@ srv_cfg(struct srv *s, const char *extra, unsigned flags)
 	snprintf(text, sizeof(text),
 		 "workers: {count: 2, polling: event}\n"
 		 "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
-		 "listen: {address: 127.0.0.1, port: %u, max_connections: 8}\n"
+		 "listen: {address: 127.0.0.1, port: %u, max_connections: %u}\n"
 		 "auth: {key_file: %s/key}\n"
 		 "log: {level: info, file: %s}\n"
 		 "%s",
-		 Port, Dir, s->log, extra);
+		 Port, Max_conns, Dir, s->log, extra);
 	if (rpmaf_cfg_load_buffer("server", text, strlen(text), &opts, &cfg, &err))
 		fail_msg("config: %s", err.msg);
 	return cfg;
@@ -431,6 +449,7 @@ srv_start(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_workers_new(s->cfg, Peer, &s->ws), 0);
 	assert_int_equal(rpmaf_server_new(s->cfg, Peer, s->ws, &s->s), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 7, echo, NULL), 0);
+	assert_int_equal(rpmaf_server_handler_add(s->s, 9, failing, NULL), 0);
 	assert_int_equal(rpmaf_server_start(s->s), 0);
 	assert_int_equal(rpmaf_server_port(s->s), Port);
 }
@@ -467,6 +486,27 @@ stats(const struct srv *s)
 
 	assert_int_equal(rpmaf_server_get_stats(s->s, &st), 0);
 	return st;
+}
+
+/*
+ * count_wait -- the counter at offset off of the server's stats once it
+ * reaches want (or after WAIT_MS): the server counts a request as it
+ * answers it, so the client may hold the reply a moment before the count
+ */
+static uint64_t
+count_wait(const struct srv *s, size_t off, uint64_t want)
+{
+	uint64_t v = 0;
+
+	for (int t = 0; t < WAIT_MS; t++) {
+		struct rpmaf_server_stats st = stats(s);
+
+		memcpy(&v, (const char *)&st + off, sizeof(v));
+		if (v >= want)
+			break;
+		usleep(1000);
+	}
+	return v;
 }
 
 static const char Regions[] = "regions:\n"
@@ -563,7 +603,7 @@ test_list_lookup_write(void **state)
 	assert_int_equal(wait_flag(&c->rma_done, WAIT_MS), 1);
 	assert_int_equal(rpmaf_server_region_ptr(s.s, "anon", &ptr, &size), 0);
 	assert_memory_equal((char *)ptr + 64, "written!", 8);
-	assert_int_equal(stats(&s).requests, 3);
+	assert_int_equal(count_wait(&s, offsetof(struct rpmaf_server_stats, requests), 3), 3);
 	cli_delete(c);
 	(void)rpma_mr_dereg(&Wr.src);
 	(void)rpma_mr_remote_delete(&Wr.dst);
@@ -647,7 +687,7 @@ app(struct cli *c, uint32_t id, const char *payload, char *out)
 	return m.body.app_reply.status;
 }
 
-/* an echo handler call, and a call of an unknown handler */
+/* an echo handler call, a call of an unknown handler, a handler that fails (logged) */
 static void
 test_app(void **state)
 {
@@ -665,7 +705,12 @@ test_app(void **state)
 	assert_int_equal(app(c, 7, "hello handler", out), RPMAF__PROTO_S_OK);
 	assert_string_equal(out, "hello handler");
 	assert_int_equal(app(c, 8, "anyone?", out), RPMAF__PROTO_S_NO_HANDLER);
-	assert_int_equal(stats(&s).app_requests, 2);
+	assert_int_equal(app(c, 9, "fail, please", out), RPMAF__PROTO_S_APP_FAILED);
+	assert_string_equal(out, "");
+	assert_int_equal(app(c, 7, "still there", out), RPMAF__PROTO_S_OK);
+	assert_string_equal(out, "still there");
+	assert_int_equal(count_wait(&s, offsetof(struct rpmaf_server_stats, app_requests), 4), 4);
+	assert_true(log_has(&s, "handler 9 failed: -42"));
 	cli_delete(c);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
@@ -831,6 +876,54 @@ test_heartbeat(void **state)
 	rpmaf_cfg_delete(&ccfg);
 }
 
+/*
+ * listen.max_connections 2 and four clients: two are served, the other
+ * two refused (counted as rejected, logged); the two still work
+ */
+static void
+test_max_connections(void **state)
+{
+	struct srv s;
+	struct cli *c[4];
+	struct rpmaf__proto_region e;
+	uint8_t copy[MSG_SIZE];
+	int ready = 0, refused = 0;
+
+	(void)state;
+	Max_conns = 2;
+	start_std(&s, 0);
+	Max_conns = 8;
+	struct rpmaf_cfg *ccfg = client_cfg();
+	struct rpmaf_workers *cws;
+
+	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
+	for (int i = 0; i < 4; i++)
+		c[i] = cli_new(cws, KEY_HEX, false, false, false);
+	for (int i = 0; i < 4; i++) {
+		for (int t = 0;
+		     t < WAIT_MS && !atomic_load(&c[i]->ready) && !atomic_load(&c[i]->closed); t++)
+			usleep(1000);
+		ready += atomic_load(&c[i]->ready) && !atomic_load(&c[i]->closed);
+		refused += atomic_load(&c[i]->closed);
+	}
+	assert_int_equal(ready, 2);
+	assert_int_equal(refused, 2);
+	struct rpmaf_server_stats st = stats(&s);
+
+	assert_int_equal(st.accepted, 2);
+	assert_int_equal(st.rejected, 2);
+	assert_int_equal(st.connections, 2);
+	assert_true(log_has(&s, "listen.max_connections (2) reached"));
+	for (int i = 0; i < 4; i++)
+		if (!atomic_load(&c[i]->closed))
+			assert_int_equal(lookup(c[i], "anon", &e, copy), RPMAF__PROTO_S_OK);
+	for (int i = 0; i < 4; i++)
+		cli_delete(c[i]);
+	srv_end(&s);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+	rpmaf_cfg_delete(&ccfg);
+}
+
 /* start on a port already taken: RPMAF_E_RDMA, nothing listens; stop drains */
 static void
 test_port_taken_and_stop(void **state)
@@ -933,6 +1026,7 @@ main(void)
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_announce),
 	    cmocka_unit_test(test_heartbeat),
+	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_port_taken_and_stop),
 	    cmocka_unit_test(test_missing_file),
 	};
