@@ -24,23 +24,10 @@
  *   has ended by then). A section that still reads an entry after its
  *   unlock, or a free without a grace period, is then a reported race.
  */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define REGTAB_TSAN 1
-#endif
-#endif
-#if !defined(REGTAB_TSAN) && defined(__SANITIZE_THREAD__)
-#define REGTAB_TSAN 1
-#endif
+#include "tsan.h"
 
-#ifdef REGTAB_TSAN
-#include <sanitizer/tsan_interface.h>
+#ifdef RPMAF_TSAN
 static char regtab_gp_sync;
-#define tsan_acquire(p) __tsan_acquire((void *)(p))
-#define tsan_release(p) __tsan_release((void *)(p))
-#else
-#define tsan_acquire(p) ((void)(p))
-#define tsan_release(p) ((void)(p))
 #endif
 
 /* the initial number of buckets; the table grows by itself */
@@ -98,7 +85,7 @@ regtab_entry_free_rcu(struct rcu_head *head)
 	struct rpmaf__regtab_entry *e = caa_container_of(head, struct rpmaf__regtab_entry, rcu);
 	struct rpmaf__regtab *tab;
 
-#ifdef REGTAB_TSAN
+#ifdef RPMAF_TSAN
 	tsan_acquire(&regtab_gp_sync);
 #endif
 	/* every field of e, tab included, is read after the retirement's release */
@@ -162,7 +149,7 @@ rpmaf__regtab_read_lock(void)
 void
 rpmaf__regtab_read_unlock(void)
 {
-#ifdef REGTAB_TSAN
+#ifdef RPMAF_TSAN
 	tsan_release(&regtab_gp_sync);
 #endif
 	urcu_memb_read_unlock();

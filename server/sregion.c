@@ -320,23 +320,10 @@ rpmaf__sregion_persist(const struct rpmaf__sregion *r, uint64_t offset, uint64_t
  *   region taken out. Using either after the section, or freeing without
  *   a grace period, is then a reported race.
  */
-#if defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define SREGTAB_TSAN 1
-#endif
-#endif
-#if !defined(SREGTAB_TSAN) && defined(__SANITIZE_THREAD__)
-#define SREGTAB_TSAN 1
-#endif
+#include "../regtab/tsan.h"
 
-#ifdef SREGTAB_TSAN
-#include <sanitizer/tsan_interface.h>
+#ifdef RPMAF_TSAN
 static char sregtab_gp_sync;
-#define tsan_acquire(p) __tsan_acquire((void *)(p))
-#define tsan_release(p) __tsan_release((void *)(p))
-#else
-#define tsan_acquire(p) ((void)(p))
-#define tsan_release(p) ((void)(p))
 #endif
 
 /* snap_new -- an unpublished snapshot with room for cap regions, empty */
@@ -358,7 +345,7 @@ static void
 grace_period(void)
 {
 	urcu_memb_synchronize_rcu();
-#ifdef SREGTAB_TSAN
+#ifdef RPMAF_TSAN
 	tsan_acquire(&sregtab_gp_sync);
 #endif
 }
@@ -423,7 +410,7 @@ rpmaf__sregtab_read_lock(struct rpmaf__sregtab *t)
 void
 rpmaf__sregtab_read_unlock(void)
 {
-#ifdef SREGTAB_TSAN
+#ifdef RPMAF_TSAN
 	tsan_release(&sregtab_gp_sync);
 #endif
 	urcu_memb_read_unlock();

@@ -4,45 +4,16 @@
 # right to create namespaces the test prints SKIP and exits 77 (skipped).
 . "$(dirname "$0")/lib.sh"
 
-NSA=srdmaA$$
-NSB=srdmaB$$
-VA=srvA$$
-VB=srvB$$
-NET=10.$((200 + $$ % 50)).$((RANDOM % 250 + 1))
-A=$NET.1
-B=$NET.2
-NS_MADE=
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tests/netns.sh"
 
-# Print why the test cannot run here and exit as skipped.
-skip() {
-	echo "SKIP: $*"
-	exit 77
-}
-
-# Remove the namespaces (the veth pair goes with them) whatever happened.
+# cleanup_ns -- the programs and the namespaces go, whatever happened
 cleanup_ns() {
 	cleanup
-	local ns
-	for ns in $NS_MADE; do
-		ip netns pids "$ns" 2>/dev/null | xargs -r kill -9 2>/dev/null
-		ip netns del "$ns" 2>/dev/null
-	done
+	netns_remove
 }
 trap cleanup_ns EXIT
-
-command -v ip >/dev/null || skip "no ip(8) (iproute2)"
-ip netns add "$NSA" 2>/dev/null || skip "cannot create network namespaces (needs CAP_NET_ADMIN)"
-NS_MADE="$NSA"
-ip netns add "$NSB" || exit 1
-NS_MADE="$NSA $NSB"
-ip link add "$VA" type veth peer name "$VB" 2>/dev/null || skip "veth devices not available"
-ip link set "$VA" netns "$NSA" || exit 1
-ip link set "$VB" netns "$NSB" || exit 1
-ip -n "$NSA" addr add "$A/24" dev "$VA" || exit 1
-ip -n "$NSB" addr add "$B/24" dev "$VB" || exit 1
-ip -n "$NSA" link set "$VA" up || exit 1
-ip -n "$NSB" link set "$VB" up || exit 1
-# lo stays down: the veth address is GID 0 in each namespace
+netns_make srdma
 
 # Wait (up to 10 s) until something listens on TCP port $2 in namespace $1.
 wait_listen_ns() {

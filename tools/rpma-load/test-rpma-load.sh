@@ -10,47 +10,10 @@
 # timeouts.connect_ms, never a hang).
 #   RPMA_LOAD_TEST_PORT   the TCP port used (default 17840, in 17800-17899)
 set -u
-load=$1
+TOOL=$1
 server=$2
-root=$(cd "$(dirname "$0")/../.." && pwd)
-run="$root/tools/softrdma-run"
+. "$(dirname "$0")/../tool-test.sh"
 port=${RPMA_LOAD_TEST_PORT:-17840}
-tmp=$(mktemp -d)
-pid=
-passed=0
-failed=0
-
-# cleanup -- no server left behind, whatever happened
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# ok / ko NAME WHY -- count a check
-ok() { passed=$((passed + 1)); }
-ko() {
-	echo "FAIL $1: $2"
-	for f in out err; do [ -s "$tmp/$f" ] && sed 's/^/    /' "$tmp/$f" | tail -12; done
-	failed=$((failed + 1))
-}
-
-# expect NAME STATUS TEXT ARGS... -- rpma-load exits STATUS (or non-zero for "nz") with TEXT
-expect() {
-	local name=$1 want=$2 text=$3 got
-	shift 3
-	timeout 30 "$run" "$load" "$@" >"$tmp/out" 2>"$tmp/err"
-	got=$?
-	if [ "$want" = nz ] && { [ "$got" -eq 0 ] || [ "$got" -ge 124 ]; }; then
-		ko "$name" "exit $got, expected a failure"
-	elif [ "$want" != nz ] && [ "$got" -ne "$want" ]; then
-		ko "$name" "exit $got, expected $want"
-	elif ! grep -qE -- "$text" "$tmp/out" "$tmp/err"; then
-		ko "$name" "no /$text/ in the output"
-	else
-		ok
-	fi
-}
 
 cat >"$tmp/c.yaml" <<YAML
 workers: {count: 1, polling: event}
@@ -146,5 +109,4 @@ expect corrupt-journal 1 "offset $((slot * size)): checksum mismatch" \
 	--verify-file "$tmp/data.pmem" --journal "$tmp/journal"
 expect corrupt-scan 1 "offset $((slot * size)): checksum mismatch" --verify-file "$tmp/data.pmem"
 
-echo "rpma-load: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary rpma-load

@@ -9,44 +9,9 @@
 # does not validate refused, the region removed again), SIGTERM (drain, exit 0).
 #   RPMA_SERVER_TEST_PORT   the TCP port used (default 17710)
 set -u
-bin=$1
-root=$(cd "$(dirname "$0")/../.." && pwd)
-run="$root/tools/softrdma-run"
+TOOL=$1
+. "$(dirname "$0")/../tool-test.sh"
 port=${RPMA_SERVER_TEST_PORT:-17710}
-tmp=$(mktemp -d)
-pid=
-passed=0
-failed=0
-
-# cleanup -- no server left behind, whatever happened
-cleanup() {
-	[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-# ok NAME / ko NAME WHY -- count a check
-ok() { passed=$((passed + 1)); }
-ko() {
-	echo "FAIL $1: $2"
-	[ -e "$tmp/log" ] && sed 's/^/    /' "$tmp/log" | tail -15
-	failed=$((failed + 1))
-}
-
-# expect_exit NAME STATUS TEXT ARGS... -- the tool exits with STATUS, TEXT on its stderr
-expect_exit() {
-	local name=$1 want=$2 text=$3 got
-	shift 3
-	timeout 30 "$run" "$bin" "$@" >"$tmp/out" 2>"$tmp/log"
-	got=$?
-	if [ "$got" -ne "$want" ]; then
-		ko "$name" "exit $got, expected $want"
-	elif ! grep -qF -- "$text" "$tmp/log" "$tmp/out"; then
-		ko "$name" "no \"$text\" in the output"
-	else
-		ok
-	fi
-}
 
 # wait_log TEXT -- wait (10 s at most) for TEXT in the running server's log
 wait_log() {
@@ -80,33 +45,31 @@ extra_region="  - name: extra
     backing: anonymous"
 
 # usage and bad inputs
-expect_exit help 0 "signals:" --help
-expect_exit no-config 2 "a configuration file is needed" 
-expect_exit bad-option 2 "unknown option: --frob" --frob
-expect_exit missing-file 1 "nope.yaml" -c "$tmp/nope.yaml"
+expect help 0 "signals:" --help
+expect no-config 2 "a configuration file is needed" 
+expect bad-option 2 "unknown option: --frob" --frob
+expect missing-file 1 "nope.yaml" -c "$tmp/nope.yaml"
 printf 'workers: {count: 0}\nlisten: {address: 127.0.0.1}\n' >"$tmp/bad.yaml"
-expect_exit invalid 1 "bad.yaml:1:" -c "$tmp/bad.yaml"
+expect invalid 1 "bad.yaml:1:" -c "$tmp/bad.yaml"
 config "$tmp/s.yaml" ""
 grep -v '^listen:' "$tmp/s.yaml" >"$tmp/nolisten.yaml"
-expect_exit no-listen 1 "no listen section" -c "$tmp/nolisten.yaml"
-expect_exit region-missing 1 "missing.pmem" -c "$tmp/s.yaml" \
+expect no-listen 1 "no listen section" -c "$tmp/nolisten.yaml"
+expect region-missing 1 "missing.pmem" -c "$tmp/s.yaml" \
 	--set "regions[0].backing={file: $tmp/missing.pmem, create: false}"
 [ ! -e "$tmp/missing.pmem" ] && ok || ko region-missing "the file was created"
 printf '%064x\n' 7 >"$tmp/key" && chmod 644 "$tmp/key"
-expect_exit key-open 1 "key" -c "$tmp/s.yaml" --set "auth.key_file=$tmp/key"
+expect key-open 1 "key" -c "$tmp/s.yaml" --set "auth.key_file=$tmp/key"
 
 # a running server
-"$run" "$bin" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
+"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 if wait_log "listening on 127.0.0.1:$port"; then ok; else ko start "no listening line"; fi
 [ -s "$tmp/data.pmem" ] && [ "$(stat -c %s "$tmp/data.pmem")" -eq 1048576 ] && ok ||
 	ko start "the region file is not 1 MiB"
 
 # a second server on the same port: a clear error, and the first one still serves
-mv "$tmp/log" "$tmp/log.first"
-expect_exit port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml" \
+expect port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml" \
 	--set "regions[0].backing={file: $tmp/other.pmem, create: true}"
-mv "$tmp/log.first" "$tmp/log"
 kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first server died"
 
 kill -USR1 "$pid"
@@ -132,5 +95,4 @@ pid=
 [ "$rc" -eq 0 ] && ok || ko term "exit $rc after SIGTERM, expected 0"
 grep -qF "draining" "$tmp/log" && grep -qF "stopped" "$tmp/log" && ok || ko term "no drain lines"
 
-echo "rpma-server: $passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+summary rpma-server

@@ -122,6 +122,16 @@ c_on_msg(struct rpmaf__ctl *ctl, const struct rpmaf__proto_msg *m, void *ctx)
 	return 0;
 }
 
+/* cli_close -- on the client worker: close the connection and finish the channel */
+static void
+cli_close(struct cli *c)
+{
+	if (c->wconn)
+		(void)rpmaf_wconn_close(&c->wconn);
+	rpmaf__ctl_fini(&c->ctl);
+	atomic_store(&c->closed, 1);
+}
+
 /* c_on_fail -- the channel failed: close */
 static void
 c_on_fail(struct rpmaf__ctl *ctl, int code, void *ctx)
@@ -131,10 +141,7 @@ c_on_fail(struct rpmaf__ctl *ctl, int code, void *ctx)
 	(void)ctl;
 	(void)code;
 	atomic_store(&c->failed, 1);
-	if (c->wconn)
-		(void)rpmaf_wconn_close(&c->wconn);
-	rpmaf__ctl_fini(&c->ctl);
-	atomic_store(&c->closed, 1);
+	cli_close(c);
 }
 
 static const struct rpmaf__ctl_ops C_ops = {c_on_msg, NULL, c_on_fail};
@@ -185,12 +192,8 @@ w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
 		}
 		return;
 	}
-	if (atomic_load(&c->closed))
-		return;
-	if (c->wconn)
-		(void)rpmaf_wconn_close(&c->wconn);
-	rpmaf__ctl_fini(&c->ctl);
-	atomic_store(&c->closed, 1);
+	if (!atomic_load(&c->closed))
+		cli_close(c);
 }
 
 static const struct rpmaf_wconn_ops W_ops = {w_wc, w_recv, w_event};
@@ -265,6 +268,19 @@ client_cfg(void)
 
 	assert_int_equal(rpmaf_cfg_load_buffer("client", text, strlen(text), NULL, &cfg, NULL), 0);
 	return cfg;
+}
+
+/* client_start -- the client side's workers (the configuration is only read by rpmaf_workers_new)
+ */
+static struct rpmaf_workers *
+client_start(void)
+{
+	struct rpmaf_cfg *ccfg = client_cfg();
+	struct rpmaf_workers *cws;
+
+	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
+	rpmaf_cfg_delete(&ccfg);
+	return cws;
 }
 
 /* cli_new -- connect a client (hello and auth when ready is wanted) */
@@ -577,10 +593,8 @@ test_list_lookup_write(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
 
 	cli_send(c, &m);
@@ -611,7 +625,6 @@ test_list_lookup_write(void **state)
 	assert_true(log_has(&s, "authenticated: key proved by tester"));
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* persist -- PERSIST_REQ of (offset, length, generation) on pm; the reply's status */
@@ -642,10 +655,8 @@ test_persist(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
 
 	assert_int_equal(lookup(c, "pm", &e, copy), RPMAF__PROTO_S_OK);
@@ -665,7 +676,6 @@ test_persist(void **state)
 	assert_memory_equal(got, "durable!", 8);
 	unlink(s.file);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* app -- APP_REQ of handler id with payload; the reply's status, payload in out */
@@ -696,10 +706,8 @@ test_app(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
 
 	assert_int_equal(app(c, 7, "hello handler", out), RPMAF__PROTO_S_OK);
@@ -714,7 +722,6 @@ test_app(void **state)
 	cli_delete(c);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* a wrong key: ERROR, disconnected, logged; a good client is still served */
@@ -728,10 +735,8 @@ test_wrong_key(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *bad = cli_new(cws, BAD_HEX, false, false, false);
 
 	assert_int_equal(cli_wait(bad, RPMAF__PROTO_T_ERROR, 0, &m, copy), 0);
@@ -747,7 +752,6 @@ test_wrong_key(void **state)
 	cli_delete(bad);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* hostile -- raw messages from a fresh client (after the handshake when ready, else before) */
@@ -774,10 +778,8 @@ test_hostile(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	len = rpmaf__proto_msg_encode(buf, sizeof(buf), &m, NULL);
 	assert_true(len > 0);
 	hostile(cws, false, buf, (size_t)len, 1);    /* a request before HELLO */
@@ -804,7 +806,6 @@ test_hostile(void **state)
 	assert_true(log_has(&s, "refused"));
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* a region added and removed: ANNOUNCE with the event and the generation */
@@ -819,10 +820,8 @@ test_announce(void **state)
 
 	(void)state;
 	start_std(&s, 0);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
 
 	assert_int_equal(rpmaf_server_region_add(s.s, &r), 0);
@@ -847,7 +846,6 @@ test_announce(void **state)
 	cli_delete(c);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* a client that answers no heartbeat is disconnected after interval x misses */
@@ -859,10 +857,8 @@ test_heartbeat(void **state)
 
 	(void)state;
 	start_std(&s, 100);
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, true, true, false);
 
 	t0 = t_now_ms();
@@ -873,7 +869,6 @@ test_heartbeat(void **state)
 	cli_delete(c);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /*
@@ -893,10 +888,8 @@ test_max_connections(void **state)
 	Max_conns = 2;
 	start_std(&s, 0);
 	Max_conns = 8;
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	for (int i = 0; i < 4; i++)
 		c[i] = cli_new(cws, KEY_HEX, false, false, false);
 	for (int i = 0; i < 4; i++) {
@@ -921,7 +914,6 @@ test_max_connections(void **state)
 		cli_delete(c[i]);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* start on a port already taken: RPMAF_E_RDMA, nothing listens; stop drains */
@@ -941,10 +933,8 @@ test_port_taken_and_stop(void **state)
 	assert_int_equal(rpmaf_workers_delete(&b.ws), 0);
 	rpmaf_cfg_delete(&b.cfg);
 
-	struct rpmaf_cfg *ccfg = client_cfg();
-	struct rpmaf_workers *cws;
+	struct rpmaf_workers *cws = client_start();
 
-	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
 
 	assert_int_equal(rpmaf_server_stop(a.s, 1000), 0);
@@ -954,7 +944,6 @@ test_port_taken_and_stop(void **state)
 	srv_end(&a);
 	unlink(a.file);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
-	rpmaf_cfg_delete(&ccfg);
 }
 
 /* a missing region file without create: RPMAF_E_IO and nothing left behind */
