@@ -189,7 +189,6 @@ CLEAN_DIRS := $(BUILD)
 MODULE_MKS := \
 	softrdma/softrdma.mk \
 	examples/examples.mk \
-	tools/demo/demo.mk \
 	tests/integration/integration.mk \
 	tests/interop/interop.mk \
 	tests/mt/mt.mk \
@@ -209,7 +208,8 @@ MODULE_MKS := \
 	pool/pool.mk \
 	tools/rpma-server/rpma-server.mk \
 	tools/rpmaf-bench/rpmaf-bench.mk \
-	tools/rpma-load/rpma-load.mk
+	tools/rpma-load/rpma-load.mk \
+	tools/run/run.mk
 
 include $(MODULE_MKS)
 
