@@ -43,7 +43,7 @@ failed=0
 for bin in "$@"; do
 	name=$(basename "$bin")
 	start=$(date +%s)
-	SOFTRDMA_TRANSPORT=tcp timeout -k 10 "$TIMEOUT" "$RUN" "$VG" -q --tool=memcheck \
+	SOFTRDMA_TRANSPORT=tcp timeout -k 10 "$TIMEOUT" "$RUN" "$VG" -q --tool=memcheck --fair-sched=yes \
 		--trace-children=yes --leak-check=full --errors-for-leak-kinds=definite,indirect \
 		--error-exitcode=$VG_ERROR --suppressions="$SUPP" \
 		--log-file="$WORK/$name.vg.%p" "$bin" >"$WORK/$name.out" 2>&1

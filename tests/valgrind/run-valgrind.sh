@@ -42,7 +42,9 @@ rl_init rpma-valgrind
 vg_run() {
 	local tag=$1 bin=$2
 	shift 2
-	rl_run "$tag.out" "$VG" --tool=memcheck --leak-check=full \
+	# --fair-sched: valgrind runs one thread at a time, and its default lock
+	# lets a polling thread starve softrdma's progress thread for seconds
+	rl_run "$tag.out" "$VG" --tool=memcheck --fair-sched=yes --leak-check=full \
 		--errors-for-leak-kinds=definite,indirect --error-exitcode=$VG_ERROR \
 		--suppressions="$SUPP" --log-file="$tag.vg.%p" \
 		"$bin" "$ADDR" "$PORT" "$@"

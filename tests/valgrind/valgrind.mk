@@ -36,10 +36,14 @@ check-valgrind: examples softrdma $(SOFTRDMA_BUILD)/tests/test_churn
 		tests/valgrind/run-valgrind.sh $(VALGRIND_EXAMPLES_DIR)
 	@echo "== softrdma churn under memcheck"
 	@# TCP: valgrind 3.19 has no pidfd_open, which the same-host transport needs
-	@# towards the native peer processes of the peer-kill loop
+	@# towards the native peer processes of the peer-kill loop. --fair-sched:
+	@# valgrind runs one thread at a time, and with its default lock the test's
+	@# spinning threads could keep softrdma's progress thread from running for
+	@# longer than the test waits for a completion
 	@SOFTRDMA_TRANSPORT=tcp SOFTRDMA_CHURN_MS=$(VALGRIND_CHURN_MS) timeout $(VALGRIND_TIMEOUT) \
 		tools/softrdma-run \
-		$(VALGRIND_BIN) -q --error-exitcode=99 --suppressions=tests/valgrind/softrdma.supp \
+		$(VALGRIND_BIN) -q --fair-sched=yes --error-exitcode=99 \
+		--suppressions=tests/valgrind/softrdma.supp \
 		$(SOFTRDMA_BUILD)/tests/test_churn
 
 CHECK_TARGETS += check-valgrind
