@@ -28,7 +28,7 @@
 /* where the thread's registration as an RCU reader is undone at its exit */
 static pthread_key_t Reader_key;
 static pthread_once_t Reader_once = PTHREAD_ONCE_INIT;
-static __thread bool Reader;
+static __thread bool Reader __attribute__((tls_model("initial-exec")));
 
 /* reader_exit -- unregister a thread the pool registered, as it exits */
 static void
@@ -103,45 +103,66 @@ flags_ok(unsigned flags)
 
 /*
  * find -- look the region up and check the request against it; fill what
- * the operation keeps of it and pick its connection.
+ * the operation keeps of it and pick its connection. On success the
+ * read-side section stays open and *ep is the entry: submit() closes it.
  */
 static int
-find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o)
+find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
+     const struct rpmaf__regtab_entry **ep)
 {
 	const struct rpmaf__regtab_entry *e;
 	size_t name_len = strnlen(wt->region, RPMAF__REGTAB_NAME_MAX + 1);
-	uint64_t size = 0, gen = 0;
-	unsigned target = 0, usage = 0, persist = 0;
+	int ret = 0;
 
 	if (name_len == 0 || name_len > RPMAF__REGTAB_NAME_MAX)
 		return RPMAF_E_NOENT;
 	rpmaf__pool_reader();
 	rpmaf__regtab_read_lock();
 	e = rpmaf__regtab_lookup(pool->tab, wt->region, name_len);
-	if (e) {
-		size = e->size;
-		gen = e->generation;
-		target = e->target;
-		usage = e->usage;
-		persist = e->persist;
+	if (!e || e->target >= pool->ntargets)
+		ret = RPMAF_E_NOENT;
+	else if (wt->offset > e->size || wt->len > e->size - wt->offset ||
+		 (e->usage & wt->usage) != wt->usage)
+		ret = RPMAF_E_INVAL;
+	else if (!(o->pc = pick(pool, e->target)))
+		ret = RPMAF_E_AGAIN;
+	if (ret) {
+		rpmaf__regtab_read_unlock();
+		return ret;
 	}
-	rpmaf__regtab_read_unlock();
-	if (!e || target >= pool->ntargets)
-		return RPMAF_E_NOENT;
-	if (wt->offset > size || wt->len > size - wt->offset || (usage & wt->usage) != wt->usage)
-		return RPMAF_E_INVAL;
-	if (!(o->pc = pick(pool, target)))
-		return RPMAF_E_AGAIN;
-	o->generation = gen;
-	o->persist = (uint8_t)persist;
+	o->generation = e->generation;
+	o->persist = e->persist;
 	memcpy(o->name, wt->region, name_len + 1);
+	*ep = e;
 	return 0;
 }
 
-/* submit -- fill the rest of the operation and hand it to its connection's worker */
+/*
+ * direct -- the submitting thread is the connection's worker (a callback
+ * chaining the next operation) and nothing submitted earlier is still in
+ * its queue: post the operation at once, with the entry found in this
+ * section. 0 when posted; otherwise nothing was done and the operation goes
+ * through the queue, where it is checked again and completed or queued on
+ * the connection (so a callback never runs inside its submission).
+ */
 static int
-submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, unsigned kind, unsigned flags,
-       uint64_t offset, uint64_t len, rpmaf_op_cb cb, void *ctx)
+direct(struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e)
+{
+	struct rpmaf_worker *w = o->pc->w;
+
+	if (rpmaf__current != w || !rpmaf__submitq_empty(&w->subq))
+		return RPMAF_E_AGAIN;
+	return rpmaf__pool_op_direct(o->pc, o, e);
+}
+
+/*
+ * submit -- fill the rest of the operation and hand it to its connection's
+ * worker; e (NULL for a call) is the region's entry, found in the read-side
+ * section find() left open, which this closes.
+ */
+static int
+submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e,
+       unsigned kind, unsigned flags, uint64_t offset, uint64_t len, rpmaf_op_cb cb, void *ctx)
 {
 	o->cb = cb;
 	o->ctx = ctx;
@@ -157,6 +178,13 @@ submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, unsigned kind, unsigne
 	o->magic = cb ? POOL_OP_CALLBACK : POOL_OP_WAITABLE;
 	atomic_store_explicit(&o->done, 0, memory_order_relaxed);
 	o->deadline_ns = rpmaf__pool_now_ns() + pool->op_ns;
+	if (e) {
+		int ret = direct(o, e);
+
+		rpmaf__regtab_read_unlock();
+		if (ret == 0)
+			return 0;
+	}
 	return rpmaf_worker_submit(o->pc->w, &o->work, rpmaf__pool_op_run, o);
 }
 
@@ -177,6 +205,7 @@ rpmaf_pool_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *regio
 		 rpmaf_op_cb cb, void *ctx)
 {
 	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	const struct rpmaf__regtab_entry *e;
 	struct want wt = {region, offset, len, RPMAF_USAGE_WRITE};
 	int ret;
 
@@ -186,11 +215,11 @@ rpmaf_pool_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *regio
 		return ret;
 	if (flags)
 		wt.usage |= RPMAF_USAGE_FLUSH;
-	if ((ret = find(pool, &wt, o)))
+	if ((ret = find(pool, &wt, o, &e)))
 		return ret;
 	o->u.rma.mr = src;
 	o->u.rma.off = src_off;
-	return submit(pool, o, flags ? POOL_K_WRITE_FLUSH : POOL_K_WRITE, flags, offset, len, cb,
+	return submit(pool, o, e, flags ? POOL_K_WRITE_FLUSH : POOL_K_WRITE, flags, offset, len, cb,
 		      ctx);
 }
 
@@ -200,16 +229,17 @@ rpmaf_pool_read(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region
 		struct rpma_mr_local *dst, size_t dst_off, size_t len, rpmaf_op_cb cb, void *ctx)
 {
 	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	const struct rpmaf__regtab_entry *e;
 	struct want wt = {region, offset, len, RPMAF_USAGE_READ};
 	int ret;
 
 	if (!pool || !op || !region || !dst || len == 0)
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)) || (ret = find(pool, &wt, o)))
+	if ((ret = usable(pool)) || (ret = find(pool, &wt, o, &e)))
 		return ret;
 	o->u.rma.mr = dst;
 	o->u.rma.off = dst_off;
-	return submit(pool, o, POOL_K_READ, 0, offset, len, cb, ctx);
+	return submit(pool, o, e, POOL_K_READ, 0, offset, len, cb, ctx);
 }
 
 /* rpmaf_pool_flush -- make a range persistent or visible: exactly one flag */
@@ -218,14 +248,15 @@ rpmaf_pool_flush(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *regio
 		 size_t len, unsigned flags, rpmaf_op_cb cb, void *ctx)
 {
 	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	const struct rpmaf__regtab_entry *e;
 	struct want wt = {region, offset, len, RPMAF_USAGE_FLUSH};
 	int ret;
 
 	if (!pool || !op || !region || len == 0 || !flags || !flags_ok(flags))
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)) || (ret = find(pool, &wt, o)))
+	if ((ret = usable(pool)) || (ret = find(pool, &wt, o, &e)))
 		return ret;
-	return submit(pool, o, POOL_K_FLUSH, flags, offset, len, cb, ctx);
+	return submit(pool, o, e, POOL_K_FLUSH, flags, offset, len, cb, ctx);
 }
 
 /* rpmaf_pool_atomic_write -- 8 bytes at an aligned offset, with an optional flush */
@@ -235,6 +266,7 @@ rpmaf_pool_atomic_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char
 			void *ctx)
 {
 	struct rpmaf__pool_op *o = rpmaf__pool_op(op);
+	const struct rpmaf__regtab_entry *e;
 	struct want wt = {region, offset, 8, RPMAF_USAGE_WRITE};
 	int ret;
 
@@ -244,10 +276,10 @@ rpmaf_pool_atomic_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char
 		return ret;
 	if (flags)
 		wt.usage |= RPMAF_USAGE_FLUSH;
-	if ((ret = find(pool, &wt, o)))
+	if ((ret = find(pool, &wt, o, &e)))
 		return ret;
 	memcpy(o->u.value, value, 8);
-	return submit(pool, o, POOL_K_ATOMIC, flags, offset, 8, cb, ctx);
+	return submit(pool, o, e, POOL_K_ATOMIC, flags, offset, 8, cb, ctx);
 }
 
 /* target_find -- the index of the target named name; -1 when none */
@@ -292,7 +324,7 @@ rpmaf_pool_call(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *target
 	o->handler_id = handler_id;
 	o->name[0] = '\0';
 	o->generation = 0;
-	return submit(pool, o, POOL_K_CALL, 0, 0, req_len, cb, ctx);
+	return submit(pool, o, NULL, POOL_K_CALL, 0, 0, req_len, cb, ctx);
 }
 
 /* futex_wait -- sleep while *word is val, for at most ns */

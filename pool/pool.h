@@ -317,6 +317,18 @@ int rpmaf__pool_session_kick(struct rpmaf__pool_conn *pc);
 void rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg);
 
 /*
+ * rpmaf__pool_op_direct -- post op, whose submission found entry e and
+ * picked pc, at once instead of submitting it. 0 when posted (it completes
+ * later, as a submitted one does); RPMAF_E_AGAIN when it cannot be posted
+ * at once, for any reason: nothing was done, the caller submits it, and
+ * the queued path checks it again, queues or completes it.
+ * ASSUMPTIONS: on pc's worker thread (pc healthy, hence the worker's),
+ * inside the read-side section in which e was found.
+ */
+int rpmaf__pool_op_direct(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o,
+			  const struct rpmaf__regtab_entry *e);
+
+/*
  * rpmaf__pool_op_complete -- complete op with status: off the connection's
  * lists, counted, then its callback runs or its waiter is woken. op may be
  * reused from then on.

@@ -16,6 +16,7 @@
 
 #include <infiniband/verbs.h>
 
+#include "../workers/worker.h"
 #include "pool.h"
 
 /* track -- op is the connection's from now on (the time-out scan sees it) */
@@ -289,6 +290,31 @@ rma_post(struct rpma_conn *conn, struct rpma_mr_remote *mr, const struct rpmaf__
 }
 
 /*
+ * post_rma_to -- admit and post the n requests of op to the remote region
+ * mr (call inside the read-side section that found it). 0 when posted;
+ * RPMAF_E_AGAIN when there is no room (nothing done); otherwise the error
+ * of the post, after which the admission is undone but for what was
+ * posted (*posted).
+ */
+static int
+post_rma_to(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void *mr, unsigned n,
+	    enum rpma_flush_type type, unsigned *posted)
+{
+	int ret;
+
+	*posted = 0;
+	if ((ret = rpmaf_wconn_admit(pc->wconn, n)))
+		return ret == RPMAF_E_AGAIN ? ret : RPMAF_E_CONNLOST;
+	ret = rma_post(rpmaf_wconn_get_conn(pc->wconn), mr, o, n, type, posted);
+	if (ret == 0) {
+		o->stage = POOL_S_POSTED;
+		return 0;
+	}
+	(void)rpmaf_wconn_unadmit(pc->wconn, n - *posted);
+	return RPMAF_E_RDMA;
+}
+
+/*
  * post_rma -- admit and post the RDMA requests of op inside a read-side
  * section, so that the remote region object cannot be freed under the post.
  */
@@ -308,20 +334,13 @@ post_rma(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 		rpmaf__pool_op_complete(pc, o, RPMAF_E_NOENT);
 		return 0;
 	}
-	if ((ret = rpmaf_wconn_admit(pc->wconn, n))) {
-		rpmaf__regtab_read_unlock();
-		if (ret != RPMAF_E_AGAIN)
-			rpmaf__pool_op_complete(pc, o, RPMAF_E_CONNLOST);
-		return ret == RPMAF_E_AGAIN ? ret : 0;
-	}
-	ret = rma_post(rpmaf_wconn_get_conn(pc->wconn), mr, o, n, type, &posted);
+	ret = post_rma_to(pc, o, mr, n, type, &posted);
 	rpmaf__regtab_read_unlock();
-	if (ret == 0) {
-		o->stage = POOL_S_POSTED;
-		return 0;
-	}
-	(void)rpmaf_wconn_unadmit(pc->wconn, n - posted);
-	if (posted)
+	if (ret == 0 || ret == RPMAF_E_AGAIN)
+		return ret;
+	if (ret == RPMAF_E_CONNLOST)
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_CONNLOST);
+	else if (posted)
 		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
 	else
 		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE); /* the region refuses the request */
@@ -337,6 +356,38 @@ op_post(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 	if (o->kind == POOL_K_CALL)
 		return post_call(pc, o);
 	return post_rma(pc, o);
+}
+
+/*
+ * rpmaf__pool_op_direct -- post op at once from its worker's thread, with
+ * the entry its submission found in the read-side section still open:
+ * posted, or nothing done (RPMAF_E_AGAIN).
+ */
+int
+rpmaf__pool_op_direct(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o,
+		      const struct rpmaf__regtab_entry *e)
+{
+	enum rpma_flush_type type;
+	unsigned n, posted;
+	bool flush;
+	int ret;
+
+	/* the connection's order, and what only the queued path handles, stay as they are */
+	if (pc->phase != PH_READY || pc->wq_head || o->kind == POOL_K_CALL ||
+	    (o->kind == POOL_K_FLUSH && needs_msg_persist(o)))
+		return RPMAF_E_AGAIN;
+	if (!e->obj || rpmaf__regtab_entry_check(e))
+		return RPMAF_E_AGAIN;
+	n = rma_plan(o, &flush, &type);
+	ret = post_rma_to(pc, o, e->obj, n, type, &posted);
+	if (ret && !posted)
+		return RPMAF_E_AGAIN;
+	if (ret)
+		o->stage = POOL_S_WAIT; /* part posted: it completes with the connection's loss */
+	track(pc, o);
+	if (ret)
+		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
+	return 0;
 }
 
 /* rpmaf__pool_pump -- post the waiting operations in order until one must wait again */
@@ -367,13 +418,16 @@ rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
 	struct rpmaf__pool_op *o = arg;
 	struct rpmaf__pool_conn *pc = o->pc;
 
-	(void)w;
 	if (pc->phase != PH_READY) {
 		rpmaf__pool_op_complete(
 		    pc, o, atomic_load(&pc->pool->shutdown) ? RPMAF_E_SHUTDOWN : RPMAF_E_CONNLOST);
 		return;
 	}
-	if (rpmaf__pool_now_ns() >= o->deadline_ns) {
+	/*
+	 * the turn's clock: an operation due before this turn began is seen
+	 * here, a later one by the connection's time-out scan
+	 */
+	if (w->now_ns >= o->deadline_ns) {
 		rpmaf__pool_op_complete(pc, o, RPMAF_E_TIMEOUT);
 		return;
 	}

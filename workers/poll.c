@@ -14,6 +14,9 @@
 /* turns of a busy or spinning loop between two looks at the descriptors */
 #define RPMAF__POLL_FD_EVERY 64
 
+/* turns busy with other work between two polls of the receive CQ, at most */
+#define RPMAF__POLL_RCQ_EVERY 4
+
 /* events taken from epoll at once */
 #define RPMAF__POLL_EVENTS 32
 
@@ -55,18 +58,17 @@ poll_rcq(struct rpmaf_worker *w)
 	return (unsigned)got;
 }
 
-/* run_timers -- fire the timers due now, at most batch of them */
+/* run_timers -- fire the timers due at the turn's clock, at most batch of them */
 static unsigned
 run_timers(struct rpmaf_worker *w)
 {
 	struct rpmaf__timer *t;
 	unsigned n = 0;
 
-	if (!rpmaf__timer_heap_top(&w->timers))
+	/* the common case, nothing due, without a call */
+	if (w->timers.n == 0 || w->timers.v[0]->deadline_ns > w->now_ns)
 		return 0;
-	uint64_t now = rpmaf__now_ns();
-
-	while (n < w->batch && (t = rpmaf__timer_heap_pop_due(&w->timers, now))) {
+	while (n < w->batch && (t = rpmaf__timer_heap_pop_due(&w->timers, w->now_ns))) {
 		t->fn(w, (struct rpmaf_timer *)t, t->arg);
 		n++;
 	}
@@ -74,17 +76,30 @@ run_timers(struct rpmaf_worker *w)
 	return n;
 }
 
-/* see worker.h */
-unsigned
-rpmaf__worker_progress(struct rpmaf_worker *w)
+/*
+ * turn -- one turn of the loop; the receive CQ is polled only when rcq is
+ * true (see rcq_due()), the send CQ always
+ */
+static unsigned
+turn(struct rpmaf_worker *w, bool rcq)
 {
-	unsigned n = poll_scq(w);
+	unsigned n, r = 0;
 
-	n += poll_rcq(w);
+	w->now_ns = rpmaf__now_ns();
+	n = poll_scq(w);
+	if (rcq) {
+		r = poll_rcq(w);
+		w->rcq_skipped = 0;
+		w->rcq_busy = r != 0;
+	} else {
+		w->rcq_skipped++;
+	}
+	n += r;
 	rpmaf__stat_add(&w->st.polls, 1);
 	if (n == 0)
 		rpmaf__stat_add(&w->st.empty_polls, 1);
-	rpmaf__worker_repost_flush(w);
+	if (w->nrepost)
+		rpmaf__worker_repost_flush(w);
 	unsigned s = rpmaf__submitq_run(&w->subq, w, w->batch);
 
 	rpmaf__stat_add(&w->st.submissions, s);
@@ -93,8 +108,28 @@ rpmaf__worker_progress(struct rpmaf_worker *w)
 	if (n == 0 && !rpmaf__submitq_empty(&w->subq))
 		n = 1;
 	if (w->nearly)
-		rpmaf__wconn_expire_early(w, rpmaf__now_ns());
+		rpmaf__wconn_expire_early(w, w->now_ns);
 	return n;
+}
+
+/* see worker.h */
+unsigned
+rpmaf__worker_progress(struct rpmaf_worker *w)
+{
+	return turn(w, true);
+}
+
+/*
+ * rcq_due -- whether the loop's next turn polls the receive CQ: when its
+ * last poll found something, after an idle turn (the one before a sleep
+ * included: a wake-up may be for a receive), and at least every
+ * RPMAF__POLL_RCQ_EVERY turns. Turns busy with send completions and
+ * submissions skip it in between; every sleep polls it first.
+ */
+static bool
+rcq_due(const struct rpmaf_worker *w, unsigned last)
+{
+	return w->rcq_busy || last == 0 || w->rcq_skipped + 1 >= RPMAF__POLL_RCQ_EVERY;
 }
 
 /* see worker.h */
@@ -108,7 +143,8 @@ rpmaf__worker_arm(struct rpmaf_worker *w)
 		;
 }
 
-/* timeout_ms -- epoll's timeout: until the earliest timer, -1 without one */
+/* timeout_ms -- epoll's timeout: until the earliest timer (from the turn's clock), -1 without one
+ */
 static int
 timeout_ms(struct rpmaf_worker *w)
 {
@@ -116,7 +152,7 @@ timeout_ms(struct rpmaf_worker *w)
 
 	if (!t)
 		return -1;
-	uint64_t now = rpmaf__now_ns();
+	uint64_t now = w->now_ns;
 
 	if (t->deadline_ns <= now)
 		return 0;
@@ -181,12 +217,11 @@ void
 rpmaf__worker_loop(struct rpmaf_worker *w)
 {
 	uint64_t idle_since = 0; /* 0: something happened in the last turn */
-	unsigned turn = 0;
+	unsigned turns = 0, n = 0;
 
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
-		unsigned n = rpmaf__worker_progress(w);
-
-		if (++turn % RPMAF__POLL_FD_EVERY == 0)
+		n = turn(w, rcq_due(w, n));
+		if (++turns % RPMAF__POLL_FD_EVERY == 0)
 			(void)look_at_fds(w, 0);
 		if (n) {
 			idle_since = 0;
@@ -195,14 +230,14 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 		if (w->polling == RPMAF_POLLING_BUSY)
 			continue;
 		if (w->polling == RPMAF_POLLING_ADAPTIVE) {
-			uint64_t now = rpmaf__now_ns();
+			uint64_t now = w->now_ns;
 
 			if (idle_since == 0)
 				idle_since = now;
 			if (now - idle_since < w->spin_ns)
 				continue;
 		}
-		if (sleep_safely(w) == 0)
+		if ((n = sleep_safely(w)) == 0)
 			idle_since = 0;
 	}
 	/* what was submitted before the stop still runs */

@@ -92,7 +92,7 @@ rpmaf__wconn_dispatch_recv(struct rpmaf_worker *w, const struct ibv_wc *wc)
 	if (!c && wc->status == IBV_WC_SUCCESS && w->nearly < w->srq_rq) {
 		/* its connection is not attached yet: hold it for rpmaf_worker_attach() */
 		w->early[w->nearly].wc = *wc;
-		w->early[w->nearly++].at_ns = rpmaf__now_ns();
+		w->early[w->nearly++].at_ns = w->now_ns; /* the turn's clock, as the expiry's */
 		return;
 	}
 	rpmaf__worker_repost(w, (void *)(uintptr_t)wc->wr_id);
@@ -111,7 +111,8 @@ void
 rpmaf__wconn_expire_early(struct rpmaf_worker *w, uint64_t now_ns)
 {
 	for (uint32_t i = 0; i < w->nearly;) {
-		if (now_ns - w->early[i].at_ns < w->early_ttl_ns) {
+		/* a clock read before the receive was held makes it young, not old */
+		if (now_ns < w->early[i].at_ns || now_ns - w->early[i].at_ns < w->early_ttl_ns) {
 			i++;
 			continue;
 		}

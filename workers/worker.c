@@ -20,7 +20,7 @@
 #include "wconn.h"
 #include "worker.h"
 
-__thread struct rpmaf_worker *rpmaf__current;
+__thread struct rpmaf_worker *rpmaf__current __attribute__((tls_model("initial-exec")));
 
 #define TIMERS_EXTRA 64
 

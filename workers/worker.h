@@ -107,8 +107,11 @@ struct rpmaf_worker {
 	struct rpmaf__early *early;
 	uint32_t nearly;
 	struct rpmaf__timer_heap timers;
-	struct ibv_wc *wcs; /* batch entries */
-	int rdma_err;	    /* the last failed librpma call's code, for the log */
+	uint64_t now_ns;      /* CLOCK_MONOTONIC, read once at the start of each turn */
+	uint32_t rcq_skipped; /* turns since the receive CQ was last polled */
+	bool rcq_busy;	      /* its last poll found something */
+	struct ibv_wc *wcs;   /* batch entries */
+	int rdma_err;	      /* the last failed librpma call's code, for the log */
 };
 
 struct rpmaf_workers {
@@ -118,7 +121,7 @@ struct rpmaf_workers {
 };
 
 /* the worker whose thread this is, NULL on any other thread */
-extern __thread struct rpmaf_worker *rpmaf__current;
+extern __thread struct rpmaf_worker *rpmaf__current __attribute__((tls_model("initial-exec")));
 
 /* rpmaf__now_ns -- CLOCK_MONOTONIC in ns */
 uint64_t rpmaf__now_ns(void);
@@ -135,8 +138,9 @@ rpmaf__stat_add(atomic_ullong *c, unsigned long long n)
 void rpmaf__worker_loop(struct rpmaf_worker *w);
 
 /*
- * rpmaf__worker_progress -- one turn: poll both CQs, post receives back,
- * run submitted work and due timers; the number of things done (poll.c).
+ * rpmaf__worker_progress -- one turn: read the clock (now_ns), poll both
+ * CQs, post receives back, run submitted work and the timers due by now_ns;
+ * the number of things done (poll.c).
  */
 unsigned rpmaf__worker_progress(struct rpmaf_worker *w);
 

@@ -509,7 +509,7 @@ struct rpmaf_wconn_ops {
 
 /* counters of one worker (rpmaf_worker_get_stats()) */
 struct rpmaf_worker_stats {
-	uint64_t polls;	      /* polls of the CQs (one per turn of the loop) */
+	uint64_t polls;	      /* turns of the loop: send CQ polled each, receive CQ when due */
 	uint64_t empty_polls; /* of which found no completion */
 	uint64_t completions; /* send completions taken */
 	uint64_t receives;    /* receive completions taken */
@@ -1038,8 +1038,11 @@ int rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_s
  * target (round robin) and submits the operation to that connection's
  * worker, which posts it when the connection's queues have room (queued
  * until then, in order; never an overflow) and runs the callback on that
- * worker's thread when it completes. Nothing on this path allocates or
- * takes a lock: the operation's storage is the caller's struct rpmaf_op.
+ * worker's thread when it completes. An RDMA operation submitted on that
+ * worker's own thread (from a callback) is posted at once when nothing
+ * waits before it; a callback never runs inside its submission. Nothing on
+ * this path allocates or takes a lock: the operation's storage is the
+ * caller's struct rpmaf_op.
  * Every operation completes exactly once, with a status: 0, or
  * RPMAF_E_TIMEOUT (not completed within timeouts.operation_ms of its
  * submission, queueing included: its connection is then treated as lost,
