@@ -13,7 +13,7 @@
 #   -c CONFIG     the configuration (config/examples/demo.yaml): a listen
 #                 section, one target on this host and region "data" of the
 #                 workload, backed by a file
-#   -w WORKLOAD   the workload (config/examples/workload-demo.yaml)
+#   -w WORKLOAD   the workload (config/examples/workloads/demo.yaml)
 #   -p PORT       the port, for listen.port and targets[0].port (default: the
 #                 configuration's)
 #   -d DURATION   the workload's duration instead of its own (e.g. 1s)
@@ -30,7 +30,7 @@ set -u
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN="$ROOT/tools/softrdma-run"
 CONFIG=$ROOT/config/examples/demo.yaml
-WORKLOAD=$ROOT/config/examples/workload-demo.yaml
+WORKLOAD=$ROOT/config/examples/workloads/demo.yaml
 BIN=$ROOT/build/tools
 PORT=
 DURATION=

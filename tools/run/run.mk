@@ -6,7 +6,7 @@
 #                    librpmaf, rpma-server and rpma-load, then run
 #                    tools/run/run-service.sh: the server of
 #                    config/examples/demo.yaml and the load of
-#                    config/examples/workload-demo.yaml over softrdma on
+#                    config/examples/workloads/demo.yaml over softrdma on
 #                    127.0.0.1, the data verified during the run and in the
 #                    server's region file afterwards; PASS or FAIL last
 #   make check-run   the same with a shorter run on a port of its own (make check)
@@ -17,7 +17,7 @@
 
 RUN_SCRIPT := tools/run/run-service.sh
 RUN_CONFIG ?= config/examples/demo.yaml
-RUN_WORKLOAD ?= config/examples/workload-demo.yaml
+RUN_WORKLOAD ?= config/examples/workloads/demo.yaml
 RUN_PORT ?=
 RUN_TIMEOUT ?= 30
 RUN_CHECK_PORT ?= 17900

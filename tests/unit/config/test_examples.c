@@ -2,7 +2,8 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * test_examples.c -- every file of config/examples/ loads (file checks on)
+ * test_examples.c -- every configuration file of config/examples/ loads (file checks on;
+ * the workloads of config/examples/workloads/ are rpma-load's, tested there)
  * and survives the dump/reload round trip; doc/CONFIG.md names every key of
  * the key table.
  */
