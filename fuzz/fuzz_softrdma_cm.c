@@ -112,8 +112,8 @@ cm_check(const uint8_t *m)
 
 	memcpy(&copy, m, sizeof(copy));
 	r = softrdma__cm_msg_check(&copy);
-	sfz_assert(r == 0 || r == EPROTO);
-	sfz_assert((r == 0) == cm_ref_valid(m));
+	fuzz_assert(r == 0 || r == EPROTO);
+	fuzz_assert((r == 0) == cm_ref_valid(m));
 	return r;
 }
 
@@ -146,7 +146,7 @@ cm_drain(struct cm_run *x)
 		if (x->rxhave < MSG_LEN)
 			continue;
 		x->rxhave = 0;
-		sfz_assert(cm_check(x->rx) == 0);
+		fuzz_assert(cm_check(x->rx) == 0);
 	}
 }
 
@@ -161,39 +161,39 @@ cm_check_pdata(const struct cm_run *x, const struct rdma_cm_event *ev)
 	uint32_t qpn;
 
 	if (!p->private_data_len) {
-		sfz_assert(ev->event != RDMA_CM_EVENT_CONNECT_REQUEST &&
-			   ev->event != RDMA_CM_EVENT_CONNECT_RESPONSE);
+		fuzz_assert(ev->event != RDMA_CM_EVENT_CONNECT_REQUEST &&
+			    ev->event != RDMA_CM_EVENT_CONNECT_RESPONSE);
 		return;
 	}
-	sfz_assert(m != NULL);
+	fuzz_assert(m != NULL);
 	type = m[offsetof(struct softrdma_cm_msg, type)];
 	len = m[offsetof(struct softrdma_cm_msg, pdata_len)];
 	switch (ev->event) {
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		sfz_assert(type == SOFTRDMA_CM_REQ);
+		fuzz_assert(type == SOFTRDMA_CM_REQ);
 		field = SOFTRDMA_CM_REQ_PDATA;
 		break;
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 	case RDMA_CM_EVENT_ESTABLISHED:
-		sfz_assert(type == SOFTRDMA_CM_REP);
+		fuzz_assert(type == SOFTRDMA_CM_REP);
 		field = SOFTRDMA_CM_REP_PDATA;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
-		sfz_assert(type == SOFTRDMA_CM_REJ);
+		fuzz_assert(type == SOFTRDMA_CM_REJ);
 		field = SOFTRDMA_CM_REJ_PDATA;
 		break;
 	default:
 		sfz_fail("event %d with private data", ev->event);
 	}
-	sfz_assert(p->private_data_len == field && len <= field);
-	sfz_assert(!memcmp(p->private_data, m + offsetof(struct softrdma_cm_msg, pdata), len));
+	fuzz_assert(p->private_data_len == field && len <= field);
+	fuzz_assert(!memcmp(p->private_data, m + offsetof(struct softrdma_cm_msg, pdata), len));
 	for (unsigned i = len; i < field; i++)
-		sfz_assert(((const uint8_t *)p->private_data)[i] == 0);
+		fuzz_assert(((const uint8_t *)p->private_data)[i] == 0);
 	memcpy(&qpn, m + offsetof(struct softrdma_cm_msg, qpn), 4);
-	sfz_assert(p->qp_num == le32toh(qpn));
-	sfz_assert(p->responder_resources ==
-		   m[offsetof(struct softrdma_cm_msg, responder_resources)]);
-	sfz_assert(p->rnr_retry_count == m[offsetof(struct softrdma_cm_msg, rnr_retry)]);
+	fuzz_assert(p->qp_num == le32toh(qpn));
+	fuzz_assert(p->responder_resources ==
+		    m[offsetof(struct softrdma_cm_msg, responder_resources)]);
+	fuzz_assert(p->rnr_retry_count == m[offsetof(struct softrdma_cm_msg, rnr_retry)]);
 }
 
 /* cm_qp_attr -- creation attributes of a QP the harness puts on an id */
@@ -235,18 +235,18 @@ cm_track(struct cm_run *x, const struct rdma_cm_event *ev)
 {
 	int bit = 1 << ev->event;
 
-	sfz_assert(!x->done);
+	fuzz_assert(!x->done);
 	if (!x->active)
-		sfz_assert((ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) == !x->seen);
+		fuzz_assert((ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) == !x->seen);
 	switch (ev->event) {
 	case RDMA_CM_EVENT_ESTABLISHED:
 	case RDMA_CM_EVENT_CONNECT_RESPONSE:
 	case RDMA_CM_EVENT_CONNECT_REQUEST:
-		sfz_assert(!(x->seen & bit));
+		fuzz_assert(!(x->seen & bit));
 		break;
 	case RDMA_CM_EVENT_DISCONNECTED:
-		sfz_assert(!x->active || (x->seen & (1 << RDMA_CM_EVENT_ESTABLISHED |
-						     1 << RDMA_CM_EVENT_CONNECT_RESPONSE)));
+		fuzz_assert(!x->active || (x->seen & (1 << RDMA_CM_EVENT_ESTABLISHED |
+						      1 << RDMA_CM_EVENT_CONNECT_RESPONSE)));
 		x->done = 1;
 		break;
 	case RDMA_CM_EVENT_REJECTED:
@@ -293,9 +293,9 @@ cm_events(struct cm_run *x)
 				sfz_fail("rdma_get_cm_event: %s", strerror(errno));
 			n++;
 			if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST)
-				sfz_assert(ev->listen_id == L && ev->id != L);
+				fuzz_assert(ev->listen_id == L && ev->id != L);
 			if (ev->event != RDMA_CM_EVENT_CONNECT_REQUEST)
-				sfz_assert(ev->id == x->id);
+				fuzz_assert(ev->id == x->id);
 			cm_check_pdata(x, ev);
 			cm_track(x, ev);
 			cm_react(x, ev);
@@ -412,7 +412,7 @@ cm_stream(struct cm_run *x, uint8_t *buf, size_t size)
 		if (cm_settle(x))
 			return;
 		/* a message the check rejects ends the connection */
-		sfz_assert(valid);
+		fuzz_assert(valid);
 	}
 }
 
@@ -477,7 +477,7 @@ cm_destroy(struct rdma_cm_id *id)
 	rdma_destroy_id(id);
 	if (qp)
 		sfz_qp_destroy(qp);
-	sfz_assert(poll(p, 2, 0) == 0);
+	fuzz_assert(poll(p, 2, 0) == 0);
 }
 
 /*
@@ -531,12 +531,12 @@ cm_active(uint8_t *buf, size_t size, int with_qp)
 	x.fd = sfz_accept(Sfd, 5000);
 	if (x.fd < 0 || sfz_read_full(x.fd, req, sizeof(req), 5000))
 		sfz_fail("cm: no connect request in 5 s");
-	sfz_assert(cm_check(req) == 0);
+	fuzz_assert(cm_check(req) == 0);
 	memcpy(&m, req, sizeof(m));
 	softrdma__cm_msg_check(&m);
-	sfz_assert(m.type == SOFTRDMA_CM_REQ && m.pdata_len == SOFTRDMA_CM_REQ_PDATA);
-	sfz_assert(!memcmp(m.pdata, Pdata, SOFTRDMA_CM_REQ_PDATA));
-	sfz_assert(m.qpn == (with_qp ? x.id->qp->qp_num : 0));
+	fuzz_assert(m.type == SOFTRDMA_CM_REQ && m.pdata_len == SOFTRDMA_CM_REQ_PDATA);
+	fuzz_assert(!memcmp(m.pdata, Pdata, SOFTRDMA_CM_REQ_PDATA));
+	fuzz_assert(m.qpn == (with_qp ? x.id->qp->qp_num : 0));
 	x.port = cm_sockport(x.fd);
 	cm_stream(&x, buf, size);
 	cm_hang_up(&x);
@@ -615,7 +615,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t n = size < MAX_MSGS * MSG_LEN ? size : MAX_MSGS * MSG_LEN;
 	uint8_t *buf = malloc(n + 1);
 
-	sfz_assert(buf != NULL);
+	fuzz_assert(buf != NULL);
 	memcpy(buf, data, n);
 	if (n <= offsetof(struct softrdma_cm_msg, type) ||
 	    buf[offsetof(struct softrdma_cm_msg, type)] == SOFTRDMA_CM_REQ)

@@ -85,8 +85,8 @@ comp_out_feed(struct comp_out *o, const unsigned char *p, size_t n)
 		o->have = 0;
 		memcpy(&h, o->buf, sizeof(h));
 		softrdma__wire_hdr_from_le(&h);
-		sfz_assert(!o->eos);
-		sfz_assert(softrdma__wire_hdr_valid(&h, 0) == 0);
+		fuzz_assert(!o->eos);
+		fuzz_assert(softrdma__wire_hdr_valid(&h, 0) == 0);
 		o->skip = h.len;
 		o->eos = h.op == SOFTRDMA_OP_EOS;
 	}
@@ -179,10 +179,10 @@ comp_check_hello(int fd, uint32_t qpn)
 		sfz_fail("requester: no hello in 5 s");
 	memcpy(&h, buf, sizeof(h));
 	memcpy(&offer, buf + sizeof(h), sizeof(offer));
-	sfz_assert(softrdma__wire_hello_check(&h) == 0);
-	sfz_assert(h.src_qpn == qpn && h.dst_qpn == comp_fake_qpn());
+	fuzz_assert(softrdma__wire_hello_check(&h) == 0);
+	fuzz_assert(h.src_qpn == qpn && h.dst_qpn == comp_fake_qpn());
 	softrdma__wire_shm_from_le(&offer);
-	sfz_assert(offer.flags == 0 && offer.ring_fd == -1);
+	fuzz_assert(offer.flags == 0 && offer.ring_fd == -1);
 }
 
 /* comp_status_ok -- a status a requester's work request may complete with */
@@ -235,29 +235,29 @@ comp_check_completions(uint32_t qpn, const struct sfz_wr *wrs, int nwrs, const i
 	struct ibv_wc wc[64], other[4];
 	int n = ibv_poll_cq(sfz.scq, 64, wc), prev = -1, failed = 0;
 
-	sfz_assert(ibv_poll_cq(sfz.rcq, 4, other) == 0);
+	fuzz_assert(ibv_poll_cq(sfz.rcq, 4, other) == 0);
 	for (int i = 0; i < n; i++) {
 		int k = 0;
 
 		while (k < nwrs && wrs[k].wr_id != wc[i].wr_id)
 			k++;
-		sfz_assert(wc[i].qp_num == qpn);
-		sfz_assert(k < nwrs && k > prev);
+		fuzz_assert(wc[i].qp_num == qpn);
+		fuzz_assert(k < nwrs && k > prev);
 		/* only unsignaled successes leave no completion, and not after an error */
 		for (int j = prev + 1; j < k; j++)
-			sfz_assert(!wrs[j].signaled && !failed);
+			fuzz_assert(!wrs[j].signaled && !failed);
 		prev = k;
 		if (wc[i].status == IBV_WC_SUCCESS) {
-			sfz_assert(!failed && wrs[k].signaled);
+			fuzz_assert(!failed && wrs[k].signaled);
 			for (int j = 0; j <= k; j++)
-				sfz_assert(wrs[j].opcode != IBV_WC_RDMA_READ || answered[j]);
-			sfz_assert(wc[i].opcode == wrs[k].opcode);
-			sfz_assert(wrs[k].opcode != IBV_WC_RDMA_READ ||
-				   wc[i].byte_len == wrs[k].len);
+				fuzz_assert(wrs[j].opcode != IBV_WC_RDMA_READ || answered[j]);
+			fuzz_assert(wc[i].opcode == wrs[k].opcode);
+			fuzz_assert(wrs[k].opcode != IBV_WC_RDMA_READ ||
+				    wc[i].byte_len == wrs[k].len);
 			continue;
 		}
-		sfz_assert(comp_status_ok(wc[i].status));
-		sfz_assert(!failed || wc[i].status == IBV_WC_WR_FLUSH_ERR);
+		fuzz_assert(comp_status_ok(wc[i].status));
+		fuzz_assert(!failed || wc[i].status == IBV_WC_WR_FLUSH_ERR);
 		failed = 1;
 	}
 }
@@ -307,7 +307,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			may[nmay++] = wrs[i].sge[k];
 	closed = comp_run(qp, fd, data + 1, size - 1, &out);
 	if (!closed)
-		sfz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
+		fuzz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
 	close(fd);
 	sfz_qp_destroy(qp);
 	comp_read_resps(data + 1, size - 1, wrs, nwrs, answered);

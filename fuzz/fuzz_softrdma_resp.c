@@ -63,8 +63,8 @@ resp_out_answer(const unsigned char *buf)
 
 	memcpy(&a, buf, sizeof(a));
 	softrdma__wire_shm_from_le(&a);
-	sfz_assert(a.flags == 0);
-	sfz_assert(a.ring_fd == -1);
+	fuzz_assert(a.flags == 0);
+	fuzz_assert(a.ring_fd == -1);
 }
 
 /* resp_out_header -- one answer header: valid for a requester, nothing after EOS */
@@ -75,8 +75,8 @@ resp_out_header(struct resp_out *o, const unsigned char *buf)
 
 	memcpy(&h, buf, sizeof(h));
 	softrdma__wire_hdr_from_le(&h);
-	sfz_assert(!o->eos);
-	sfz_assert(softrdma__wire_hdr_valid(&h, 1) == 0);
+	fuzz_assert(!o->eos);
+	fuzz_assert(softrdma__wire_hdr_valid(&h, 1) == 0);
 	if (h.op == SOFTRDMA_OP_READ_RESP)
 		o->skip = h.len;
 	if (h.op == SOFTRDMA_OP_EOS)
@@ -280,22 +280,22 @@ resp_check_delivery(const struct ibv_wc *wc, int k, const uint8_t *buf, size_t n
 	struct sfz_range sg[3];
 	uint64_t done = 0;
 
-	sfz_assert(k < nmsgs && wc->byte_len == m->len);
-	sfz_assert(!!(wc->wc_flags & IBV_WC_WITH_IMM) == (m->op != SOFTRDMA_OP_SEND));
-	sfz_assert(!(wc->wc_flags & IBV_WC_WITH_IMM) || wc->imm_data == m->imm);
+	fuzz_assert(k < nmsgs && wc->byte_len == m->len);
+	fuzz_assert(!!(wc->wc_flags & IBV_WC_WITH_IMM) == (m->op != SOFTRDMA_OP_SEND));
+	fuzz_assert(!(wc->wc_flags & IBV_WC_WITH_IMM) || wc->imm_data == m->imm);
 	if (wc->opcode == IBV_WC_RECV_RDMA_WITH_IMM) {
-		sfz_assert(m->op == SOFTRDMA_OP_WRITE_IMM);
+		fuzz_assert(m->op == SOFTRDMA_OP_WRITE_IMM);
 		return;
 	}
-	sfz_assert(wc->opcode == IBV_WC_RECV && m->op != SOFTRDMA_OP_WRITE_IMM);
-	sfz_assert(m->payload + m->len <= n);
+	fuzz_assert(wc->opcode == IBV_WC_RECV && m->op != SOFTRDMA_OP_WRITE_IMM);
+	fuzz_assert(m->payload + m->len <= n);
 	for (int i = 0, ns = sfz_recv_sges(k, sg); i < ns && done < m->len; i++) {
 		uint64_t take = sg[i].len < m->len - done ? sg[i].len : m->len - done;
 
-		sfz_assert(!memcmp((void *)(uintptr_t)sg[i].addr, buf + m->payload + done, take));
+		fuzz_assert(!memcmp((void *)(uintptr_t)sg[i].addr, buf + m->payload + done, take));
 		done += take;
 	}
-	sfz_assert(done == m->len);
+	fuzz_assert(done == m->len);
 }
 
 /*
@@ -310,11 +310,11 @@ resp_check_completions(uint32_t qpn, unsigned cfg, const uint8_t *buf, size_t n)
 	int nmsgs = resp_frame(buf, n, msgs);
 	int got = ibv_poll_cq(sfz.rcq, 64, wc);
 
-	sfz_assert(ibv_poll_cq(sfz.scq, 4, other) == 0);
-	sfz_assert(got == (cfg & SFZ_RESP_NO_RECV ? 0 : SFZ_NRECV));
+	fuzz_assert(ibv_poll_cq(sfz.scq, 4, other) == 0);
+	fuzz_assert(got == (cfg & SFZ_RESP_NO_RECV ? 0 : SFZ_NRECV));
 	for (int i = 0; i < got; i++) {
-		sfz_assert(wc[i].qp_num == qpn);
-		sfz_assert(wc[i].wr_id == SFZ_RECV_WRID + i);
+		fuzz_assert(wc[i].qp_num == qpn);
+		fuzz_assert(wc[i].wr_id == SFZ_RECV_WRID + i);
 		switch (wc[i].status) {
 		case IBV_WC_SUCCESS:
 			resp_check_delivery(&wc[i], i, buf, n, msgs, nmsgs);
@@ -359,7 +359,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cfg = data[0];
 	n = size - 1;
 	buf = malloc(n + 1);
-	sfz_assert(buf != NULL);
+	fuzz_assert(buf != NULL);
 	memcpy(buf, data + 1, n);
 	memset(&out, 0, sizeof(out));
 	sfz_arena_reset();
@@ -375,11 +375,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (uint64_t end = sfz_now_ms() + 1000;
 	     hello_ok && !out.answered && !closed && sfz_now_ms() < end; usleep(100))
 		closed = resp_drain(fd, &out);
-	sfz_assert(out.answered == hello_ok);
+	fuzz_assert(out.answered == hello_ok);
 	if (!closed)
-		sfz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
+		fuzz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
 	/* as a disconnect does: everything still posted completes */
-	sfz_assert(ibv_modify_qp(qp, &err, IBV_QP_STATE) == 0);
+	fuzz_assert(ibv_modify_qp(qp, &err, IBV_QP_STATE) == 0);
 	close(fd);
 	sfz_qp_destroy(qp);
 	resp_check_completions(qpn, cfg, buf, n);

@@ -130,11 +130,11 @@ wire_header(const uint8_t *p)
 	for (int side = 0; side < 2; side++) {
 		int r = softrdma__wire_hdr_valid(&h, side);
 
-		sfz_assert(r == 0 || r == EPROTO);
-		sfz_assert((r == 0) == wire_hdr_ref(&h, side));
+		fuzz_assert(r == 0 || r == EPROTO);
+		fuzz_assert((r == 0) == wire_hdr_ref(&h, side));
 	}
 	softrdma__wire_hdr_to_le(&h);
-	sfz_assert(memcmp(&h, p, sizeof(h)) == 0);
+	fuzz_assert(memcmp(&h, p, sizeof(h)) == 0);
 }
 
 /* wire_hello -- a hello: accepted by the rules, and then rebuilt from its numbers */
@@ -150,13 +150,13 @@ wire_hello(const uint8_t *p)
 	      le16toh(in.version) == SOFTRDMA_WIRE_VERSION && le32toh(in.src_qpn) <= 0xffffff &&
 	      le32toh(in.dst_qpn) <= 0xffffff;
 	r = softrdma__wire_hello_check(&h);
-	sfz_assert(r == 0 || r == EPROTO);
-	sfz_assert((r == 0) == ref);
+	fuzz_assert(r == 0 || r == EPROTO);
+	fuzz_assert((r == 0) == ref);
 	if (r)
 		return;
 	softrdma__wire_hello_init(&back, h.src_qpn, h.dst_qpn);
 	in.rsvd = 0;
-	sfz_assert(memcmp(&back, &in, sizeof(in)) == 0);
+	fuzz_assert(memcmp(&back, &in, sizeof(in)) == 0);
 }
 
 /* wire_fd -- a localized descriptor field: its table index in @idx, or -1 */
@@ -181,7 +181,7 @@ wire_shm_input(const uint8_t *p, int localize, struct softrdma_wire_shm *w, int 
 	softrdma__wire_shm_from_le(w);
 	back = *w;
 	softrdma__wire_shm_to_le(&back);
-	sfz_assert(memcmp(&back, p, sizeof(back)) == 0);
+	fuzz_assert(memcmp(&back, p, sizeof(back)) == 0);
 	idx[0] = idx[1] = idx[2] = -1;
 	if (!localize)
 		return;
@@ -228,10 +228,10 @@ wire_release(struct softrdma_conn *c, int fds_before)
 	int last_ref = c->peer && c->peer->refs == 1;
 
 	softrdma__shm_release(c);
-	sfz_assert(!c->area && !c->peer && c->ring_fd == -1 && !c->shm);
-	sfz_assert(sfz_fd_count() == fds_before);
-	sfz_assert(!area || wire_unmapped(area));
-	sfz_assert(!seg || !last_ref || wire_unmapped(seg));
+	fuzz_assert(!c->area && !c->peer && c->ring_fd == -1 && !c->shm);
+	fuzz_assert(sfz_fd_count() == fds_before);
+	fuzz_assert(!area || wire_unmapped(area));
+	fuzz_assert(!seg || !last_ref || wire_unmapped(seg));
 }
 
 /* wire_conn_init -- a connection as the progress thread makes it */
@@ -257,20 +257,20 @@ wire_offer(const uint8_t *p, int localize)
 	wire_shm_input(p, localize, &offer, idx);
 	wire_conn_init(&c);
 	r = softrdma__shm_accept(&c, &offer, &reply);
-	sfz_assert(r == 0 || r == 1);
-	sfz_assert(wire_from_me(&reply) && reply.seg_fd == Mine.seg_fd &&
-		   reply.bell_fd == Mine.bell_fd && reply.ring_fd == -1);
-	sfz_assert(reply.flags == (r ? SOFTRDMA_SHM_ACCEPT : 0u));
+	fuzz_assert(r == 0 || r == 1);
+	fuzz_assert(wire_from_me(&reply) && reply.seg_fd == Mine.seg_fd &&
+		    reply.bell_fd == Mine.bell_fd && reply.ring_fd == -1);
+	fuzz_assert(reply.flags == (r ? SOFTRDMA_SHM_ACCEPT : 0u));
 	good = (offer.flags & SOFTRDMA_SHM_OFFER) && wire_from_me(&offer);
 	if (r) {
-		sfz_assert(good && c.shm && c.area && c.peer);
-		sfz_assert(!localize || (wire_good_peer(idx) && idx[2] == 2));
-		sfz_assert(c.area->ctl.magic == SOFTRDMA_RING_MAGIC &&
-			   c.area->ctl.ring_size == SOFTRDMA_RING_SIZE);
-		sfz_assert(c.rxr == &c.area->req && c.txr == &c.area->resp);
+		fuzz_assert(good && c.shm && c.area && c.peer);
+		fuzz_assert(!localize || (wire_good_peer(idx) && idx[2] == 2));
+		fuzz_assert(c.area->ctl.magic == SOFTRDMA_RING_MAGIC &&
+			    c.area->ctl.ring_size == SOFTRDMA_RING_SIZE);
+		fuzz_assert(c.rxr == &c.area->req && c.txr == &c.area->resp);
 	} else {
-		sfz_assert(!c.shm && !c.area && !c.peer);
-		sfz_assert(!(localize && good && wire_good_peer(idx) && idx[2] == 2));
+		fuzz_assert(!c.shm && !c.area && !c.peer);
+		fuzz_assert(!(localize && good && wire_good_peer(idx) && idx[2] == 2));
 	}
 	wire_release(&c, before);
 }
@@ -285,18 +285,18 @@ wire_answer(const uint8_t *p, int localize)
 
 	wire_shm_input(p, localize, &answer, idx);
 	wire_conn_init(&c);
-	sfz_assert(softrdma__shm_ring_create(&c) == 0);
+	fuzz_assert(softrdma__shm_ring_create(&c) == 0);
 	r = softrdma__shm_accepted(&c, &answer);
-	sfz_assert(c.ring_fd == -1);
+	fuzz_assert(c.ring_fd == -1);
 	good = (answer.flags & SOFTRDMA_SHM_ACCEPT) && wire_from_me(&answer);
 	if (!r && (answer.flags & SOFTRDMA_SHM_ACCEPT)) {
-		sfz_assert(good && c.shm && c.peer && c.area);
-		sfz_assert(!localize || wire_good_peer(idx));
+		fuzz_assert(good && c.shm && c.peer && c.area);
+		fuzz_assert(!localize || wire_good_peer(idx));
 	} else if (!r) {
-		sfz_assert(!c.shm && !c.area && !c.peer);
+		fuzz_assert(!c.shm && !c.area && !c.peer);
 	} else {
-		sfz_assert(r > 0 && !c.shm && !c.peer);
-		sfz_assert(!(localize && good && wire_good_peer(idx)));
+		fuzz_assert(r > 0 && !c.shm && !c.peer);
+		fuzz_assert(!(localize && good && wire_good_peer(idx)));
 	}
 	wire_release(&c, before);
 }

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "fuzz_assert.h"
 #include "softrdma.h"
 
 #define SFZ_PH_TARGET 0x000001u
@@ -106,16 +107,6 @@ struct sfz_env {
 };
 
 extern struct sfz_env sfz;
-
-/* sfz_assert -- a property that must hold; abort so that libFuzzer keeps the input */
-#define sfz_assert(cond)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "%s:%d: property failed: %s\n", __FILE__, __LINE__,        \
-				#cond);                                                            \
-			abort();                                                                   \
-		}                                                                                  \
-	} while (0)
 
 void sfz_fail(const char *fmt, ...) __attribute__((noreturn, format(printf, 1, 2)));
 void sfz_env_init(const char *transport, int healthy);
