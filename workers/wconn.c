@@ -160,8 +160,6 @@ wconn_free(struct rpmaf_worker *w, struct rpmaf_wconn *c)
 	w->free_conns = c;
 	w->nclosing--;
 	w->attached--;
-	/* closing first: rpmaf_workers_delete() reads reserved, then closing */
-	atomic_fetch_sub(&w->closing, 1);
 	atomic_fetch_sub(&w->reserved, 1);
 	atomic_store_explicit(&w->st.conns, w->attached, memory_order_relaxed);
 }
@@ -311,7 +309,7 @@ rpmaf_wconn_close(struct rpmaf_wconn **wconn_ptr)
 	c->gen++;
 	c->drain_after = w->scq_seq;
 	w->nclosing++;
-	atomic_fetch_add(&w->closing, 1);
+	atomic_fetch_sub(&w->unclosed, 1);
 	*wconn_ptr = NULL;
 	return ret;
 }

@@ -220,7 +220,7 @@ worker_init(struct rpmaf_worker *w, struct rpmaf_workers *ws, unsigned i,
 	rpmaf__credits_init(&w->cq, cfg->queues.cq);
 	atomic_init(&w->stop, 0);
 	atomic_init(&w->reserved, 0);
-	atomic_init(&w->closing, 0);
+	atomic_init(&w->unclosed, 0);
 	if ((ret = rpmaf__submitq_init(&w->subq)))
 		return sys_fail(w, "eventfd", errno);
 	if ((ret = alloc_arrays(w)) || (ret = make_queues(w, peer, cfg)) || (ret = make_epoll(w))) {
@@ -346,18 +346,13 @@ rpmaf_workers_delete(struct rpmaf_workers **ws_ptr)
 
 	if (!ws)
 		return 0;
-	for (unsigned i = 0; i < ws->n; i++) {
-		/*
-		 * reserved first: a slot freed between the two loads is then
-		 * counted as still held, never an open one as closed
-		 */
-		unsigned held = atomic_load(&ws->w[i].reserved);
-		unsigned closed = atomic_load(&ws->w[i].closing);
-
-		/* closed connections still being drained go with the set */
-		if (held > closed || rpmaf__current == &ws->w[i])
+	/*
+	 * one counter, not reserved minus closing: a worker freeing a drained
+	 * slot between two loads would make the difference lie
+	 */
+	for (unsigned i = 0; i < ws->n; i++)
+		if (atomic_load(&ws->w[i].unclosed) || rpmaf__current == &ws->w[i])
 			return RPMAF_E_INVAL;
-	}
 	*ws_ptr = NULL;
 	return workers_free(ws, ws->n);
 }
@@ -391,6 +386,7 @@ rpmaf_worker_reserve(struct rpmaf_worker *w)
 		if (r >= w->conns_max)
 			return RPMAF_E_AGAIN;
 	} while (!atomic_compare_exchange_weak(&w->reserved, &r, r + 1));
+	atomic_fetch_add(&w->unclosed, 1);
 	return 0;
 }
 
@@ -406,6 +402,7 @@ rpmaf_worker_unreserve(struct rpmaf_worker *w)
 		if (r == 0)
 			return RPMAF_E_INVAL;
 	} while (!atomic_compare_exchange_weak(&w->reserved, &r, r - 1));
+	atomic_fetch_sub(&w->unclosed, 1);
 	return 0;
 }
 

@@ -87,7 +87,7 @@ struct rpmaf_worker {
 	/* atomic */
 	atomic_int stop;
 	atomic_uint reserved; /* slots reserved or attached, up to conns_max */
-	atomic_uint closing;  /* of which closed, their slots not freed yet (drained) */
+	atomic_uint unclosed; /* of which not closed yet (reserved or OPEN) */
 	struct rpmaf__wstats st;
 	struct rpmaf__submitq subq; /* its push side is used by any thread */
 
