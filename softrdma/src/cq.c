@@ -246,7 +246,8 @@ softrdma__cq_push_pos(struct ibv_cq *cq, const struct ibv_wc *wc, uint64_t *pos)
 	__atomic_store_n(&c->count, c->count + 1, __ATOMIC_RELAXED);
 	*pos = ++c->produced;
 	if (c->armed && ch) {
-		c->armed = 0;
+		/* atomic: an empty poll peeks at it without the lock */
+		__atomic_store_n(&c->armed, 0, __ATOMIC_RELAXED);
 		signal = 1;
 	}
 	pthread_spin_unlock(&c->lock);
@@ -337,7 +338,14 @@ softrdma_cq_progress(struct softrdma_cq *c)
 		softrdma__qp_app_progress(c->qps[c->progress_next++]);
 	}
 	pthread_mutex_unlock(&c->qps_lock);
-	softrdma__shm_app_polled();
+	/*
+	 * the poll of an armed CQ is the last look before sleeping on its
+	 * channel (arm, poll once more, sleep): it must not tell the peers
+	 * that this process polls, or they stop ringing the doorbell and
+	 * what they send waits for the progress thread's doze to end
+	 */
+	if (!__atomic_load_n(&c->armed, __ATOMIC_RELAXED))
+		softrdma__shm_app_polled();
 }
 
 /* ops.poll_cq: dequeue up to @num_entries completions. */
@@ -375,7 +383,7 @@ softrdma__req_notify_cq(struct ibv_cq *cq, int solicited_only)
 	if (!cq->channel)
 		return EINVAL;
 	pthread_spin_lock(&c->lock);
-	c->armed = 1;
+	__atomic_store_n(&c->armed, 1, __ATOMIC_RELAXED);
 	pthread_spin_unlock(&c->lock);
 	/* arming means the application is going to sleep rather than poll */
 	softrdma__shm_app_waits();
