@@ -70,20 +70,34 @@ rpmaf__pool_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* pick -- a healthy connection of target t, round robin; NULL when none */
+/*
+ * pick -- a healthy connection of target t, NULL when none: on a worker
+ * thread one of that worker's own when it has one (the operation is then
+ * posted at once, with no hand-over between threads: a callback that
+ * submits the next operation runs to completion on its worker), round
+ * robin otherwise
+ */
 static struct rpmaf__pool_conn *
 pick(struct rpmaf_pool *pool, unsigned t)
 {
 	struct rpmaf__pool_target *tg = &pool->targets[t];
 	unsigned start = atomic_fetch_add_explicit(&tg->rr, 1, memory_order_relaxed);
+	struct rpmaf__pool_conn *any = NULL;
 
 	for (unsigned i = 0; i < tg->n; i++) {
 		struct rpmaf__pool_conn *pc = &pool->conns[tg->first + (start + i) % tg->n];
 
-		if (atomic_load_explicit(&pc->healthy, memory_order_acquire))
+		if (!atomic_load_explicit(&pc->healthy, memory_order_acquire))
+			continue;
+		if (pc->w == rpmaf__current)
 			return pc;
+		if (!any) {
+			any = pc;
+			if (!rpmaf__current)
+				break;
+		}
 	}
-	return NULL;
+	return any;
 }
 
 /* what a submission asks of a region */

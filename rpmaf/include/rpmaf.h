@@ -1035,7 +1035,9 @@ int rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_s
  * Operations. Each names a region; the pool finds it in its table (no
  * lock: an RCU read-side section on the calling thread), checks the range
  * and the usage against it, picks a healthy connection of the region's
- * target (round robin) and submits the operation to that connection's
+ * target (on a worker thread one that worker owns, if any, so that a
+ * callback submitting the next operation needs no other thread; round
+ * robin otherwise) and submits the operation to that connection's
  * worker, which posts it when the connection's queues have room (queued
  * until then, in order; never an overflow) and runs the callback on that
  * worker's thread when it completes. An RDMA operation submitted on that
