@@ -5,6 +5,7 @@
  * rthread.c -- one application thread of a load: picks operations by the
  * mix, submits them through the pool at its pace (closed loop, or open
  * loop at its share of the rate), and accounts for their completions.
+ * A closed loop runs on the thread's worker (run_int.h).
  */
 
 #include <string.h>
@@ -13,6 +14,7 @@
 
 #define ECHO_HANDLER   1
 #define WAIT_SLOT_NS   20000ull	 /* a pause while every slot is busy */
+#define WAIT_KICK_NS   1000000ull /* closed loop: how often idle slots are started again */
 #define WAIT_RATE_NS   100000ull /* the longest pause before an intended start */
 #define DRAIN_SLACK_NS 1000000000ull
 
@@ -34,15 +36,39 @@ count_add(_Atomic uint64_t *c, uint64_t v)
 			      memory_order_relaxed);
 }
 
-/* lop_done -- the pool's callback, on a worker thread: stamp and publish */
+static void chain_next(struct rthread *t, struct lop *l);
+static bool submitting(struct rthread *t, uint64_t now, uint64_t next);
+
+/* lop_forwarded -- on the thread's worker: a completion from another worker */
+static void
+lop_forwarded(struct rpmaf_worker *w, void *arg)
+{
+	struct lop *l = arg;
+
+	(void)w;
+	chain_next(l->t, l);
+}
+
+/*
+ * lop_done -- the pool's callback, on a worker thread: stamp; in open loop
+ * publish for the application thread, in closed loop account and go on
+ * (on the thread's own worker)
+ */
 static void
 lop_done(struct rpmaf_op *op, int status, void *ctx)
 {
 	struct lop *l = ctx;
+	struct rthread *t = l->t;
 
 	l->t1 = run__now();
 	l->status = status;
 	l->reply_len = rpmaf_op_reply_len(op);
+	if (t->w && rpmaf_worker_is_current(t->w)) {
+		chain_next(t, l);
+		return;
+	}
+	if (t->w && rpmaf_worker_submit(t->w, &l->fwd, lop_forwarded, l) == 0)
+		return;
 	atomic_store_explicit(&l->state, LOP_DONE, memory_order_release);
 }
 
@@ -206,7 +232,54 @@ lop_account(struct rthread *t, struct lop *l)
 		count_add(&t->ops[k], 1);
 		count_add(&t->bytes[k], k == WL_CALL ? 2ull * l->len : l->len);
 	}
-	atomic_store_explicit(&l->state, LOP_FREE, memory_order_relaxed);
+	atomic_store_explicit(&l->state, LOP_FREE, memory_order_release);
+}
+
+/* chain_submit -- closed loop, on the thread's worker: submit l now */
+static void
+chain_submit(struct rthread *t, struct lop *l)
+{
+	int ret;
+
+	l->t0 = run__now();
+	count_add(&t->nsub, 1);
+	if ((ret = lop_submit(t, l))) {
+		note_error(t, l->kind, ret);
+		atomic_store_explicit(&l->state, LOP_FREE, memory_order_release);
+	}
+}
+
+/*
+ * chain_next -- closed loop, on the thread's worker: account for l and
+ * submit the next operation in its place; after a failure the slot stays
+ * idle until the next kick, so that errors cannot spin
+ */
+static void
+chain_next(struct rthread *t, struct lop *l)
+{
+	bool ok = l->status == 0;
+
+	lop_account(t, l);
+	if (ok && submitting(t, run__now(), 0))
+		chain_submit(t, l);
+}
+
+/* kick -- closed loop, on the thread's worker: start every idle slot */
+static void
+kick(struct rpmaf_worker *w, void *arg)
+{
+	struct rthread *t = arg;
+
+	(void)w;
+	atomic_store(&t->kick_pending, 0);
+	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++) {
+		struct lop *l = &t->lops[i];
+
+		if (!submitting(t, run__now(), 0))
+			break;
+		if (atomic_load_explicit(&l->state, memory_order_relaxed) == LOP_FREE)
+			chain_submit(t, l);
+	}
 }
 
 /* harvest -- account for every completed operation; returns those still in flight */
@@ -246,7 +319,7 @@ submitting(struct rthread *t, uint64_t now, uint64_t next)
 	if (atomic_load_explicit(&r->stop, memory_order_relaxed))
 		return false;
 	if (t->quota)
-		return t->nsub < t->quota;
+		return atomic_load_explicit(&t->nsub, memory_order_relaxed) < t->quota;
 	return now < r->stop_at && (!r->interval || next < r->stop_at);
 }
 
@@ -264,6 +337,30 @@ drain(struct rthread *t)
 			note_error(t, t->lops[i].kind, RPMAF_E_TIMEOUT);
 }
 
+/*
+ * closed_loop -- the application thread of a closed loop: start the idle
+ * slots on the worker (at once, then after every failure) until the run
+ * ends, then wait for what is in flight
+ */
+static void
+closed_loop(struct rthread *t)
+{
+	uint64_t now;
+
+	while (submitting(t, now = run__now(), 0)) {
+		if (free_lop(t) && !atomic_exchange(&t->kick_pending, 1) &&
+		    rpmaf_worker_submit(t->w, &t->kick, kick, t)) {
+			note_error(t, 0, RPMAF_E_INVAL);
+			break;
+		}
+		uint64_t left = t->r->stop_at > now ? t->r->stop_at - now : 0;
+
+		run__pause(t->quota || left > WAIT_KICK_NS ? WAIT_KICK_NS : left);
+	}
+	/* a kick still queued finds submitting() false */
+	drain(t);
+}
+
 /* see run_int.h */
 void *
 run__thread(void *arg)
@@ -274,6 +371,11 @@ run__thread(void *arg)
 	struct lop *l;
 	int ret;
 
+	if (t->w) {
+		closed_loop(t);
+		atomic_fetch_add(&r->finished, 1);
+		return NULL;
+	}
 	for (;;) {
 		harvest(t);
 		now = run__now();
@@ -289,7 +391,7 @@ run__thread(void *arg)
 		}
 		l->t0 = r->interval ? next : now;
 		next += r->interval;
-		t->nsub++;
+		count_add(&t->nsub, 1);
 		if ((ret = lop_submit(t, l))) {
 			note_error(t, l->kind, ret);
 			atomic_store_explicit(&l->state, LOP_FREE, memory_order_relaxed);

@@ -146,6 +146,9 @@ run_threads_make(struct run *r)
 		    (seed + 1) * 0x9e3779b97f4a7c15ull ^ ((uint64_t)i + 1) * 0xbf58476d1ce4e5b9ull;
 		t->rng |= 1;
 		t->quota = wl->count / wl->threads + (i < wl->count % wl->threads);
+		if (!r->interval &&
+		    rpmaf_workers_get(r->cl->ws, i % rpmaf_workers_count(r->cl->ws), &t->w))
+			return run_fail("no worker for thread %u", i);
 		for (int k = 0; k < WL_NKINDS; k++)
 			rpmaf__hist_init(&t->hist[k]);
 		if (!(t->lops = calloc(wl->queue_depth, sizeof(*t->lops))))

@@ -6,13 +6,21 @@
  * figures), rthread.c (one application thread) and rverify.c (read-back
  * and journal).
  *
- * Ownership. An operation slot (struct lop) belongs to its thread while
- * LOP_FREE or LOP_DONE and to the pool while LOP_BUSY; the callback writes
- * t1, status and reply_len, then publishes LOP_DONE with release order. A
- * verification slot (struct vslot) of the region belongs to the one thread
- * that writes it (slot % threads) during the run, to the main thread after.
- * Counters and histograms have one writer, their thread; the main thread
- * reads them atomically.
+ * Two ways to run. Open loop (a rate): the application thread submits at
+ * the intended start times; an operation slot (struct lop) belongs to it
+ * while LOP_FREE or LOP_DONE and to the pool while LOP_BUSY; the callback
+ * writes t1, status and reply_len, then publishes LOP_DONE with release
+ * order. Closed loop: the thread's state belongs to its worker (struct
+ * rthread.w), which submits every operation and accounts for it in the
+ * callback, then submits the next one at once (on the worker's own
+ * connection, with no hand-over between threads); a completion on another
+ * worker is forwarded to it. The application thread then only starts the
+ * idle slots (a kick, run on the worker) and waits for the end.
+ *
+ * A verification slot (struct vslot) of the region belongs to the one
+ * thread (or its worker) that writes it (slot % threads) during the run,
+ * to the main thread after. Counters and histograms have one writer; the
+ * main thread reads them atomically.
  */
 
 #ifndef RPMA_LOAD_RUN_INT_H
@@ -44,7 +52,8 @@ struct lop {
 	uint64_t slot; /* a verified write's slot */
 	uint64_t seq;
 	uint32_t crc;
-	size_t moff; /* its buffer in the client's memory */
+	size_t moff;	     /* its buffer in the client's memory */
+	struct rpmaf_work fwd; /* closed loop: a completion forwarded to the thread's worker */
 };
 
 enum vslot_state { VS_NEVER, VS_BUSY, VS_GOOD, VS_UNKNOWN };
@@ -65,7 +74,10 @@ struct rthread {
 	uint64_t rng;
 	struct lop *lops; /* queue_depth of them */
 	uint64_t quota;	  /* operations to submit; 0: until the duration ends */
-	uint64_t nsub;
+	_Atomic uint64_t nsub;
+	struct rpmaf_worker *w;	 /* closed loop: where its operations run; NULL: open loop */
+	struct rpmaf_work kick;	 /* closed loop: start the idle slots, on w */
+	_Atomic int kick_pending; /* kick submitted and not run yet */
 	uint64_t seq;
 	uint64_t cursor; /* the next of its slots to write (--verify) */
 	_Atomic uint64_t ops[WL_NKINDS], bytes[WL_NKINDS], errors[WL_NKINDS];
