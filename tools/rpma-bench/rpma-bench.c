@@ -6,7 +6,7 @@
  * server (it listens, exposes a region declared as written directly to PMem
  * and registered for persistent flushes, and echoes every message it gets),
  * the parent is the client. For each size {64 B, 4 KiB} and queue depth
- * {1, 16} the client measures
+ * (1 and 16, or those of -q, up to 32) the client measures
  *   write_flush  rpma_write (unsignaled) + rpma_flush(PERSISTENT) per op,
  *   read         rpma_read,
  *   pingpong     rpma_send of a message and the server's echo received,
@@ -43,7 +43,8 @@
 #include <infiniband/verbs.h>
 #include <librpma.h>
 
-#define MAX_QD	  16
+#define MAX_QD	  32
+#define MAX_NQD	  4 /* queue depths one run measures */
 #define SLOT_SIZE 4096
 #define SRV_NRECV (2 * MAX_QD) /* server receive buffers */
 #define SRV_NSEND (4 * MAX_QD) /* server send ring */
@@ -64,7 +65,6 @@ enum bench_op { OP_WRITE_FLUSH, OP_READ, OP_PINGPONG, OP_NUM };
 
 static const char *const Op_names[OP_NUM] = {"write_flush", "read", "pingpong"};
 static const size_t Sizes[] = {64, 4096};
-static const unsigned Qds[] = {1, MAX_QD};
 
 struct bench_opts {
 	const char *addr;
@@ -75,6 +75,8 @@ struct bench_opts {
 	unsigned long warmup; /* warm-up ops per case */
 	bool busy;	      /* busy-poll the CQ instead of waiting on it */
 	unsigned watchdog;    /* seconds before the whole run is killed */
+	unsigned qds[MAX_NQD]; /* the queue depths measured */
+	unsigned nqd;
 };
 
 /* the message sent in a ping-pong; the rest of the message is payload */
@@ -757,12 +759,14 @@ client_main(const struct bench_opts *o)
 
 	client_connect(&c, o);
 	for (size_t si = 0; si < sizeof(Sizes) / sizeof(Sizes[0]); si++) {
-		for (size_t qi = 0; qi < sizeof(Qds) / sizeof(Qds[0]); qi++) {
+		for (unsigned qi = 0; qi < o->nqd; qi++) {
 			for (int op = 0; op < OP_NUM; op++) {
+				unsigned qd = o->qds[qi];
+
 				printf("# case=%u op=%s size=%zu qd=%u\n", case_no, Op_names[op],
-				       Sizes[si], Qds[qi]);
-				run_case(&c, o, case_no, (enum bench_op)op, Sizes[si], Qds[qi], &r);
-				print_result(o, (enum bench_op)op, Sizes[si], Qds[qi], &r);
+				       Sizes[si], qd);
+				run_case(&c, o, case_no, (enum bench_op)op, Sizes[si], qd, &r);
+				print_result(o, (enum bench_op)op, Sizes[si], qd, &r);
 				case_no++;
 			}
 		}
@@ -789,6 +793,7 @@ static void __attribute__((noreturn)) usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-a ADDR] [-p PORT] [-l LABEL] [-t SECONDS | -n OPS] [-w WARMUP] [-b]\n"
+		"          [-q QD[,QD]...]\n"
 		"  -a ADDR     address to listen on and connect to (127.0.0.1)\n"
 		"  -p PORT     port (7471)\n"
 		"  -l LABEL    label printed on every RESULT line (rpma)\n"
@@ -796,6 +801,7 @@ static void __attribute__((noreturn)) usage(const char *prog)
 		"  -n OPS      measured ops per case instead of a time\n"
 		"  -w WARMUP   warm-up ops per case (1000)\n"
 		"  -b          busy-poll completion queues instead of waiting\n"
+		"  -q QDS      queue depths, comma-separated, 1 to 32, at most 4 (1,16)\n"
 		"  -T SECONDS  watchdog for the whole run (derived from -t/-n)\n",
 		prog);
 	exit(2);
@@ -815,6 +821,28 @@ parse_ulong(const char *s, const char *what)
 	return v;
 }
 
+/* parse_qds -- a list of queue depths ("1,32") into o, or die */
+static void
+parse_qds(const char *s, struct bench_opts *o)
+{
+	char *end;
+
+	o->nqd = 0;
+	for (;;) {
+		errno = 0;
+		unsigned long qd = strtoul(s, &end, 10);
+
+		if (errno || end == s || qd == 0 || qd > MAX_QD || o->nqd == MAX_NQD ||
+		    (*end && *end != ','))
+			die("bad queue depths at '%s': 1 to %d each, at most %d", s, MAX_QD,
+			    MAX_NQD);
+		o->qds[o->nqd++] = (unsigned)qd;
+		if (!*end)
+			return;
+		s = end + 1;
+	}
+}
+
 /* parse_opts -- the command line into o */
 static void
 parse_opts(int argc, char *argv[], struct bench_opts *o)
@@ -823,8 +851,14 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 	char *end;
 
 	*o = (struct bench_opts){
-	    .addr = "127.0.0.1", .port = "7471", .label = "rpma", .seconds = 2.0, .warmup = 1000};
-	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bT:h")) != -1) {
+	    .addr = "127.0.0.1",
+	    .port = "7471",
+	    .label = "rpma",
+	    .seconds = 2.0,
+	    .warmup = 1000,
+	    .qds = {1, 16},
+	    .nqd = 2};
+	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bT:q:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			o->addr = optarg;
@@ -854,6 +888,9 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 		case 'b':
 			o->busy = true;
 			break;
+		case 'q':
+			parse_qds(optarg, o);
+			break;
 		case 'T':
 			o->watchdog = (unsigned)parse_ulong(optarg, "watchdog");
 			break;
@@ -864,7 +901,8 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 	if (optind != argc)
 		usage(argv[0]);
 	if (o->watchdog == 0)
-		o->watchdog = o->ops ? 1800 : (unsigned)(12 * (o->seconds * 2 + 10) + 60);
+		o->watchdog =
+		    o->ops ? 1800 : (unsigned)(6 * o->nqd * (o->seconds * 2 + 10) + 60);
 }
 
 /* main -- fork the server, run the client, reap the server */
