@@ -6,6 +6,9 @@
 #   make check-rpma-load       its tests over softrdma (tools/rpma-load/test-rpma-load.sh)
 #   make fuzz-workload         build/fuzz/fuzz_workload (libFuzzer) of the workload parser
 #   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/workload/
+#   make bench-service         rpma-load against rpma-server beside rpma-bench on bare
+#                              librpma, case by case (tools/rpma-load/bench-service.sh;
+#                              knobs BENCH_SERVICE_ARGS, e.g. "-t 2 -r 3 -m busy")
 #
 # The workload parser reuses config/'s document tree, diagnostics and
 # overrides: those sources (which define no public symbol) are compiled into
@@ -20,7 +23,7 @@ RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/h
 	rpmaf/include/rpmaf.h
 RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
 
-.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload
+.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload bench-service
 
 rpma-load: $(RPMA_LOAD_BIN)
 
@@ -32,6 +35,10 @@ $(RPMA_LOAD_BIN): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
 check-rpma-load: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-load/test-rpma-load.sh $(RPMA_LOAD_BIN) \
 		$(RPMA_SERVER_BIN)
+
+BENCH_SERVICE_ARGS ?=
+bench-service: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) $(BENCH_OURS) softrdma
+	@tools/rpma-load/bench-service.sh -b $(BUILD) $(BENCH_SERVICE_ARGS)
 
 # the harness: an explicit rule, so the generic one of fuzz/ does not apply
 RPMA_LOAD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_workload
