@@ -70,11 +70,11 @@ struct bench_opts {
 	const char *addr;
 	const char *port;
 	const char *label;
-	double seconds;	      /* measured time per case, 0 with ops */
-	unsigned long ops;    /* measured ops per case, 0 with seconds */
-	unsigned long warmup; /* warm-up ops per case */
-	bool busy;	      /* busy-poll the CQ instead of waiting on it */
-	unsigned watchdog;    /* seconds before the whole run is killed */
+	double seconds;	       /* measured time per case, 0 with ops */
+	unsigned long ops;     /* measured ops per case, 0 with seconds */
+	unsigned long warmup;  /* warm-up ops per case */
+	bool busy;	       /* busy-poll the CQ instead of waiting on it */
+	unsigned watchdog;     /* seconds before the whole run is killed */
 	unsigned qds[MAX_NQD]; /* the queue depths measured */
 	unsigned nqd;
 };
@@ -850,14 +850,13 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 	int opt;
 	char *end;
 
-	*o = (struct bench_opts){
-	    .addr = "127.0.0.1",
-	    .port = "7471",
-	    .label = "rpma",
-	    .seconds = 2.0,
-	    .warmup = 1000,
-	    .qds = {1, 16},
-	    .nqd = 2};
+	*o = (struct bench_opts){.addr = "127.0.0.1",
+				 .port = "7471",
+				 .label = "rpma",
+				 .seconds = 2.0,
+				 .warmup = 1000,
+				 .qds = {1, 16},
+				 .nqd = 2};
 	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bT:q:h")) != -1) {
 		switch (opt) {
 		case 'a':
@@ -901,8 +900,7 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 	if (optind != argc)
 		usage(argv[0]);
 	if (o->watchdog == 0)
-		o->watchdog =
-		    o->ops ? 1800 : (unsigned)(6 * o->nqd * (o->seconds * 2 + 10) + 60);
+		o->watchdog = o->ops ? 1800 : (unsigned)(6 * o->nqd * (o->seconds * 2 + 10) + 60);
 }
 
 /* main -- fork the server, run the client, reap the server */

@@ -13,9 +13,9 @@
 #include "run_int.h"
 
 #define ECHO_HANDLER   1
-#define WAIT_SLOT_NS   20000ull	 /* a pause while every slot is busy */
+#define WAIT_SLOT_NS   20000ull	  /* a pause while every slot is busy */
 #define WAIT_KICK_NS   1000000ull /* closed loop: how often idle slots are started again */
-#define WAIT_RATE_NS   100000ull /* the longest pause before an intended start */
+#define WAIT_RATE_NS   100000ull  /* the longest pause before an intended start */
 #define DRAIN_SLACK_NS 1000000000ull
 
 /* rng_next -- the thread's next pseudo-random number (xorshift64*) */

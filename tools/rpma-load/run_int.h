@@ -52,7 +52,7 @@ struct lop {
 	uint64_t slot; /* a verified write's slot */
 	uint64_t seq;
 	uint32_t crc;
-	size_t moff;	     /* its buffer in the client's memory */
+	size_t moff;	       /* its buffer in the client's memory */
 	struct rpmaf_work fwd; /* closed loop: a completion forwarded to the thread's worker */
 };
 
@@ -75,8 +75,8 @@ struct rthread {
 	struct lop *lops; /* queue_depth of them */
 	uint64_t quota;	  /* operations to submit; 0: until the duration ends */
 	_Atomic uint64_t nsub;
-	struct rpmaf_worker *w;	 /* closed loop: where its operations run; NULL: open loop */
-	struct rpmaf_work kick;	 /* closed loop: start the idle slots, on w */
+	struct rpmaf_worker *w;	  /* closed loop: where its operations run; NULL: open loop */
+	struct rpmaf_work kick;	  /* closed loop: start the idle slots, on w */
 	_Atomic int kick_pending; /* kick submitted and not run yet */
 	uint64_t seq;
 	uint64_t cursor; /* the next of its slots to write (--verify) */
