@@ -269,6 +269,12 @@ server_loop(struct server *s)
 			unsigned long long tag = wc[i].wr_id >> TAG_SHIFT;
 			unsigned idx = (unsigned)(wc[i].wr_id & 0xffffffffu);
 
+			/* after QUIT the client may disconnect first: what is left is flushed */
+			if (s->quit && wc[i].status == IBV_WC_WR_FLUSH_ERR) {
+				if (tag == TAG_SEND)
+					s->sending--;
+				continue;
+			}
 			if (wc[i].status != IBV_WC_SUCCESS)
 				die("server: completion %s of wr_id %#llx",
 				    ibv_wc_status_str(wc[i].status),
