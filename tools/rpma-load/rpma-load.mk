@@ -23,7 +23,8 @@ RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/h
 	rpmaf/include/rpmaf.h
 RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
 
-.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload bench-service
+.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload bench-service \
+	check-bench-service-smoke
 
 rpma-load: $(RPMA_LOAD_BIN)
 
@@ -39,6 +40,13 @@ check-rpma-load: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
 BENCH_SERVICE_ARGS ?=
 bench-service: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) $(BENCH_OURS) softrdma
 	@tools/rpma-load/bench-service.sh -b $(BUILD) $(BENCH_SERVICE_ARGS)
+
+# the benchmark's plumbing, in short cases: every one of the 24 rows has figures
+check-bench-service-smoke: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) $(BENCH_OURS) softrdma
+	@out=$$(tools/rpma-load/bench-service.sh -b $(BUILD) -t 0.2 -p 18990) || exit 1; \
+	rows=$$(echo "$$out" | grep -cE '^\| (write_persist|read|call) \| [0-9]+ \| [0-9]+ \| [12] \| [1-9][0-9]* \|.* \| [1-9][0-9]* \|'); \
+	if [ "$$rows" != 24 ]; then echo "$$out"; echo "bench-service smoke: $$rows of 24 rows with figures"; exit 1; fi; \
+	echo "PASS bench-service smoke: 24 rows"
 
 # the harness: an explicit rule, so the generic one of fuzz/ does not apply
 RPMA_LOAD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_workload
@@ -59,3 +67,4 @@ check-fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
 		$(abspath $(RPMA_LOAD_FUZZ_BIN))); st=$$?; rm -rf $$dir; exit $$st
 
 CHECK_TARGETS += check-rpma-load check-fuzz-workload
+CHECK_SLOW_TARGETS += check-bench-service-smoke
