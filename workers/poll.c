@@ -223,7 +223,12 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 		n = turn(w, rcq_due(w, n));
 		if (++turns % RPMAF__POLL_FD_EVERY == 0)
 			(void)look_at_fds(w, 0);
-		if (n) {
+		/*
+		 * event polling goes from a busy turn straight to the safe sleep:
+		 * its own poll takes what came meanwhile, and an operation in
+		 * flight costs one empty poll, not two
+		 */
+		if (n && (w->polling != RPMAF_POLLING_EVENT || n >= w->batch)) {
 			idle_since = 0;
 			continue;
 		}
