@@ -6,6 +6,8 @@
 #   make check-rpma-load       its tests over softrdma (tools/rpma-load/test-rpma-load.sh)
 #   make fuzz-workload         build/fuzz/fuzz_workload (libFuzzer) of the workload parser
 #   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/workload/
+#   make check-rpma-load-tsan  rpma-load, the framework and librpma on ThreadSanitizer
+#                              against rpma-server (tools/rpma-load/test-rpma-load-tsan.sh)
 #   make bench-service         rpma-load against rpma-server beside rpma-bench on bare
 #                              librpma, case by case (tools/rpma-load/bench-service.sh;
 #                              knobs BENCH_SERVICE_ARGS, e.g. "-t 2 -r 3 -m busy")
@@ -24,7 +26,7 @@ RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/h
 RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
 
 .PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload bench-service \
-	check-bench-service-smoke
+	check-bench-service-smoke check-rpma-load-tsan
 
 rpma-load: $(RPMA_LOAD_BIN)
 
@@ -48,6 +50,20 @@ check-bench-service-smoke: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) $(BENCH_OURS) sof
 	if [ "$$rows" != 24 ]; then echo "$$out"; echo "bench-service smoke: $$rows of 24 rows with figures"; exit 1; fi; \
 	echo "PASS bench-service smoke: 24 rows"
 
+# the tool with every framework module and librpma on ThreadSanitizer
+RPMA_LOAD_TSAN := $(BUILD)/tools/tsan/rpma-load
+
+$(RPMA_LOAD_TSAN): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(POOL_MODULE_SRCS) $(POOL_MODULE_HDRS) \
+		$(MT_LIB)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) $(RPMA_LOAD_CFLAGS) -o $@ $(RPMA_LOAD_SRCS) \
+		$(filter-out $(RPMA_LOAD_SRCS),$(POOL_MODULE_SRCS)) $(MT_LIB) -libverbs -lrdmacm \
+		-pthread $(POOL_TSAN_LIBS)
+
+check-rpma-load-tsan: $(RPMA_LOAD_TSAN) $(RPMA_SERVER_BIN) $(POOL_TSAN_SUPP) softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 TSAN_SUPP=$(abspath $(POOL_TSAN_SUPP)) \
+		tools/rpma-load/test-rpma-load-tsan.sh $(RPMA_LOAD_TSAN) $(RPMA_SERVER_BIN)
+
 # the harness: an explicit rule, so the generic one of fuzz/ does not apply
 RPMA_LOAD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_workload
 
@@ -67,4 +83,4 @@ check-fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
 		$(abspath $(RPMA_LOAD_FUZZ_BIN))); st=$$?; rm -rf $$dir; exit $$st
 
 CHECK_TARGETS += check-rpma-load check-fuzz-workload
-CHECK_SLOW_TARGETS += check-bench-service-smoke
+CHECK_SLOW_TARGETS += check-bench-service-smoke check-rpma-load-tsan

@@ -209,9 +209,9 @@ note_error(struct rthread *t, int k, int status)
 		atomic_store(&t->r->first_err_kind, k);
 }
 
-/* lop_account -- a completed operation into the thread's figures; its slot freed */
+/* lop_record -- a completed operation into the thread's figures */
 static void
-lop_account(struct rthread *t, struct lop *l)
+lop_record(struct rthread *t, struct lop *l)
 {
 	struct run *r = t->r;
 	int k = l->kind, status = l->status;
@@ -232,6 +232,16 @@ lop_account(struct rthread *t, struct lop *l)
 		count_add(&t->ops[k], 1);
 		count_add(&t->bytes[k], k == WL_CALL ? 2ull * l->len : l->len);
 	}
+}
+
+/*
+ * lop_account -- a completed operation into the thread's figures; its slot
+ * freed, the last access to t and l (the run may be freed right after)
+ */
+static void
+lop_account(struct rthread *t, struct lop *l)
+{
+	lop_record(t, l);
 	atomic_store_explicit(&l->state, LOP_FREE, memory_order_release);
 }
 
@@ -251,27 +261,33 @@ chain_submit(struct rthread *t, struct lop *l)
 
 /*
  * chain_next -- closed loop, on the thread's worker: account for l and
- * submit the next operation in its place; after a failure the slot stays
- * idle until the next kick, so that errors cannot spin
+ * submit the next operation in its place, the slot busy throughout (the
+ * application thread waits for busy slots before the run is freed); after
+ * a failure the slot stays idle until the next kick, so that errors cannot
+ * spin
  */
 static void
 chain_next(struct rthread *t, struct lop *l)
 {
-	bool ok = l->status == 0;
-
-	lop_account(t, l);
-	if (ok && submitting(t, run__now(), 0))
+	if (l->status == 0 && submitting(t, run__now(), 0)) {
+		lop_record(t, l);
 		chain_submit(t, l);
+		return;
+	}
+	lop_account(t, l);
 }
 
-/* kick -- closed loop, on the thread's worker: start every idle slot */
+/*
+ * kick -- closed loop, on the thread's worker: start every idle slot; the
+ * pending flag is cleared last, as the application thread waits for it
+ * before the run is freed
+ */
 static void
 kick(struct rpmaf_worker *w, void *arg)
 {
 	struct rthread *t = arg;
 
 	(void)w;
-	atomic_store(&t->kick_pending, 0);
 	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++) {
 		struct lop *l = &t->lops[i];
 
@@ -280,6 +296,7 @@ kick(struct rpmaf_worker *w, void *arg)
 		if (atomic_load_explicit(&l->state, memory_order_relaxed) == LOP_FREE)
 			chain_submit(t, l);
 	}
+	atomic_store_explicit(&t->kick_pending, 0, memory_order_release);
 }
 
 /* harvest -- account for every completed operation; returns those still in flight */
@@ -350,6 +367,7 @@ closed_loop(struct rthread *t)
 	while (submitting(t, now = run__now(), 0)) {
 		if (free_lop(t) && !atomic_exchange(&t->kick_pending, 1) &&
 		    rpmaf_worker_submit(t->w, &t->kick, kick, t)) {
+			atomic_store(&t->kick_pending, 0);
 			note_error(t, 0, RPMAF_E_INVAL);
 			break;
 		}
@@ -357,7 +375,9 @@ closed_loop(struct rthread *t)
 
 		run__pause(t->quota || left > WAIT_KICK_NS ? WAIT_KICK_NS : left);
 	}
-	/* a kick still queued finds submitting() false */
+	/* a kick still queued finds submitting() false; t must outlive it */
+	while (atomic_load_explicit(&t->kick_pending, memory_order_acquire))
+		run__pause(WAIT_SLOT_NS);
 	drain(t);
 }
 

@@ -1,0 +1,86 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# test-rpma-load-tsan.sh LOAD SERVER -- rpma-load built with the framework
+# and librpma on ThreadSanitizer (LOAD) against a running rpma-server
+# (SERVER), over softrdma: closed loops run on the workers, and completions
+# of connections owned by another worker are forwarded to the thread's own.
+#   1. 3 threads over 3 connections on 2 workers, 2 s, every kind, --verify;
+#   2. a count of 5000 operations over 1 connection: the threads bound to
+#      the worker without a connection get every completion forwarded.
+# Each must exit 0 with every record verified and no ThreadSanitizer
+# report (halt_on_error: a report ends the run with an error).
+#   RPMA_LOAD_TEST_PORT   the TCP port used (default 17890, in 17800-17899)
+#   TSAN_SUPP             the suppressions file (softrdma's and liburcu's)
+set -u
+TOOL=$1
+server=$2
+. "$(dirname "$0")/../tool-test.sh"
+port=${RPMA_LOAD_TEST_PORT:-17890}
+export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=${TSAN_SUPP:?}"
+
+cat >"$tmp/c.yaml" <<YAML
+workers: {count: 2, polling: event}
+queues: {sq: 64, messages: {size: 4K, credits: 16}}
+listen: {address: 127.0.0.1, port: $port, max_connections: 8}
+targets: [{name: srv, address: 127.0.0.1, port: $port, connections: 3}]
+regions:
+  - name: data
+    size: 4M
+    backing: {file: $tmp/data.pmem, create: true}
+    persistence: gpspm
+timeouts: {connect_ms: 5000, operation_ms: 10000}
+log: {level: error}
+YAML
+cat >"$tmp/w.yaml" <<YAML
+region: data
+mix:
+  - {kind: write, weight: 1}
+  - {kind: write_persist, weight: 3}
+  - {kind: read, weight: 2}
+  - {kind: atomic, weight: 1}
+  - {kind: call, weight: 1}
+sizes: {write: 512, write_persist: {uniform: [64, 4K]}, read: 4K, call: 256}
+threads: 3
+queue_depth: 8
+duration: 2s
+YAML
+grep -v '^duration' "$tmp/w.yaml" >"$tmp/count.yaml"
+echo "count: 5000" >>"$tmp/count.yaml"
+
+"$run" "$server" -c "$tmp/c.yaml" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
+pid=$!
+for _ in $(seq 100); do
+	grep -qF "listening on" "$tmp/srv.log" && break
+	sleep 0.1
+done
+grep -qF "listening on" "$tmp/srv.log" && ok || ko server "did not start"
+
+# expect_tsan NAME ARGS... -- a clean run: exit 0, all verified, no report
+expect_tsan() {
+	local name=$1
+	shift
+	timeout 120 "$run" "$TOOL" "$@" >"$tmp/out" 2>"$tmp/err"
+	local rc=$?
+	if [ "$rc" -ne 0 ]; then
+		ko "$name" "exit $rc"
+	elif grep -q "ThreadSanitizer" "$tmp/err"; then
+		ko "$name" "a ThreadSanitizer report"
+	elif ! grep -qE "verify: [1-9][0-9]* records read back, 0 bad" "$tmp/out"; then
+		ko "$name" "no clean verification"
+	else
+		ok
+	fi
+}
+
+expect_tsan duration -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify
+expect_tsan count -c "$tmp/c.yaml" -w "$tmp/count.yaml" --verify \
+	--set "targets[0].connections=1"
+grep -qE "^total +5000 " "$tmp/out" && ok || ko count "not 5000 operations"
+
+kill -TERM "$pid"
+wait "$pid"
+rc=$?
+pid=
+[ "$rc" -eq 0 ] && ok || ko server-stop "exit $rc after SIGTERM"
+summary rpma-load-tsan
