@@ -798,6 +798,8 @@ test_hostile(void **state)
 	struct rpmaf_server_stats st = stats(&s);
 
 	assert_true(st.proto_errors >= 5);
+	assert_true(log_has(&s, "returns 255 credits it cannot owe"));
+	assert_true(log_has(&s, "with no credit left"));
 	/* the server still serves */
 	struct cli *good = cli_new(cws, KEY_HEX, false, true, false);
 
