@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool rpmemd,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -157,7 +157,7 @@ check-install: librpma
 
 # ---------------------------------------------------------------- fuzzing
 # the harnesses of other modules have their own rules in their .mk
-FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_workload fuzz_softrdma_%, \
+FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_workload fuzz_poolset fuzz_softrdma_%, \
 	$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
 SECONDS ?= 60
@@ -209,6 +209,7 @@ MODULE_MKS := \
 	tools/rpma-server/rpma-server.mk \
 	tools/rpmaf-bench/rpmaf-bench.mk \
 	tools/rpma-load/rpma-load.mk \
+	tools/rpmemd/rpmemd.mk \
 	tools/run/run.mk
 
 include $(MODULE_MKS)

@@ -1,0 +1,104 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# tools/rpmemd/rpmemd.mk -- rpmemd, the target side of librpmem: its pool set
+# file (poolset.c) and the PMDK part header (pool_hdr.c). Included by the
+# top-level Makefile (GNU make):
+#   make check-rpmemd-unit      the cmocka tests of tests/unit/rpmemd/, built with gcc
+#                               (gcov) and with clang AddressSanitizer+UBSan, run both
+#   make coverage-rpmemd        line coverage of the sources from the gcc run (a figure)
+#   make fuzz-poolset           build/fuzz/fuzz_poolset (libFuzzer): the set file parser
+#                               and the header decoder
+#   make check-fuzz-poolset     run it for FUZZ_CHECK_SECONDS on fuzz/corpus/poolset/;
+#                               make fuzz-run-poolset SECONDS=N for longer
+#   make check-rpmemd-pmempool  part files written by this code, read by Debian's
+#                               pmempool (package pmdk-tools): tests/rpmemd/test-pmempool.sh
+#
+# Each tests/unit/rpmemd/test_*.c is one program, linked with the other .c
+# files of that directory and with the sources compiled in.
+
+RPMEMD_LIB_SRCS := tools/rpmemd/poolset.c tools/rpmemd/pool_hdr.c
+RPMEMD_HDRS := $(wildcard tools/rpmemd/*.h)
+RPMEMD_CFLAGS := $(CFLAGS_BASE) -Itools/rpmemd
+
+RPMEMD_TEST_DIR := tests/unit/rpmemd
+RPMEMD_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(RPMEMD_TEST_DIR)/test_*.c))))
+RPMEMD_TEST_HELPERS := $(filter-out $(RPMEMD_TEST_DIR)/test_%.c,$(wildcard $(RPMEMD_TEST_DIR)/*.c))
+RPMEMD_TEST_DEPS := $(RPMEMD_TEST_HELPERS) $(wildcard $(RPMEMD_TEST_DIR)/*.h) $(RPMEMD_HDRS)
+RPMEMD_TEST_CFLAGS := $(RPMEMD_CFLAGS) -O0 -I$(RPMEMD_TEST_DIR)
+# the tests make allocations fail on purpose (tests/unit/rpmemd/fail_alloc.c)
+RPMEMD_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+
+# the gcc build, instrumented for coverage
+RPMEMD_COV_OBJ := $(BUILD)/rpmemd/cov-obj
+RPMEMD_COV_OBJS := $(patsubst tools/rpmemd/%.c,$(RPMEMD_COV_OBJ)/%.o,$(RPMEMD_LIB_SRCS))
+RPMEMD_UNIT_BINS := $(addprefix $(BUILD)/rpmemd/unit/,$(RPMEMD_TEST_NAMES))
+
+$(RPMEMD_COV_OBJ)/%.o: tools/rpmemd/%.c $(RPMEMD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(RPMEMD_TEST_CFLAGS) --coverage -c $< -o $@
+
+$(BUILD)/rpmemd/unit/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_COV_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(RPMEMD_TEST_CFLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) $(RPMEMD_COV_OBJS) \
+		-lcmocka -lgcov $(RPMEMD_TEST_WRAP)
+
+# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
+RPMEMD_ASAN_BINS := $(addprefix $(BUILD)/rpmemd/unit-asan/,$(RPMEMD_TEST_NAMES))
+
+$(BUILD)/rpmemd/unit-asan/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_LIB_SRCS)
+	@mkdir -p $(@D)
+	$(CLANG) $(RPMEMD_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) \
+		$(RPMEMD_LIB_SRCS) -lcmocka $(RPMEMD_TEST_WRAP)
+
+.PHONY: check-rpmemd-unit coverage-rpmemd fuzz-poolset check-fuzz-poolset fuzz-run-poolset \
+	check-rpmemd-pmempool
+
+check-rpmemd-unit: $(RPMEMD_UNIT_BINS) $(RPMEMD_ASAN_BINS)
+	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tools/run-tests.sh rpmemd-asan $(RPMEMD_ASAN_BINS)
+
+coverage-rpmemd: $(RPMEMD_UNIT_BINS)
+	@rm -f $(RPMEMD_COV_OBJ)/*.gcda
+	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS) >/dev/null
+	@cd $(RPMEMD_COV_OBJ) && gcov -n $(notdir $(RPMEMD_LIB_SRCS:.c=.o)) 2>/dev/null | \
+		grep -A1 "^File 'tools/rpmemd/" | paste - - | \
+		sed -n "s/^File '\([^']*\)'.*Lines executed:/\1: lines executed /p"
+
+# the harness: an explicit rule, so the generic one of fuzz/ does not apply
+RPMEMD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_poolset
+
+$(RPMEMD_FUZZ_BIN): fuzz/fuzz_poolset.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS) fuzz/fuzz_assert.h
+	@mkdir -p $(@D)
+	$(CLANG) $(RPMEMD_CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ $< $(RPMEMD_LIB_SRCS)
+
+fuzz-poolset: $(RPMEMD_FUZZ_BIN)
+
+# fuzz_run_poolset SECONDS -- fuzz-run.sh takes the corpus of the binary's name: a copy
+# of fuzz/corpus/poolset/ under it
+fuzz_run_poolset = dir=$$(mktemp -d) && mkdir -p $$dir/fuzz/corpus && \
+	cp -r fuzz/corpus/poolset $$dir/fuzz/corpus/fuzz_poolset && \
+	(cd $$dir && $(abspath tools/fuzz-run.sh) $(1) $(abspath $(RPMEMD_FUZZ_BIN))); \
+	st=$$?; rm -rf $$dir; exit $$st
+
+check-fuzz-poolset: $(RPMEMD_FUZZ_BIN)
+	@$(call fuzz_run_poolset,$(FUZZ_CHECK_SECONDS))
+
+fuzz-run-poolset: $(RPMEMD_FUZZ_BIN)
+	@$(call fuzz_run_poolset,$(SECONDS))
+
+fuzz: fuzz-poolset
+fuzz-run: fuzz-run-poolset
+
+# part files of each shape of set, written by this code, read by Debian's pmempool
+RPMEMD_PARTS_BIN := $(BUILD)/rpmemd/write-parts
+
+$(RPMEMD_PARTS_BIN): tests/rpmemd/write_parts.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -o $@ $< $(RPMEMD_LIB_SRCS)
+
+check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
+	@tests/rpmemd/test-pmempool.sh $(RPMEMD_PARTS_BIN)
+
+CHECK_TARGETS += check-rpmemd-unit check-fuzz-poolset check-rpmemd-pmempool
+CLEAN_DIRS += $(BUILD)/rpmemd
