@@ -20,9 +20,11 @@ CONFIG_DEP_SRCS := $(sort $(wildcard proto/*.c))
 CONFIG_DEP_LIBS := -lsodium
 CONFIG_TEST_DIR := tests/unit/config
 CONFIG_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(CONFIG_TEST_DIR)/test_*.c))))
-CONFIG_TEST_HELPERS := $(filter-out $(CONFIG_TEST_DIR)/test_%.c,$(wildcard $(CONFIG_TEST_DIR)/*.c))
-CONFIG_TEST_DEPS := $(CONFIG_TEST_HELPERS) $(wildcard $(CONFIG_TEST_DIR)/*.h) $(CONFIG_HDRS)
-CONFIG_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iconfig -I$(CONFIG_TEST_DIR) \
+CONFIG_TEST_HELPERS := $(filter-out $(CONFIG_TEST_DIR)/test_%.c,$(wildcard $(CONFIG_TEST_DIR)/*.c)) \
+	tests/support/fail_alloc.c
+CONFIG_TEST_DEPS := $(CONFIG_TEST_HELPERS) $(wildcard $(CONFIG_TEST_DIR)/*.h) $(CONFIG_HDRS) \
+	tests/support/fail_alloc.h
+CONFIG_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iconfig -I$(CONFIG_TEST_DIR) -Itests/support \
 	-DCONFIG_TOP_DIR='"$(abspath .)"'
 # the tests make allocations fail on purpose
 CONFIG_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc

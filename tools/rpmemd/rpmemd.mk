@@ -22,10 +22,12 @@ RPMEMD_CFLAGS := $(CFLAGS_BASE) -Itools/rpmemd
 
 RPMEMD_TEST_DIR := tests/unit/rpmemd
 RPMEMD_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(RPMEMD_TEST_DIR)/test_*.c))))
-RPMEMD_TEST_HELPERS := $(filter-out $(RPMEMD_TEST_DIR)/test_%.c,$(wildcard $(RPMEMD_TEST_DIR)/*.c))
-RPMEMD_TEST_DEPS := $(RPMEMD_TEST_HELPERS) $(wildcard $(RPMEMD_TEST_DIR)/*.h) $(RPMEMD_HDRS)
-RPMEMD_TEST_CFLAGS := $(RPMEMD_CFLAGS) -O0 -I$(RPMEMD_TEST_DIR)
-# the tests make allocations fail on purpose (tests/unit/rpmemd/fail_alloc.c)
+RPMEMD_TEST_HELPERS := $(filter-out $(RPMEMD_TEST_DIR)/test_%.c,$(wildcard $(RPMEMD_TEST_DIR)/*.c)) \
+	tests/support/fail_alloc.c
+RPMEMD_TEST_DEPS := $(RPMEMD_TEST_HELPERS) $(wildcard $(RPMEMD_TEST_DIR)/*.h) $(RPMEMD_HDRS) \
+	tests/support/fail_alloc.h
+RPMEMD_TEST_CFLAGS := $(RPMEMD_CFLAGS) -O0 -I$(RPMEMD_TEST_DIR) -Itests/support
+# the tests make allocations fail on purpose (tests/support/fail_alloc.c)
 RPMEMD_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 # the gcc build, instrumented for coverage

@@ -16,13 +16,12 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "fail_alloc.h"
 #include "rpmaf.h"
 
 /* the name every test buffer is loaded under, as it appears in messages */
 #define T_NAME "t.yaml"
 
-/* malloc, calloc and realloc of the code under test fail from the n-th call on (-1: never) */
-void test_fail_alloc_after(long n);
 
 /* load_ok -- load yaml (with sets, flags) and assert success; the caller deletes the result */
 struct rpmaf_cfg *load_ok(const char *yaml);

@@ -29,12 +29,12 @@ nomem_at(long n, const struct rpmaf_cfg_opts *opts, const char *path)
 	struct rpmaf_cfg_err err;
 	int ret;
 
-	test_fail_alloc_after(n);
+	fail_alloc_after(n);
 	if (path)
 		ret = rpmaf_cfg_load_file(path, opts, &c, &err);
 	else
 		ret = rpmaf_cfg_load_buffer(T_NAME, Yaml, strlen(Yaml), opts, &c, &err);
-	test_fail_alloc_after(-1);
+	fail_alloc_after(-1);
 	if (ret == 0) {
 		assert_int_equal(c->ntargets, 2);
 		assert_string_equal(c->regions[1].name, "s");
