@@ -22,7 +22,6 @@
 /* the name every test buffer is loaded under, as it appears in messages */
 #define T_NAME "t.yaml"
 
-
 /* load_ok -- load yaml (with sets, flags) and assert success; the caller deletes the result */
 struct rpmaf_cfg *load_ok(const char *yaml);
 struct rpmaf_cfg *load_ok_opts(const char *yaml, const struct rpmaf_cfg_opts *opts);
