@@ -178,7 +178,8 @@ stale_cb(const struct rpmaf__regtab_entry *e, void *arg)
 {
 	struct stale *s = arg;
 
-	if (e->target != s->pc->target || s->n == s->max)
+	/* newer than the listing's table: added after it (an announcement) */
+	if (e->target != s->pc->target || e->generation > s->pc->list_gen || s->n == s->max)
 		return 0;
 	for (uint32_t i = 0; i < s->pc->nseen; i++)
 		if (strcmp(s->pc->seen[i], e->name) == 0)
@@ -190,7 +191,9 @@ stale_cb(const struct rpmaf__regtab_entry *e, void *arg)
 
 /*
  * drop_unlisted -- after a full listing, the regions of this target the
- * listing did not name were removed while the connection was down
+ * listing did not name, and older than its table, were removed while the
+ * connection was down (the server's table generation comes from the same
+ * counter as its regions': doc/PROTOCOL.md)
  */
 static void
 drop_unlisted(struct rpmaf__pool_conn *pc)
@@ -224,8 +227,12 @@ list_done(struct rpmaf__pool_conn *pc)
 	struct rpmaf__pool_target *tg = &pool->targets[pc->target];
 	uint32_t peer = pc->ctl.peer_msg_size, own = (uint32_t)pool->cfg->queues.msg_size;
 
+	/*
+	 * tombstones stay (one per removed name, until the name comes back):
+	 * another connection may still deliver an older announcement, which
+	 * only the tombstone keeps from bringing the region back
+	 */
 	drop_unlisted(pc);
-	(void)rpmaf__regtab_prune(pool->tab);
 	pc->phase = PH_READY;
 	if (pc->ever_ready)
 		rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_RECONNECTS, 1);

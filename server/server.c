@@ -112,18 +112,21 @@ first_generation(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* announce -- tell every ready client of a region's change */
+/*
+ * announce -- tell every ready client of a region's change; a removal
+ * carries its own generation, rgen (newer than the one clients hold)
+ */
 static void
-announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rpmaf__sregion *r)
+announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rpmaf__sregion *r,
+	 uint64_t rgen)
 {
 	struct rpmaf__sconn_ann a;
 
 	if (!srv->started || srv->stopped)
 		return;
 	rpmaf__sconn_ann_make(&a, event, gen, r);
-	/* a removal is a change of the region: newer than the generation clients hold */
 	if (event == RPMAF__PROTO_EV_REMOVED)
-		a.region.generation = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
+		a.region.generation = rgen;
 	if (each_worker(srv, announce_on, &a))
 		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: region %s not announced: %s",
 			    r->name, rpmaf_err_str(RPMAF_E_NOMEM));
@@ -139,7 +142,7 @@ region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
 
 	if (ret)
 		return ret;
-	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen_ptr)))
+	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen, gen_ptr)))
 		(void)rpmaf__sregion_delete(r_ptr, true, srv->log);
 	return ret;
 }
@@ -293,7 +296,7 @@ rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region 
 		return RPMAF_E_INVAL;
 	if ((ret = region_make(srv, region, &r, &gen)))
 		return ret;
-	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r);
+	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r, 0);
 	return 0;
 }
 
@@ -308,10 +311,13 @@ rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name)
 	if (!srv || !name || rpmaf__current)
 		return RPMAF_E_INVAL;
 	/* on return a grace period has passed: no worker finds it or still uses it */
-	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, &r, &gen)))
+	/* a removal is a change of the region: a generation of its own */
+	uint64_t rgen = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
+
+	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, rgen, &r, &gen)))
 		return ret;
 	/* posted (or queued) on every worker before each_worker() returns */
-	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
+	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r, rgen);
 	(void)rpmaf__sregion_delete(&r, false, srv->log);
 	return 0;
 }

@@ -442,9 +442,21 @@ rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, const char *name, size_t le
 	return NULL;
 }
 
+/*
+ * next_gen -- a new snapshot's generation: the change's own when it is
+ * newer, so that a listing's table_generation is comparable with the
+ * regions' generations (a region newer than it came after the listing)
+ */
+static uint64_t
+next_gen(const struct rpmaf__sregsnap *old, uint64_t change_gen)
+{
+	return change_gen > old->generation ? change_gen : old->generation + 1;
+}
+
 /* insert_locked -- rpmaf__sregtab_insert() with the lock held */
 static int
-insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
+insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
+	      uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *old = t->snap;
 	struct rpmaf__sregsnap *s;
@@ -456,7 +468,7 @@ insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_
 	memcpy(s->v, old->v, old->n * sizeof(s->v[0]));
 	s->v[old->n] = r;
 	s->n = old->n + 1;
-	s->generation = old->generation + 1;
+	s->generation = next_gen(old, change_gen);
 	publish(t, s);
 	*gen_ptr = s->generation;
 	return 0;
@@ -464,12 +476,13 @@ insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_
 
 /* see sregion.h */
 int
-rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
+rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
+		      uint64_t *gen_ptr)
 {
 	int ret;
 
 	(void)pthread_mutex_lock(&t->lock);
-	ret = insert_locked(t, r, gen_ptr);
+	ret = insert_locked(t, r, change_gen, gen_ptr);
 	(void)pthread_mutex_unlock(&t->lock);
 	return ret;
 }
@@ -479,7 +492,7 @@ rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64
  * the spare, which always has room for it (lock held)
  */
 static struct rpmaf__sregion *
-take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t *gen_ptr)
+take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t change_gen, uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *old = t->snap;
 	struct rpmaf__sregsnap *s = t->spare;
@@ -489,7 +502,7 @@ take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t *gen_ptr)
 	memcpy(s->v, old->v, i * sizeof(s->v[0]));
 	memcpy(&s->v[i], &old->v[i + 1], (old->n - i - 1) * sizeof(s->v[0]));
 	s->n = old->n - 1;
-	s->generation = old->generation + 1;
+	s->generation = next_gen(old, change_gen);
 	publish(t, s);
 	if (gen_ptr)
 		*gen_ptr = s->generation;
@@ -498,8 +511,8 @@ take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t *gen_ptr)
 
 /* see sregion.h */
 int
-rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
-		      uint64_t *gen_ptr)
+rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, uint64_t change_gen,
+		      struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *s;
 	int ret = RPMAF_E_NOENT;
@@ -508,7 +521,7 @@ rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__
 	s = t->snap;
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (strcmp(s->v[i]->name, name) == 0) {
-			*r_ptr = take_locked(t, i, gen_ptr);
+			*r_ptr = take_locked(t, i, change_gen, gen_ptr);
 			ret = 0;
 			break;
 		}
@@ -525,7 +538,7 @@ rpmaf__sregtab_pop(struct rpmaf__sregtab *t, struct rpmaf__sregion **r_ptr)
 
 	(void)pthread_mutex_lock(&t->lock);
 	if (t->snap->n) {
-		*r_ptr = take_locked(t, t->snap->n - 1, NULL);
+		*r_ptr = take_locked(t, t->snap->n - 1, 0, NULL);
 		ret = 0;
 	}
 	(void)pthread_mutex_unlock(&t->lock);

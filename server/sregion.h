@@ -83,7 +83,7 @@ struct rpmaf__sregion {
 struct rpmaf__sregsnap {
 	uint32_t n;		    /* regions in v */
 	uint32_t cap;		    /* room in v */
-	uint64_t generation;	    /* bumped by every insert and remove */
+	uint64_t generation;	    /* raised by every insert and remove (see insert) */
 	struct rpmaf__sregion *v[]; /* in the order they were exported */
 };
 
@@ -181,24 +181,28 @@ struct rpmaf__sregion *rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, cons
 
 /*
  * rpmaf__sregtab_insert -- add r (its name not in the table); *gen_ptr
- * gets the table's new generation. Workers find r once this returns.
+ * gets the table's new generation: change_gen (the change's generation,
+ * from the regions' counter) unless the table's was already that high,
+ * then one more. Workers find r once this returns.
  * RETURN VALUE: 0; RPMAF_E_INVAL (the name is taken); RPMAF_E_NOMEM (no
  * memory, or the table holds RPMAF__PROTO_REGIONS_MAX regions).
  * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
  * period.
  */
-int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr);
+int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
+			  uint64_t *gen_ptr);
 
 /*
  * rpmaf__sregtab_remove -- take region name out of the table into *r_ptr;
- * *gen_ptr gets the table's new generation. On return no reader can reach
+ * *gen_ptr gets the table's new generation, from change_gen as
+ * rpmaf__sregtab_insert() takes it. On return no reader can reach
  * *r_ptr any more: the caller may delete it.
  * RETURN VALUE: 0; RPMAF_E_NOENT (nothing allocated: it cannot fail otherwise).
  * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
  * period.
  */
-int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
-			  uint64_t *gen_ptr);
+int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, uint64_t change_gen,
+			  struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr);
 
 /*
  * rpmaf__sregtab_pop -- take the newest region out of the table into
