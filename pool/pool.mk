@@ -10,6 +10,9 @@
 #                          veth pair, over softrdma's TCP transport: the servers in one,
 #                          the pool in the other (check-slow; skipped without the right
 #                          to create namespaces)
+#   make check-pool-torture, check-pool-torture-canfail   the torture of the pool
+#                          against a server that adds, removes and replaces regions
+#                          (pool/pool_torture.mk; check-slow)
 #
 # The test uses the public API only: it links build/lib/librpmaf.so; the TSan
 # build links the sources of every module instead.
@@ -62,3 +65,5 @@ check-pool-twohost: $(POOL_TEST) softrdma
 CHECK_TARGETS += check-pool
 CHECK_SLOW_TARGETS += check-pool-tsan check-pool-twohost
 CLEAN_DIRS += $(BUILD)/pool
+
+include pool/pool_torture.mk
