@@ -80,6 +80,9 @@
 #define POOL_HDR_ERR_MAX   256	   /* bytes a message needs, with its NUL, beside the name */
 #define POOL_FEAT_CKSUM_2K 0x0002u /* incompat: the checksum covers the first 2 KiB only */
 
+/* incompat: only the first part has a header (a set with OPTION SINGLEHDR) */
+#define POOL_FEAT_SINGLEHDR 0x0001u
+
 /* the attributes of a pool, laid out as librpmem's struct rpmem_pool_attr (104 bytes) */
 struct pool_hdr_attr {
 	char signature[POOL_HDR_SIG_LEN];

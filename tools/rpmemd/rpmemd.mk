@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # tools/rpmemd/rpmemd.mk -- rpmemd, the target side of librpmem: its pool set
-# file (poolset.c) and the PMDK part header (pool_hdr.c). Included by the
-# top-level Makefile (GNU make):
+# file (poolset.c), the PMDK part header (pool_hdr.c) and the pool on disk,
+# mapped with libpmem2 (pool.c). Included by the top-level Makefile (GNU make):
 #   make check-rpmemd-unit      the cmocka tests of tests/unit/rpmemd/, built with gcc
 #                               (gcov) and with clang AddressSanitizer+UBSan, run both
 #   make coverage-rpmemd        line coverage of the sources from the gcc run (a figure)
@@ -16,7 +16,11 @@
 # Each tests/unit/rpmemd/test_*.c is one program, linked with the other .c
 # files of that directory and with the sources compiled in.
 
+# the file formats (no library needed: the fuzzer and write-parts take these), and the pool
 RPMEMD_LIB_SRCS := tools/rpmemd/poolset.c tools/rpmemd/pool_hdr.c
+RPMEMD_POOL_SRCS := tools/rpmemd/pool.c
+RPMEMD_POOL_LIBS := -lpmem2
+RPMEMD_UNIT_SRCS := $(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 RPMEMD_HDRS := $(wildcard tools/rpmemd/*.h)
 RPMEMD_CFLAGS := $(CFLAGS_BASE) -Itools/rpmemd
 
@@ -32,7 +36,7 @@ RPMEMD_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 
 # the gcc build, instrumented for coverage
 RPMEMD_COV_OBJ := $(BUILD)/rpmemd/cov-obj
-RPMEMD_COV_OBJS := $(patsubst tools/rpmemd/%.c,$(RPMEMD_COV_OBJ)/%.o,$(RPMEMD_LIB_SRCS))
+RPMEMD_COV_OBJS := $(patsubst tools/rpmemd/%.c,$(RPMEMD_COV_OBJ)/%.o,$(RPMEMD_UNIT_SRCS))
 RPMEMD_UNIT_BINS := $(addprefix $(BUILD)/rpmemd/unit/,$(RPMEMD_TEST_NAMES))
 
 $(RPMEMD_COV_OBJ)/%.o: tools/rpmemd/%.c $(RPMEMD_HDRS)
@@ -42,15 +46,15 @@ $(RPMEMD_COV_OBJ)/%.o: tools/rpmemd/%.c $(RPMEMD_HDRS)
 $(BUILD)/rpmemd/unit/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_COV_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEMD_TEST_CFLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) $(RPMEMD_COV_OBJS) \
-		-lcmocka -lgcov $(RPMEMD_TEST_WRAP)
+		-lcmocka $(RPMEMD_POOL_LIBS) -lgcov $(RPMEMD_TEST_WRAP)
 
 # the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
 RPMEMD_ASAN_BINS := $(addprefix $(BUILD)/rpmemd/unit-asan/,$(RPMEMD_TEST_NAMES))
 
-$(BUILD)/rpmemd/unit-asan/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_LIB_SRCS)
+$(BUILD)/rpmemd/unit-asan/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_UNIT_SRCS)
 	@mkdir -p $(@D)
 	$(CLANG) $(RPMEMD_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) \
-		$(RPMEMD_LIB_SRCS) -lcmocka $(RPMEMD_TEST_WRAP)
+		$(RPMEMD_UNIT_SRCS) -lcmocka $(RPMEMD_POOL_LIBS) $(RPMEMD_TEST_WRAP)
 
 .PHONY: check-rpmemd-unit coverage-rpmemd fuzz-poolset check-fuzz-poolset fuzz-run-poolset \
 	check-rpmemd-pmempool
@@ -63,7 +67,7 @@ check-rpmemd-unit: $(RPMEMD_UNIT_BINS) $(RPMEMD_ASAN_BINS)
 coverage-rpmemd: $(RPMEMD_UNIT_BINS)
 	@rm -f $(RPMEMD_COV_OBJ)/*.gcda
 	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS) >/dev/null
-	@cd $(RPMEMD_COV_OBJ) && gcov -n $(notdir $(RPMEMD_LIB_SRCS:.c=.o)) 2>/dev/null | \
+	@cd $(RPMEMD_COV_OBJ) && gcov -n $(notdir $(RPMEMD_UNIT_SRCS:.c=.o)) 2>/dev/null | \
 		grep -A1 "^File 'tools/rpmemd/" | paste - - | \
 		sed -n "s/^File '\([^']*\)'.*Lines executed:/\1: lines executed /p"
 
