@@ -482,12 +482,13 @@ softrdma_cm_close_fd(struct softrdma_cm_id *id)
 	id->fd = -1;
 }
 
-/* Withdraw events of @id still queued on channel @c (cm.lock held). */
-static void
+/* Withdraw events of @id still queued on channel @c; returns how many (cm.lock held). */
+static int
 softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
 		     struct softrdma_cm_chan *move_to)
 {
 	struct softrdma_list *n, *next, moved;
+	int count = 0;
 
 	softrdma__list_init(&moved);
 	pthread_mutex_lock(&c->q.lock);
@@ -499,6 +500,7 @@ softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
 		if (e->owner != id)
 			continue;
 		softrdma__list_del(n);
+		count++;
 		/* the channel's fd no longer counts it: no readable fd without an event */
 		softrdma__evq_forget(&c->q);
 		if (move_to)
@@ -512,6 +514,7 @@ softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
 		softrdma__list_del(n);
 		softrdma__evq_push(&move_to->q, n);
 	}
+	return count;
 }
 
 /*
@@ -538,14 +541,22 @@ rdma_destroy_id(struct rdma_cm_id *cid)
 	/* a QP left on the id stays the application's; the CM lets go of it */
 	if (cid->qp)
 		ibv_modify_qp(cid->qp, NULL, SOFTRDMA_QP_CM_RELEASE);
-	/* unannounced connections of a listener go with it */
+	/*
+	 * unannounced connections of a listener go with it: those whose request
+	 * has not come yet, and those whose CONNECT_REQUEST is still queued
+	 * (not taken by rdma_get_cm_event(): withdrawn, it would name a freed
+	 * listener and leak with the channel)
+	 */
 	for (n = cm.ids.next; n != &cm.ids; n = next) {
 		struct softrdma_cm_id *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node);
 
 		next = n->next;
 		if (c->listen == id) {
 			c->listen = NULL;
-			if (c->state == CM_REQ_WAIT) {
+			if (c->state == CM_REQ_WAIT ||
+			    (c->state == CM_REQ_RCVD &&
+			     softrdma_cm_withdraw((struct softrdma_cm_chan *)c->id.channel, c,
+						  NULL))) {
 				softrdma_cm_close_fd(c);
 				softrdma__list_del(&c->node);
 				if (c->sync)

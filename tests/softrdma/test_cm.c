@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 
@@ -333,6 +334,35 @@ test_late_listener(void **state)
 	rdma_destroy_id(c->srv);
 	c->srv = NULL;
 	rdma_destroy_id(l2);
+}
+
+/*
+ * A listener destroyed while a CONNECT_REQUEST waits on its channel, not
+ * taken yet: the request goes with it (no event naming the freed listener
+ * is left on the channel, nothing leaks) and the client's connect fails.
+ */
+static void
+test_listener_gone(void **state)
+{
+	struct conn *c = *state;
+	uint16_t port = t_free_port();
+	struct rdma_cm_id *l2 = t_listen(c->sch, port);
+	struct pollfd pfd = {.fd = c->sch->fd, .events = POLLIN};
+	struct rdma_cm_event *ev;
+
+	c->cli = t_resolve(c->cch, port);
+	t_create_qp(c->cli);
+	assert_int_equal(rdma_connect(c->cli, NULL), 0);
+	/* the request is queued once the channel's descriptor is readable */
+	assert_int_equal(poll(&pfd, 1, T_WAIT_MS), 1);
+	assert_int_equal(rdma_destroy_id(l2), 0);
+	t_no_event(c->sch, 200);
+	ev = t_try_event(c->cch, T_WAIT_MS);
+	assert_non_null(ev);
+	if (ev->event != RDMA_CM_EVENT_REJECTED && ev->event != RDMA_CM_EVENT_UNREACHABLE &&
+	    ev->event != RDMA_CM_EVENT_CONNECT_ERROR)
+		fail_msg("the client got %s", rdma_event_str(ev->event));
+	rdma_ack_cm_event(ev);
 }
 
 /* The peer accepts the TCP connection but never answers: UNREACHABLE. */
@@ -752,6 +782,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_reject, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_listener, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_late_listener, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_listener_gone, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_unreachable, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_addr_error, setup, teardown),
 	    cmocka_unit_test(test_sync),
