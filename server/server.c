@@ -113,12 +113,12 @@ first_generation(void)
 }
 
 /*
- * announce -- tell every ready client of a region's change; a removal
- * carries its own generation, rgen (newer than the one clients hold)
+ * announce -- tell every ready client of a region's change, gen the
+ * table's generation after it; a removal carries it as the region's too
+ * (newer than the one clients hold)
  */
 static void
-announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rpmaf__sregion *r,
-	 uint64_t rgen)
+announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rpmaf__sregion *r)
 {
 	struct rpmaf__sconn_ann a;
 
@@ -126,7 +126,7 @@ announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rp
 		return;
 	rpmaf__sconn_ann_make(&a, event, gen, r);
 	if (event == RPMAF__PROTO_EV_REMOVED)
-		a.region.generation = rgen;
+		a.region.generation = gen;
 	if (each_worker(srv, announce_on, &a))
 		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: region %s not announced: %s",
 			    r->name, rpmaf_err_str(RPMAF_E_NOMEM));
@@ -137,12 +137,12 @@ static int
 region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
 	    struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr)
 {
-	uint64_t gen = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
-	int ret = rpmaf__sregion_new(rc, srv->peer, gen, srv->log, r_ptr);
+	/* its generation comes with the insertion */
+	int ret = rpmaf__sregion_new(rc, srv->peer, srv->log, r_ptr);
 
 	if (ret)
 		return ret;
-	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen, gen_ptr)))
+	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen_ptr)))
 		(void)rpmaf__sregion_delete(r_ptr, true, srv->log);
 	return ret;
 }
@@ -223,8 +223,7 @@ rpmaf_server_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct rpm
 	srv->peer = peer;
 	srv->ws = ws;
 	srv->log = &ws->log;
-	atomic_init(&srv->next_region_gen, first_generation());
-	if ((ret = rpmaf__sregtab_init(&srv->regs)))
+	if ((ret = rpmaf__sregtab_init(&srv->regs, first_generation())))
 		goto err_free;
 	if ((ret = wst_new(srv)) || (ret = key_load(srv)))
 		goto err_wst;
@@ -296,7 +295,7 @@ rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region 
 		return RPMAF_E_INVAL;
 	if ((ret = region_make(srv, region, &r, &gen)))
 		return ret;
-	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r, 0);
+	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r);
 	return 0;
 }
 
@@ -311,13 +310,10 @@ rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name)
 	if (!srv || !name || rpmaf__current)
 		return RPMAF_E_INVAL;
 	/* on return a grace period has passed: no worker finds it or still uses it */
-	/* a removal is a change of the region: a generation of its own */
-	uint64_t rgen = atomic_fetch_add(&srv->next_region_gen, 1) + 1;
-
-	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, rgen, &r, &gen)))
+	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, &r, &gen)))
 		return ret;
 	/* posted (or queued) on every worker before each_worker() returns */
-	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r, rgen);
+	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
 	(void)rpmaf__sregion_delete(&r, false, srv->log);
 	return 0;
 }

@@ -63,7 +63,6 @@ struct rpmaf_server {
 	struct rpmaf__srv_wstate *wst; /* one per worker */
 
 	struct rpmaf__sregtab regs;
-	atomic_ullong next_region_gen; /* generations handed to new regions */
 
 	/* the control path's (not thread-safe, as rpmaf.h says) */
 	struct rpmaf__acceptor acc;

@@ -154,7 +154,7 @@ reg(struct rpmaf__sregion *r, struct rpma_peer *peer, const struct rpmaf__wlog *
 
 /* fill -- the fields the configuration gives */
 static int
-fill(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc, uint64_t generation)
+fill(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc)
 {
 	size_t len = rc->name ? strlen(rc->name) : 0;
 
@@ -164,7 +164,6 @@ fill(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc, uint64_t gener
 	memcpy(r->name, rc->name, len);
 	r->name_len = (uint8_t)len;
 	r->size = rc->size;
-	r->generation = generation;
 	r->usage = (uint8_t)(rc->usage & 7u);
 	r->file = rc->backing == RPMAF_BACKING_FILE;
 	r->fd = -1;
@@ -219,7 +218,7 @@ memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 
 /* see sregion.h */
 int
-rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer, uint64_t generation,
+rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
 		   const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr)
 {
 	struct file_undo u;
@@ -230,7 +229,7 @@ rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer, ui
 		return RPMAF_E_INVAL;
 	if (!(r = calloc(1, sizeof(*r))))
 		return RPMAF_E_NOMEM;
-	if ((ret = fill(r, rc, generation)) || (ret = memory_new(r, rc, log, &u)))
+	if ((ret = fill(r, rc)) || (ret = memory_new(r, rc, log, &u)))
 		goto err_free;
 	if ((ret = reg(r, peer, log)))
 		goto err_memory;
@@ -369,9 +368,10 @@ publish(struct rpmaf__sregtab *t, struct rpmaf__sregsnap *s)
 
 /* see sregion.h */
 int
-rpmaf__sregtab_init(struct rpmaf__sregtab *t)
+rpmaf__sregtab_init(struct rpmaf__sregtab *t, uint64_t first_gen)
 {
 	memset(t, 0, sizeof(*t));
+	t->last_gen = first_gen - 1;
 	if (!(t->snap = snap_new(0)))
 		return RPMAF_E_NOMEM;
 	if (pthread_mutex_init(&t->lock, NULL)) {
@@ -442,21 +442,9 @@ rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, const char *name, size_t le
 	return NULL;
 }
 
-/*
- * next_gen -- a new snapshot's generation: the change's own when it is
- * newer, so that a listing's table_generation is comparable with the
- * regions' generations (a region newer than it came after the listing)
- */
-static uint64_t
-next_gen(const struct rpmaf__sregsnap *old, uint64_t change_gen)
-{
-	return change_gen > old->generation ? change_gen : old->generation + 1;
-}
-
 /* insert_locked -- rpmaf__sregtab_insert() with the lock held */
 static int
-insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
-	      uint64_t *gen_ptr)
+insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *old = t->snap;
 	struct rpmaf__sregsnap *s;
@@ -468,7 +456,7 @@ insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t chang
 	memcpy(s->v, old->v, old->n * sizeof(s->v[0]));
 	s->v[old->n] = r;
 	s->n = old->n + 1;
-	s->generation = next_gen(old, change_gen);
+	s->generation = r->generation = ++t->last_gen; /* not yet published */
 	publish(t, s);
 	*gen_ptr = s->generation;
 	return 0;
@@ -476,13 +464,12 @@ insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t chang
 
 /* see sregion.h */
 int
-rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
-		      uint64_t *gen_ptr)
+rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr)
 {
 	int ret;
 
 	(void)pthread_mutex_lock(&t->lock);
-	ret = insert_locked(t, r, change_gen, gen_ptr);
+	ret = insert_locked(t, r, gen_ptr);
 	(void)pthread_mutex_unlock(&t->lock);
 	return ret;
 }
@@ -492,7 +479,7 @@ rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64
  * the spare, which always has room for it (lock held)
  */
 static struct rpmaf__sregion *
-take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t change_gen, uint64_t *gen_ptr)
+take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *old = t->snap;
 	struct rpmaf__sregsnap *s = t->spare;
@@ -502,7 +489,7 @@ take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t change_gen, uint64_t 
 	memcpy(s->v, old->v, i * sizeof(s->v[0]));
 	memcpy(&s->v[i], &old->v[i + 1], (old->n - i - 1) * sizeof(s->v[0]));
 	s->n = old->n - 1;
-	s->generation = next_gen(old, change_gen);
+	s->generation = ++t->last_gen;
 	publish(t, s);
 	if (gen_ptr)
 		*gen_ptr = s->generation;
@@ -511,8 +498,8 @@ take_locked(struct rpmaf__sregtab *t, uint32_t i, uint64_t change_gen, uint64_t 
 
 /* see sregion.h */
 int
-rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, uint64_t change_gen,
-		      struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr)
+rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
+		      uint64_t *gen_ptr)
 {
 	const struct rpmaf__sregsnap *s;
 	int ret = RPMAF_E_NOENT;
@@ -521,7 +508,7 @@ rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, uint64_t chang
 	s = t->snap;
 	for (uint32_t i = 0; i < s->n; i++) {
 		if (strcmp(s->v[i]->name, name) == 0) {
-			*r_ptr = take_locked(t, i, change_gen, gen_ptr);
+			*r_ptr = take_locked(t, i, gen_ptr);
 			ret = 0;
 			break;
 		}
@@ -538,7 +525,7 @@ rpmaf__sregtab_pop(struct rpmaf__sregtab *t, struct rpmaf__sregion **r_ptr)
 
 	(void)pthread_mutex_lock(&t->lock);
 	if (t->snap->n) {
-		*r_ptr = take_locked(t, t->snap->n - 1, 0, NULL);
+		*r_ptr = take_locked(t, t->snap->n - 1, NULL);
 		ret = 0;
 	}
 	(void)pthread_mutex_unlock(&t->lock);

@@ -7,8 +7,8 @@
  * them that the workers read and the control path changes.
  *
  * CONCURRENCY
- * A region is immutable from rpmaf__sregion_new() until
- * rpmaf__sregion_delete(). The table is read under RCU (urcu-memb, as in
+ * A region is immutable from its insertion (which gives it its generation)
+ * until rpmaf__sregion_delete(). The table is read under RCU (urcu-memb, as in
  * regtab/regtab.h) and changed under its mutex:
  * - Snapshots. The table's contents (count, generation, regions in the
  *   order they were exported) are an immutable snapshot that snap points
@@ -83,7 +83,7 @@ struct rpmaf__sregion {
 struct rpmaf__sregsnap {
 	uint32_t n;		    /* regions in v */
 	uint32_t cap;		    /* room in v */
-	uint64_t generation;	    /* raised by every insert and remove (see insert) */
+	uint64_t generation;	    /* of its last change (insert, remove) */
 	struct rpmaf__sregion *v[]; /* in the order they were exported */
 };
 
@@ -98,19 +98,18 @@ struct rpmaf__sregtab {
 	pthread_mutex_t lock;	       /* serializes the writers and the readers off the workers */
 	struct rpmaf__sregsnap *snap;  /* RCU-published; never NULL between init and fini */
 	struct rpmaf__sregsnap *spare; /* lock's; NULL before the first insert */
+	uint64_t last_gen;	       /* lock's: the newest generation handed out */
 };
 
 /*
  * rpmaf__sregion_new -- map or allocate, and register, the region rc
- * describes, with generation; on failure nothing is left behind (a file
- * created is removed, a file extended is cut back).
- * RETURN VALUE: 0; RPMAF_E_INVAL (a name that is no protocol name);
- * RPMAF_E_NOMEM; RPMAF_E_IO (open, create, extend, map); RPMAF_E_RDMA.
+ * describes (its generation comes with rpmaf__sregtab_insert()); on failure nothing is left behind
+ * (a file created is removed, a file extended is cut back). RETURN VALUE: 0; RPMAF_E_INVAL (a name
+ * that is no protocol name); RPMAF_E_NOMEM; RPMAF_E_IO (open, create, extend, map); RPMAF_E_RDMA.
  * CONCURRENCY: any thread; logs through log.
  */
 int rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
-		       uint64_t generation, const struct rpmaf__wlog *log,
-		       struct rpmaf__sregion **r_ptr);
+		       const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr);
 
 /*
  * rpmaf__sregion_delete -- persist a file region, deregister, unmap, close;
@@ -134,11 +133,13 @@ void rpmaf__sregion_entry(const struct rpmaf__sregion *r, struct rpmaf__proto_re
 void rpmaf__sregion_persist(const struct rpmaf__sregion *r, uint64_t offset, uint64_t length);
 
 /*
- * rpmaf__sregtab_init -- an empty table.
+ * rpmaf__sregtab_init -- an empty table whose first generation (of a
+ * region, a removal, the table) will be first_gen: one counter under the
+ * table's lock, so that a table's generation is that of its last change.
  * RETURN VALUE: 0; RPMAF_E_NOMEM; RPMAF_E_SYS (the mutex).
  * CONCURRENCY: before any other use of t.
  */
-int rpmaf__sregtab_init(struct rpmaf__sregtab *t);
+int rpmaf__sregtab_init(struct rpmaf__sregtab *t, uint64_t first_gen);
 
 /*
  * rpmaf__sregtab_fini -- wait for a grace period, free the snapshot and
@@ -180,29 +181,27 @@ struct rpmaf__sregion *rpmaf__sregtab_find(const struct rpmaf__sregsnap *s, cons
 					   size_t len);
 
 /*
- * rpmaf__sregtab_insert -- add r (its name not in the table); *gen_ptr
- * gets the table's new generation: change_gen (the change's generation,
- * from the regions' counter) unless the table's was already that high,
- * then one more. Workers find r once this returns.
+ * rpmaf__sregtab_insert -- add r (its name not in the table) with the next
+ * generation, which becomes r's and the table's; *gen_ptr gets it.
+ * Workers find r once this returns.
  * RETURN VALUE: 0; RPMAF_E_INVAL (the name is taken); RPMAF_E_NOMEM (no
  * memory, or the table holds RPMAF__PROTO_REGIONS_MAX regions).
  * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
  * period.
  */
-int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t change_gen,
-			  uint64_t *gen_ptr);
+int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_ptr);
 
 /*
  * rpmaf__sregtab_remove -- take region name out of the table into *r_ptr;
- * *gen_ptr gets the table's new generation, from change_gen as
- * rpmaf__sregtab_insert() takes it. On return no reader can reach
+ * *gen_ptr gets the next generation, the removal's and the table's. On
+ * return no reader can reach
  * *r_ptr any more: the caller may delete it.
  * RETURN VALUE: 0; RPMAF_E_NOENT (nothing allocated: it cannot fail otherwise).
  * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
  * period.
  */
-int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, uint64_t change_gen,
-			  struct rpmaf__sregion **r_ptr, uint64_t *gen_ptr);
+int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
+			  uint64_t *gen_ptr);
 
 /*
  * rpmaf__sregtab_pop -- take the newest region out of the table into
