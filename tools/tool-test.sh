@@ -12,6 +12,9 @@
 #                             print PATTERN (an extended regular expression) on
 #                             its standard output ($tmp/out) or error ($tmp/err)
 #   summary NAME              the line "NAME: P passed, F failed"; the exit status
+#   server_start SERVER CONFIG  start rpma-server SERVER on CONFIG in the background
+#                             ($pid; log in $tmp/srv.log) and count a check: it
+#                             says "listening on" within 10 s
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 run="$root/tools/softrdma-run"
@@ -55,4 +58,14 @@ expect() {
 summary() {
 	echo "$1: $passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
+}
+
+server_start() {
+	"$run" "$1" -c "$2" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
+	pid=$!
+	for _ in $(seq 100); do
+		grep -qF "listening on" "$tmp/srv.log" && break
+		sleep 0.1
+	done
+	grep -qF "listening on" "$tmp/srv.log" && ok || ko server "did not start"
 }

@@ -48,13 +48,7 @@ YAML
 grep -v '^duration' "$tmp/w.yaml" >"$tmp/count.yaml"
 echo "count: 5000" >>"$tmp/count.yaml"
 
-"$run" "$server" -c "$tmp/c.yaml" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
-pid=$!
-for _ in $(seq 100); do
-	grep -qF "listening on" "$tmp/srv.log" && break
-	sleep 0.1
-done
-grep -qF "listening on" "$tmp/srv.log" && ok || ko server "did not start"
+server_start "$server" "$tmp/c.yaml"
 
 # expect_tsan NAME ARGS... -- a clean run: exit 0, all verified, no report
 expect_tsan() {

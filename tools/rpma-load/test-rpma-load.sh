@@ -67,13 +67,7 @@ ms=$((($(date +%s%N) - start) / 1000000))
 [ "$ms" -lt 6000 ] && ok || ko no-server "took $ms ms"
 
 # a running server
-"$run" "$server" -c "$tmp/c.yaml" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
-pid=$!
-for i in $(seq 100); do
-	grep -qF "listening on" "$tmp/srv.log" && break
-	sleep 0.1
-done
-grep -qF "listening on" "$tmp/srv.log" && ok || ko server "did not start"
+server_start "$server" "$tmp/c.yaml"
 
 expect run-verify 0 "verify: [1-9][0-9]* records read back, 0 bad" \
 	-c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify --journal "$tmp/journal"
