@@ -2,20 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # check-symbols.sh LIB HEADER -- librpmaf must export exactly the functions
-# its public header declares, all under the RPMAF_1.0 version, with the
-# SONAME librpmaf.so.1.
+# its public header declares, each under a version node of rpmaf.map
+# (RPMAF_1.0, or RPMAF_1.1 for what came later), with the SONAME
+# librpmaf.so.1.
 set -euo pipefail
 lib=$1
 header=$2
-declared=$(grep -oE '^[a-z][a-z _*]*[ *]rpmaf_[a-z0-9_]+\(' "$header" |
+declared=$(grep -oE '^[a-z][a-z0-9_ *]*[ *]rpmaf_[a-z0-9_]+\(' "$header" |
 	grep -oE 'rpmaf_[a-z0-9_]+' | sort -u)
 exported=$(readelf --dyn-syms -W "$lib" |
 	awk '$4 == "FUNC" && $5 == "GLOBAL" && $7 != "UND" {print $8}' | sort -u)
-bad_version=$(echo "$exported" | grep -v '@@RPMAF_1.0$' || true)
+bad_version=$(echo "$exported" | grep -vE '@@RPMAF_1\.[01]$' || true)
 names=$(echo "$exported" | sed 's/@.*//' | sort -u)
 status=0
 if [ -n "$bad_version" ]; then
-	echo "exported without the RPMAF_1.0 version:"; echo "$bad_version"; status=1
+	echo "exported without an RPMAF_1.0 or RPMAF_1.1 version:"; echo "$bad_version"; status=1
 fi
 missing=$(comm -23 <(echo "$declared") <(echo "$names"))
 extra=$(comm -13 <(echo "$declared") <(echo "$names"))
@@ -23,5 +24,5 @@ extra=$(comm -13 <(echo "$declared") <(echo "$names"))
 [ -z "$extra" ] || { echo "exported but not declared:"; echo "$extra"; status=1; }
 soname=$(readelf -d "$lib" | sed -n 's/.*Library soname: \[\(.*\)\]/\1/p')
 [ "$soname" = "librpmaf.so.1" ] || { echo "unexpected SONAME: $soname"; status=1; }
-[ $status -eq 0 ] && echo "rpmaf symbols: $(echo "$names" | wc -l) exported, all declared, all RPMAF_1.0"
+[ $status -eq 0 ] && echo "rpmaf symbols: $(echo "$names" | wc -l) exported, all declared, all versioned"
 exit $status

@@ -11,6 +11,7 @@
 
 #include <librpma.h>
 
+#include "scall.h"
 #include "sconn.h"
 
 /* how long an ERROR may take to reach the client before the connection is closed anyway */
@@ -38,18 +39,29 @@ list_unlink(struct rpmaf__sconn *sc)
 	sc->next = sc->prev = NULL;
 }
 
-/* sconn_free -- a submitted function: the memory of a closed connection */
-static void
-sconn_free(struct rpmaf_worker *w, void *arg)
+/* see sconn.h */
+void
+rpmaf__sconn_maybe_free(struct rpmaf__sconn *sc)
 {
-	struct rpmaf__sconn *sc = arg;
 	struct rpmaf_server *srv = sc->srv;
 
-	(void)w;
+	if (!sc->freeing || sc->ncalls)
+		return;
 	free(sc->pend);
 	free(sc->pend_len);
 	free(sc);
 	atomic_fetch_sub(&srv->nobjs, 1);
+}
+
+/* sconn_free -- a submitted function: the memory of a closed connection, once its calls are done */
+static void
+sconn_free(struct rpmaf_worker *w, void *arg)
+{
+	struct rpmaf__sconn *sc = arg;
+
+	(void)w;
+	sc->freeing = true;
+	rpmaf__sconn_maybe_free(sc);
 }
 
 /*
@@ -72,8 +84,11 @@ sconn_close(struct rpmaf__sconn *sc, const char *why)
 	list_unlink(sc);
 	atomic_fetch_sub(&sc->srv->pending, sc->npend);
 	sc->npend = 0;
+	rpmaf__scall_drop_all(sc);
 	atomic_fetch_sub(&sc->srv->nconns, 1);
 	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s closed: %s", sc->peer, why);
+	if (sc->ready && sc->srv->closed_fn)
+		sc->srv->closed_fn(sc->id, sc->srv->closed_arg);
 	(void)rpmaf_worker_submit(sc->w, &sc->work, sconn_free, sc);
 }
 
@@ -180,12 +195,15 @@ serve_pending(struct rpmaf__sconn *sc)
 	return 0;
 }
 
-/* flush -- send what waits, requests first, while the channel can */
-static void
-flush(struct rpmaf__sconn *sc)
+/* see sconn.h: requests first, then announcements, then answers of calls */
+void
+rpmaf__sconn_flush(struct rpmaf__sconn *sc)
 {
-	while (!sc->closing && (sc->npend || sc->nann) && rpmaf__ctl_can_send(&sc->ctl)) {
-		int ret = sc->npend ? serve_pending(sc) : send_ann(sc);
+	while (!sc->closing && (sc->npend || sc->nann || sc->calls_head) &&
+	       rpmaf__ctl_can_send(&sc->ctl)) {
+		int ret = sc->npend  ? serve_pending(sc)
+			  : sc->nann ? send_ann(sc)
+				     : rpmaf__scall_send(sc);
 
 		if (ret)
 			break;
@@ -316,7 +334,7 @@ static void
 on_writable(struct rpmaf__ctl *c, void *ctx)
 {
 	(void)c;
-	flush(ctx);
+	rpmaf__sconn_flush(ctx);
 }
 
 /* on_fail -- the channel failed (the log has why): close, after its ERROR if one is going */
@@ -401,6 +419,7 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 		free(sc);
 		return RPMAF_E_SYS;
 	}
+	sc->id = seq;
 	snprintf(sc->peer, sizeof(sc->peer), "client #%llu (worker %u)", seq,
 		 rpmaf_worker_index(w));
 	atomic_fetch_add(&srv->nobjs, 1);
@@ -492,7 +511,7 @@ announce(struct rpmaf__sconn *sc, const struct rpmaf__sconn_ann *a)
 	}
 	sc->ann[(sc->ann_head + sc->nann) % RPMAF__SCONN_ANN_MAX] = *a;
 	sc->nann++;
-	flush(sc);
+	rpmaf__sconn_flush(sc);
 }
 
 /* see sconn.h */

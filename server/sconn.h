@@ -64,7 +64,11 @@ struct rpmaf__sconn {
 	uint32_t pend_head, npend, pend_cap;
 	struct rpmaf__sconn_ann ann[RPMAF__SCONN_ANN_MAX]; /* a ring */
 	uint32_t ann_head, nann;
-	struct rpmaf__sconn *next, *prev; /* in its worker's list */
+	uint64_t id;	 /* rpmaf_call_conn_id(): its number in the log */
+	uint32_t ncalls; /* calls made and not done with (scall.h) */
+	struct rpmaf_call *calls_head, *calls_tail; /* answers waiting for a credit */
+	bool freeing;				    /* closed: freed once ncalls is 0 */
+	struct rpmaf__sconn *next, *prev;	    /* in its worker's list */
 };
 
 /*
@@ -98,6 +102,19 @@ int rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rp
  * reservation back when it cannot). CONCURRENCY: the acceptor thread.
  */
 void rpmaf__sconn_hand_over(struct rpmaf__sconn *sc);
+
+/*
+ * rpmaf__sconn_flush -- send what waits (requests, announcements, answers
+ * of calls) while the channel can. CONCURRENCY: sc's worker thread.
+ */
+void rpmaf__sconn_flush(struct rpmaf__sconn *sc);
+
+/*
+ * rpmaf__sconn_maybe_free -- free a closed connection whose last call is
+ * done with (nothing when it is not closed or calls remain).
+ * CONCURRENCY: sc's worker thread.
+ */
+void rpmaf__sconn_maybe_free(struct rpmaf__sconn *sc);
 
 /* rpmaf__sconn_ann_make -- the announcement of event about r at table generation gen */
 void rpmaf__sconn_ann_make(struct rpmaf__sconn_ann *a, uint32_t event, uint64_t gen,

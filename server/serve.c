@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../proto/list.h"
+#include "scall.h"
 #include "sconn.h"
 
 /* reply_hdr -- the header of the reply of type to m */
@@ -179,6 +180,8 @@ app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 			rpmaf__srv_count(&sc->srv->st.app_requests, 1);
 		return ret;
 	}
+	if (h->call_fn)
+		return rpmaf__scall_start(sc, m, h);
 	if ((ret = rpmaf__ctl_prepare(&sc->ctl, (void **)&buf, &size)))
 		return ret == RPMAF_E_AGAIN ? ret : 0;
 	rpmaf__srv_count(&sc->srv->st.app_requests, 1);

@@ -245,19 +245,46 @@ err_free:
 	return ret;
 }
 
+/* handler_add -- one handler more: fn answers at once, call_fn later (one of them) */
+static int
+handler_add(struct rpmaf_server *srv, uint32_t id, rpmaf_handler_fn fn, rpmaf_call_fn call_fn,
+	    void *arg)
+{
+	struct rpmaf__srv_handler *h;
+
+	if (!srv || (!fn && !call_fn) || srv->started || rpmaf__srv_handler_find(srv, id))
+		return RPMAF_E_INVAL;
+	if (!(h = realloc(srv->handlers, (srv->nhandlers + 1) * sizeof(*h))))
+		return RPMAF_E_NOMEM;
+	h[srv->nhandlers++] = (struct rpmaf__srv_handler){id, fn, call_fn, arg};
+	srv->handlers = h;
+	return 0;
+}
+
 /* see rpmaf.h */
 int
 rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_handler_fn fn,
 			 void *arg)
 {
-	struct rpmaf__srv_handler *h;
+	return fn ? handler_add(srv, handler_id, fn, NULL, arg) : RPMAF_E_INVAL;
+}
 
-	if (!srv || !fn || srv->started || rpmaf__srv_handler_find(srv, handler_id))
+/* see rpmaf.h */
+int
+rpmaf_server_call_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_call_fn fn,
+			      void *arg)
+{
+	return fn ? handler_add(srv, handler_id, NULL, fn, arg) : RPMAF_E_INVAL;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_on_conn_closed(struct rpmaf_server *srv, rpmaf_conn_closed_fn fn, void *arg)
+{
+	if (!srv || !fn || srv->started || srv->closed_fn)
 		return RPMAF_E_INVAL;
-	if (!(h = realloc(srv->handlers, (srv->nhandlers + 1) * sizeof(*h))))
-		return RPMAF_E_NOMEM;
-	h[srv->nhandlers++] = (struct rpmaf__srv_handler){handler_id, fn, arg};
-	srv->handlers = h;
+	srv->closed_fn = fn;
+	srv->closed_arg = arg;
 	return 0;
 }
 
@@ -295,6 +322,26 @@ rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region 
 		return RPMAF_E_INVAL;
 	if ((ret = region_make(srv, region, &r, &gen)))
 		return ret;
+	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r);
+	return 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem_region *region)
+{
+	struct rpmaf__sregion *r;
+	uint64_t gen;
+	int ret;
+
+	if (!srv || !region || rpmaf__current)
+		return RPMAF_E_INVAL;
+	if ((ret = rpmaf__sregion_new_mem(region, srv->peer, srv->log, &r)))
+		return ret;
+	if ((ret = rpmaf__sregtab_insert(&srv->regs, r, &gen))) {
+		(void)rpmaf__sregion_delete(&r, true, srv->log);
+		return ret;
+	}
 	announce(srv, RPMAF__PROTO_EV_ADDED, gen, r);
 	return 0;
 }

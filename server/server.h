@@ -34,7 +34,8 @@ struct rpmaf__sconn;
 /* an application handler */
 struct rpmaf__srv_handler {
 	uint32_t id;
-	rpmaf_handler_fn fn;
+	rpmaf_handler_fn fn;   /* answers at once; or NULL and: */
+	rpmaf_call_fn call_fn; /* answers later (scall.h) */
 	void *arg;
 };
 
@@ -60,7 +61,9 @@ struct rpmaf_server {
 	bool has_key;
 	struct rpmaf__srv_handler *handlers;
 	uint32_t nhandlers;
-	struct rpmaf__srv_wstate *wst; /* one per worker */
+	struct rpmaf__srv_wstate *wst;	/* one per worker */
+	rpmaf_conn_closed_fn closed_fn; /* NULL: none */
+	void *closed_arg;
 
 	struct rpmaf__sregtab regs;
 

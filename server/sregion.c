@@ -204,6 +204,8 @@ static void
 memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 	      const struct file_undo *u)
 {
+	if (r->caller_mem)
+		return;
 	if (!r->file) {
 		(void)munmap(r->ptr, r->size);
 		return;
@@ -254,6 +256,37 @@ err_free:
 
 /* see sregion.h */
 int
+rpmaf__sregion_new_mem(const struct rpmaf_mem_region *mr, struct rpma_peer *peer,
+		       const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr)
+{
+	size_t len = mr && mr->name ? strlen(mr->name) : 0;
+	struct rpmaf__sregion *r;
+	int ret;
+
+	if (!len || !peer || !r_ptr || !mr->ptr || !mr->size || !(mr->usage & 7u) ||
+	    rpmaf__proto_name_check(mr->name, len, "region", NULL))
+		return RPMAF_E_INVAL;
+	if (!(r = calloc(1, sizeof(*r))))
+		return RPMAF_E_NOMEM;
+	memcpy(r->name, mr->name, len);
+	r->name_len = (uint8_t)len;
+	r->size = mr->size;
+	r->usage = (uint8_t)(mr->usage & 7u);
+	r->fd = -1;
+	r->caller_mem = true;
+	r->ptr = mr->ptr;
+	r->persist_fn = mr->persist;
+	r->persist = mr->apm ? RPMAF__PROTO_PERSIST_APM : RPMAF__PROTO_PERSIST_GPSPM;
+	if ((ret = reg(r, peer, log))) {
+		free(r);
+		return ret;
+	}
+	*r_ptr = r;
+	return 0;
+}
+
+/* see sregion.h */
+int
 rpmaf__sregion_delete(struct rpmaf__sregion **r_ptr, bool undo, const struct rpmaf__wlog *log)
 {
 	struct rpmaf__sregion *r = *r_ptr;
@@ -261,7 +294,7 @@ rpmaf__sregion_delete(struct rpmaf__sregion **r_ptr, bool undo, const struct rpm
 
 	if (!r)
 		return 0;
-	if (r->persist_fn)
+	if (r->persist_fn && !r->caller_mem)
 		r->persist_fn(r->ptr, r->size);
 	if ((rr = rpma_mr_dereg(&r->mr))) {
 		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: rpma_mr_dereg(): %s", r->name,

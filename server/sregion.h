@@ -65,7 +65,8 @@ struct rpmaf__sregion {
 	uint64_t generation;
 	uint8_t persist;  /* enum rpmaf__proto_persist */
 	uint8_t usage;	  /* RPMAF_USAGE_* */
-	bool file;	  /* file-backed (else anonymous) */
+	bool file;	  /* file-backed (else anonymous or the caller's) */
+	bool caller_mem;  /* the caller's memory: not unmapped, not persisted at the end */
 	int fd;		  /* the file, -1 for anonymous memory */
 	char *path;	  /* the file's, NULL for anonymous memory */
 	bool created;	  /* the file was created for the region */
@@ -110,6 +111,15 @@ struct rpmaf__sregtab {
  */
 int rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
 		       const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr);
+
+/*
+ * rpmaf__sregion_new_mem -- register the caller's memory mr describes
+ * (rpmaf_server_region_add_mem()); the memory stays the caller's.
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a bad name, size, usage or pointer);
+ * RPMAF_E_NOMEM; RPMAF_E_RDMA. CONCURRENCY: any thread; logs through log.
+ */
+int rpmaf__sregion_new_mem(const struct rpmaf_mem_region *mr, struct rpma_peer *peer,
+			   const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr);
 
 /*
  * rpmaf__sregion_delete -- persist a file region, deregister, unmap, close;

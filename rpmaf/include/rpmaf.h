@@ -852,6 +852,44 @@ struct rpmaf_server;
 typedef int (*rpmaf_handler_fn)(uint32_t handler_id, const void *req, size_t req_len, void *reply,
 				size_t reply_max, size_t *reply_len, void *arg);
 
+/*
+ * An application call answered later (rpmaf_server_call_handler_add()): a
+ * handler whose work may block (files, other servers) takes the call and
+ * answers it with rpmaf_call_reply() from any thread.
+ */
+struct rpmaf_call;
+
+/*
+ * A handler that answers later: runs on the worker thread of the
+ * connection with req_len bytes of request at req (valid only during the
+ * call: copy what is needed), must not block, and must see that
+ * rpmaf_call_reply() is called exactly once for call, from any thread,
+ * before rpmaf_server_delete(). Making a call allocates: such handlers are
+ * for the control path (open, create), not the data path.
+ */
+typedef void (*rpmaf_call_fn)(struct rpmaf_call *call, uint32_t handler_id, const void *req,
+			      size_t req_len, void *arg);
+
+/*
+ * What runs when an authenticated client's connection closes (it went
+ * away, was lost, or the server stops), with the connection's id
+ * (rpmaf_call_conn_id()); on its worker thread, so it must not block.
+ */
+typedef void (*rpmaf_conn_closed_fn)(uint64_t conn_id, void *arg);
+
+/* what makes a range of exported memory durable (libpmem2's pmem2_persist_fn has this type) */
+typedef void (*rpmaf_persist_fn)(const void *ptr, size_t len);
+
+/* memory the application maps itself and exports (rpmaf_server_region_add_mem()) */
+struct rpmaf_mem_region {
+	const char *name; /* a region name (doc/PROTOCOL.md), unique among the regions */
+	void *ptr;	  /* its first byte; the memory stays the caller's */
+	size_t size;	  /* bytes */
+	unsigned usage;	  /* RPMAF_USAGE_* bits, at least one */
+	bool apm;	  /* clients persist by themselves (direct write to PMem); else GPSPM */
+	rpmaf_persist_fn persist; /* GPSPM's persist of a range; NULL: a memory barrier */
+};
+
 /* a snapshot of a server's counters (rpmaf_server_get_stats()) */
 struct rpmaf_server_stats {
 	uint64_t accepted;	/* connections accepted */
@@ -905,6 +943,59 @@ int rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpma
 			     void *arg);
 
 /*
+ * rpmaf_server_call_handler_add -- serve APP_REQ messages of handler_id
+ * with fn, which answers later (rpmaf_call_fn). Until the answer the
+ * request counts as in flight (rpmaf_server_stop() waits for it); an
+ * answer to a connection closed meanwhile is dropped.
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As rpmaf_server_handler_add().
+ */
+int rpmaf_server_call_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_call_fn fn,
+				  void *arg);
+
+/*
+ * rpmaf_call_reply -- answer call: status 0 sends the len bytes of reply
+ * (at most rpmaf_call_reply_max(); longer fails the call), a negative
+ * status sends APP_FAILED (RPMAF_E_REMOTE for the client) and no payload.
+ * call is freed by the server afterwards: do not use it again.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (call NULL, a positive status, reply NULL with len,
+ * or the call was answered already: nothing sent).
+ *
+ * THREAD SAFETY
+ * Any thread, the handler's own included; once per call.
+ */
+int rpmaf_call_reply(struct rpmaf_call *call, int status, const void *reply, size_t len);
+
+/*
+ * rpmaf_call_conn_id -- the id of the connection call came on, as
+ * rpmaf_conn_closed_fn receives it (ids are not reused by a server); 0
+ * for NULL. Thread-safe until the call is answered.
+ */
+uint64_t rpmaf_call_conn_id(const struct rpmaf_call *call);
+
+/*
+ * rpmaf_call_reply_max -- the longest reply call can carry (the smaller
+ * message buffer of both sides, less the headers); 0 for NULL.
+ * Thread-safe until the call is answered.
+ */
+size_t rpmaf_call_reply_max(const struct rpmaf_call *call);
+
+/*
+ * rpmaf_server_on_conn_closed -- run fn(conn_id, arg) whenever an
+ * authenticated connection closes (one function per server).
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv or fn NULL, one is set already, the server started).
+ *
+ * THREAD SAFETY
+ * Before rpmaf_server_start() only; not thread-safe against other calls on srv.
+ */
+int rpmaf_server_on_conn_closed(struct rpmaf_server *srv, rpmaf_conn_closed_fn fn, void *arg);
+
+/*
  * rpmaf_server_start -- listen and start accepting.
  *
  * RETURN VALUE
@@ -939,6 +1030,24 @@ unsigned rpmaf_server_port(const struct rpmaf_server *srv);
  * Thread-safe (the control path; not from a worker thread).
  */
 int rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_region *region);
+
+/*
+ * rpmaf_server_region_add_mem -- export memory the caller mapped (a pool
+ * of files it manages, say), registered as it is, and announce it. The
+ * memory stays the caller's: it must stay mapped until
+ * rpmaf_server_region_remove() of the region (or rpmaf_server_delete())
+ * returns, which deregister it without persisting or unmapping it.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (a NULL argument or pointer, size 0, no usage bit, a
+ * name that is no region name or is taken, called from a worker thread);
+ * RPMAF_E_NOMEM; RPMAF_E_RDMA (it cannot be registered). On failure
+ * nothing changes.
+ *
+ * THREAD SAFETY
+ * Thread-safe (the control path; not from a worker thread).
+ */
+int rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem_region *region);
 
 /*
  * rpmaf_server_region_remove -- stop exporting region name: announce the
