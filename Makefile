@@ -105,7 +105,7 @@ deps:
 # ---------------------------------------------------------------- unit tests
 # Each directory of tests/unit/ but common/ is one test program, linked with the
 # mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool rpmemd,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
+UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool rpmemd librpmem,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
 UNIT_COMMON := $(wildcard tests/unit/common/*.c)
 UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
@@ -210,6 +210,10 @@ MODULE_MKS := \
 	tools/rpmaf-bench/rpmaf-bench.mk \
 	tools/rpma-load/rpma-load.mk \
 	tools/rpmemd/rpmemd.mk \
+	librpmem/librpmem.mk \
+	librpmem/abi.mk \
+	librpmem/proto.mk \
+	tools/rpmem-bench/rpmem-bench.mk \
 	tools/run/run.mk
 
 include $(MODULE_MKS)

@@ -106,5 +106,19 @@ $(RPMEMD_PARTS_BIN): tests/rpmemd/write_parts.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS
 check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 	@tests/rpmemd/test-pmempool.sh $(RPMEMD_PARTS_BIN)
 
+# the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
+RPMEMD_BIN := $(BUILD)/tools/rpmemd
+RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c librpmem/rpmem_proto.c \
+	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
+
+.PHONY: rpmemd
+rpmemd: $(RPMEMD_BIN)
+
+$(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h rpmaf/include/rpmaf.h \
+		$(RPMAF_SO) $(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
+		$(LIB_LDFLAGS) -lrpmaf -lrpma $(RPMEMD_POOL_LIBS) -pthread
+
 CHECK_TARGETS += check-rpmemd-unit check-fuzz-poolset check-rpmemd-pmempool
 CLEAN_DIRS += $(BUILD)/rpmemd
