@@ -86,20 +86,6 @@ pop(struct rpmemd *d)
 	return j;
 }
 
-/* message -- put text into the answer's message: printable, at most RPMEM_PROTO_MSG_MAX bytes */
-static void
-message(struct rpmem_proto_ans *a, const char *text)
-{
-	size_t n = strlen(text);
-
-	if (n > RPMEM_PROTO_MSG_MAX)
-		n = RPMEM_PROTO_MSG_MAX;
-	for (size_t i = 0; i < n; i++)
-		a->msg[i] = text[i] >= 0x20 && text[i] < 0x7f ? text[i] : '?';
-	a->msg[n] = '\0';
-	a->msg_len = (uint8_t)n;
-}
-
 /* fail -- the answer is the failure err (a negative errno), described by text */
 static void
 fail(struct rpmem_proto_ans *a, int err, const char *text)
@@ -107,7 +93,7 @@ fail(struct rpmem_proto_ans *a, int err, const char *text)
 	uint32_t status = (uint32_t)-err;
 
 	a->status = rpmem_proto_status_known(status) && status ? status : EIO;
-	message(a, text);
+	rpmem_proto_ans_set_msg(a, "%s", text);
 }
 
 /* send_answer -- encode a and answer call with it (a failure to encode answers APP_FAILED) */
