@@ -5,6 +5,9 @@
 # with rpmemd); included by the top-level Makefile (GNU make):
 #   make librpmem        build/lib/librpmem.so.1 (and .a, librpmem.pc)
 #   make check-librpmem-symbols   exactly the header's functions, all LIBRPMEM_1.0
+#   make install-librpmem / uninstall-librpmem   the library, its header, its
+#                        pkg-config file, its man pages and rpmemd (PREFIX,
+#                        LIBDIR, INCLUDEDIR, MANDIR, BINDIR, DESTDIR)
 
 LIBRPMEM_VERSION := 1.0.0
 LIBRPMEM_SONAME := librpmem.so.1
@@ -17,7 +20,9 @@ LIBRPMEM_OBJS := $(patsubst %.c,$(LIBRPMEM_OBJ)/%.o,$(LIBRPMEM_SRCS))
 LIBRPMEM_SO := $(BUILD)/lib/librpmem.so.$(LIBRPMEM_VERSION)
 LIBRPMEM_PC := $(BUILD)/lib/librpmem.pc
 
-.PHONY: librpmem check-librpmem-symbols
+BINDIR ?= $(PREFIX)/bin
+
+.PHONY: librpmem check-librpmem-symbols install-librpmem uninstall-librpmem
 
 all: librpmem
 
@@ -44,6 +49,30 @@ $(LIBRPMEM_PC): librpmem/librpmem.pc.in librpmem/librpmem.mk
 # the twelve functions of librpmem.h, each under LIBRPMEM_1.0, nothing else
 check-librpmem-symbols: $(LIBRPMEM_SO)
 	@librpmem/check-symbols.sh $(LIBRPMEM_SO) librpmem/include/librpmem.h
+
+# librpmem needs librpmaf beside it (install-rpmaf)
+install-librpmem: librpmem $(RPMEMD_BIN)
+	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
+		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
+	install -m 644 librpmem/include/librpmem.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 755 $(LIBRPMEM_SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf librpmem.so.$(LIBRPMEM_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBRPMEM_SONAME)
+	ln -sf $(LIBRPMEM_SONAME) $(DESTDIR)$(LIBDIR)/librpmem.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
+		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|1.3.0|' librpmem/librpmem.pc.in \
+		> $(DESTDIR)$(LIBDIR)/pkgconfig/librpmem.pc
+	install -m 755 $(RPMEMD_BIN) $(DESTDIR)$(BINDIR)/
+	install -m 644 librpmem/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
+	install -m 644 librpmem/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 librpmem/man/man8/*.8 $(DESTDIR)$(MANDIR)/man8/
+
+uninstall-librpmem:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/librpmem.h $(DESTDIR)$(LIBDIR)/librpmem.so.$(LIBRPMEM_VERSION) \
+		$(DESTDIR)$(LIBDIR)/$(LIBRPMEM_SONAME) $(DESTDIR)$(LIBDIR)/librpmem.so \
+		$(DESTDIR)$(LIBDIR)/pkgconfig/librpmem.pc $(DESTDIR)$(BINDIR)/rpmemd \
+		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard librpmem/man/man3/*.3))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard librpmem/man/man7/*.7))) \
+		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard librpmem/man/man8/*.8)))
 
 CHECK_TARGETS += check-librpmem-symbols
 CLEAN_DIRS += $(BUILD)/librpmem
