@@ -214,6 +214,7 @@ MODULE_MKS := \
 	librpmem/abi.mk \
 	librpmem/proto.mk \
 	tools/rpmem-bench/rpmem-bench.mk \
+	tests/librpmem/pmemobj.mk \
 	tools/run/run.mk
 
 include $(MODULE_MKS)

@@ -12,7 +12,7 @@ packages=(
 	rdmacm-utils ibverbs-utils perftest
 	iproute2 procps psmisc valgrind man-db
 	libpmem2-dev libyaml-dev libsodium-dev liburcu-dev
-	pmdk-tools
+	pmdk-tools libpmemobj-dev
 	"$@"
 )
 
