@@ -215,6 +215,7 @@ MODULE_MKS := \
 	librpmem/proto.mk \
 	tools/rpmem-bench/rpmem-bench.mk \
 	tests/librpmem/pmemobj.mk \
+	tests/integration/librpmem/librpmem-test.mk \
 	tools/run/run.mk
 
 include $(MODULE_MKS)

@@ -200,6 +200,9 @@ rpmem_drain(RPMEMpool *rpp, unsigned lane, unsigned flags)
 		return rpmem__fail(EINVAL, "lane %u: the pool has %u", lane, rpp->nlanes);
 	if ((err = lane_drain(rpp, &rpp->lanes[lane])))
 		return rpmem__fail(err, "a flush of lane %u failed", lane);
+	/* nothing was in flight on the lane: a broken pool still says so */
+	if ((err = atomic_load(&rpp->dead)))
+		return rpmem__fail(err, "the pool's connection failed before");
 	return 0;
 }
 
