@@ -264,13 +264,27 @@ send_own(struct rpmaf__ctl *c, enum rpmaf__proto_type type, uint64_t echo)
 	return rpmaf__ctl_send(c, &m);
 }
 
-/* credit_update -- return the credits owed in a CREDIT when they are due and can go */
+/*
+ * credit_update -- return the credits owed in a CREDIT when they are due
+ * (or asked for soon) and can go
+ */
 static void
 credit_update(struct rpmaf__ctl *c)
 {
-	if (!c->failed && c->credit.peer_window && rpmaf__proto_credit_need_update(&c->credit) &&
-	    rpmaf__ctl_can_send(c))
-		(void)send_own(c, RPMAF__PROTO_T_CREDIT, 0);
+	bool due;
+
+	if (c->failed || !c->credit.peer_window)
+		return;
+	due = rpmaf__proto_credit_need_update(&c->credit) || (c->credit_soon && c->credit.owed);
+	if (due && rpmaf__ctl_can_send(c) && !send_own(c, RPMAF__PROTO_T_CREDIT, 0))
+		c->credit_soon = false;
+}
+
+/* see ctl.h */
+void
+rpmaf__ctl_credit_soon(struct rpmaf__ctl *c)
+{
+	c->credit_soon = true;
 }
 
 /* hb_arm -- arm the heartbeat timer for the next time the watch may act */
@@ -395,6 +409,7 @@ decode(struct rpmaf__ctl *c, const void *buf, size_t len, struct rpmaf__proto_ms
 		refuse(c, ret, why);
 		return false;
 	}
+	c->returned += m->hdr.credits;
 	/* every buffer of the window owed back: the peer had no credit to send this */
 	if (c->credit.owed >= c->credit.window) {
 		snprintf(why, sizeof(why), "%s sent with no credit left (window %u)",

@@ -113,7 +113,9 @@ struct rpmaf__ctl {
 	void **inflight;	/* send buffers posted and not completed: sq entries */
 	uint32_t ninflight, inflight_max;
 	bool failed;
+	bool credit_soon;	 /* rpmaf__ctl_credit_soon(): return the credits at once */
 	uint64_t sent, received; /* messages, for the log and the counters */
+	uint64_t returned;	 /* credits the peer returned: messages it has processed */
 };
 
 /*
@@ -196,6 +198,17 @@ void rpmaf__ctl_abort(struct rpmaf__ctl *c, void *buf);
  * completed): what it sent last, an ERROR say, has reached the peer.
  */
 bool rpmaf__ctl_idle(const struct rpmaf__ctl *c);
+
+/*
+ * rpmaf__ctl_credit_soon -- from on_msg: return the credits owed as soon as
+ * the buffer of this message is posted again, in a CREDIT when nothing else
+ * carries them, so that the peer learns at once that the message was
+ * processed (a client's answer to a region's removal: see "returned").
+ * Once every message of the peer up to its n-th has been processed and its
+ * buffer posted again, the peer's "returned" reaches n (buffers are posted
+ * again in the order the messages came, or later).
+ */
+void rpmaf__ctl_credit_soon(struct rpmaf__ctl *c);
 
 /* rpmaf__ctl_can_send -- whether rpmaf__ctl_send() would not return RPMAF_E_AGAIN now */
 bool rpmaf__ctl_can_send(const struct rpmaf__ctl *c);

@@ -297,6 +297,12 @@ on_announce(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_announce *a)
 	const struct rpmaf__proto_region *reg = &a->region;
 	int ret = rpmaf__regtab_announce(pc->pool->tab, pc->target, reg, removed);
 
+	/*
+	 * the table no longer has it for this connection's later posts: say so
+	 * at once, the server deregisters the region once every client has
+	 */
+	if (removed)
+		rpmaf__ctl_credit_soon(&pc->ctl);
 	if (ret && ret != RPMAF__REGTAB_E_STALE)
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_WARNING,
 			    "pool: %s: announcement of %.*s not applied (%d)", pc->peer,

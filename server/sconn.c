@@ -47,6 +47,8 @@ rpmaf__sconn_maybe_free(struct rpmaf__sconn *sc)
 
 	if (!sc->freeing || sc->ncalls)
 		return;
+	if (sc->held)
+		atomic_fetch_sub(&srv->held, 1);
 	free(sc->pend);
 	free(sc->pend_len);
 	free(sc);
@@ -61,6 +63,11 @@ sconn_free(struct rpmaf_worker *w, void *arg)
 
 	(void)w;
 	sc->freeing = true;
+	/* a stop does not wait for the application's answers: it counts what they hold */
+	if (sc->ncalls) {
+		sc->held = true;
+		atomic_fetch_add(&sc->srv->held, 1);
+	}
 	rpmaf__sconn_maybe_free(sc);
 }
 
@@ -170,6 +177,10 @@ send_ann(struct rpmaf__sconn *sc)
 		return ret;
 	if (!ret)
 		rpmaf__srv_count(&sc->srv->st.announcements, 1);
+	if (!ret && a->event == RPMAF__PROTO_EV_REMOVED) {
+		sc->rm_sent_gen = a->table_generation;
+		sc->rm_sent_seq = sc->ctl.sent;
+	}
 	sc->ann_head = (sc->ann_head + 1) % RPMAF__SCONN_ANN_MAX;
 	sc->nann--;
 	return 0;
@@ -511,6 +522,7 @@ announce(struct rpmaf__sconn *sc, const struct rpmaf__sconn_ann *a)
 	}
 	sc->ann[(sc->ann_head + sc->nann) % RPMAF__SCONN_ANN_MAX] = *a;
 	sc->nann++;
+	sc->ann_queued_gen = a->table_generation;
 	rpmaf__sconn_flush(sc);
 }
 
@@ -525,6 +537,28 @@ rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
 		next = sc->next;
 		announce(sc, a);
 	}
+}
+
+/* unacked -- sc was told of the removal at gen and has not shown it processed it */
+static bool
+unacked(const struct rpmaf__sconn *sc, uint64_t gen)
+{
+	if (!sc->ready || sc->closing || sc->ann_queued_gen < gen)
+		return false;
+	/* sent in order: a later removal sent covers this one */
+	return sc->rm_sent_gen < gen || sc->ctl.returned < sc->rm_sent_seq;
+}
+
+/* see sconn.h */
+unsigned
+rpmaf__sconn_unacked(struct rpmaf_server *srv, struct rpmaf_worker *w, uint64_t gen)
+{
+	const struct rpmaf__sconn *sc = srv->wst[rpmaf_worker_index(w)].conns;
+	unsigned n = 0;
+
+	for (; sc; sc = sc->next)
+		n += unacked(sc, gen);
+	return n;
 }
 
 /* see sconn.h */

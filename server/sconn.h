@@ -64,10 +64,14 @@ struct rpmaf__sconn {
 	uint32_t pend_head, npend, pend_cap;
 	struct rpmaf__sconn_ann ann[RPMAF__SCONN_ANN_MAX]; /* a ring */
 	uint32_t ann_head, nann;
-	uint64_t id;	 /* rpmaf_call_conn_id(): its number in the log */
+	uint64_t id;		 /* rpmaf_call_conn_id(): its number in the log */
+	uint64_t ann_queued_gen; /* table generation of the last announcement queued */
+	uint64_t rm_sent_gen,
+	    rm_sent_seq; /* the last removal sent: its generation, ctl.sent after */
 	uint32_t ncalls; /* calls made and not done with (scall.h) */
 	struct rpmaf_call *calls_head, *calls_tail; /* answers waiting for a credit */
 	bool freeing;				    /* closed: freed once ncalls is 0 */
+	bool held;				    /* freed late: counted in srv->held */
 	struct rpmaf__sconn *next, *prev;	    /* in its worker's list */
 };
 
@@ -126,6 +130,15 @@ void rpmaf__sconn_ann_make(struct rpmaf__sconn_ann *a, uint32_t event, uint64_t 
  */
 void rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
 			       const struct rpmaf__sconn_ann *a);
+
+/*
+ * rpmaf__sconn_unacked -- how many ready connections of worker w were told
+ * of the removal at table generation gen and have not yet shown that they
+ * processed it (the credits they returned do not cover the announcement):
+ * they may still have operations on the region in flight.
+ * CONCURRENCY: w's thread.
+ */
+unsigned rpmaf__sconn_unacked(struct rpmaf_server *srv, struct rpmaf_worker *w, uint64_t gen);
 
 /* rpmaf__sconn_close_all -- close every connection of worker w. CONCURRENCY: w's thread */
 void rpmaf__sconn_close_all(struct rpmaf_server *srv, struct rpmaf_worker *w);

@@ -132,6 +132,49 @@ announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rp
 			    r->name, rpmaf_err_str(RPMAF_E_NOMEM));
 }
 
+/* a count of connections yet to confirm the removal at gen, summed over the workers */
+struct unacked {
+	uint64_t gen;
+	atomic_uint n;
+};
+
+/* unacked_on -- each_worker()'s function: add this worker's unconfirmed connections */
+static void
+unacked_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
+{
+	struct unacked *u = (struct unacked *)arg;
+
+	atomic_fetch_add(&u->n, rpmaf__sconn_unacked(srv, w, u->gen));
+}
+
+/*
+ * acks_wait -- until every client told of the removal at gen has processed
+ * it (so no operation of theirs on the region is in flight any more and
+ * none will come), for at most the heartbeat window: a client silent that
+ * long is lost anyway, and its connection fails on the region's keys
+ */
+static void
+acks_wait(struct rpmaf_server *srv, uint64_t gen, const char *name)
+{
+	const struct rpmaf_cfg_timeouts *t = &srv->cfg->timeouts;
+	unsigned limit = t->heartbeat_interval_ms * t->heartbeat_misses;
+
+	for (unsigned waited = 0;; waited++) {
+		struct unacked u = {.gen = gen};
+
+		if (each_worker(srv, unacked_on, &u) || !atomic_load(&u.n))
+			return;
+		if (waited >= limit) {
+			rpmaf__wlog(srv->log, RPMAF_LOG_WARNING,
+				    "server: region %s: %u client(s) did not confirm its removal "
+				    "within %u ms; deregistered anyway",
+				    name, atomic_load(&u.n), limit);
+			return;
+		}
+		sleep_ms(1);
+	}
+}
+
 /* region_make -- map, register and insert one region of cfg */
 static int
 region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
@@ -361,6 +404,8 @@ rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name)
 		return ret;
 	/* posted (or queued) on every worker before each_worker() returns */
 	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
+	if (srv->started && !srv->stopped)
+		acks_wait(srv, gen, r->name);
 	(void)rpmaf__sregion_delete(&r, false, srv->log);
 	return 0;
 }
@@ -395,14 +440,19 @@ drain(struct rpmaf_server *srv, unsigned timeout_ms)
 	return 0;
 }
 
-/* persist_all -- persist every file-backed region (the control path: the table's mutex) */
+/*
+ * persist_all -- persist every file-backed region (the caller's memory is
+ * the caller's to persist; the control path: the table's mutex)
+ */
 static void
 persist_all(struct rpmaf_server *srv)
 {
 	const struct rpmaf__sregsnap *s = rpmaf__sregtab_lock(&srv->regs);
 
-	for (uint32_t i = 0; i < s->n; i++)
-		rpmaf__sregion_persist(s->v[i], 0, s->v[i]->size);
+	for (uint32_t i = 0; i < s->n; i++) {
+		if (!s->v[i]->caller_mem)
+			rpmaf__sregion_persist(s->v[i], 0, s->v[i]->size);
+	}
 	rpmaf__sregtab_unlock(&srv->regs);
 }
 
@@ -421,13 +471,32 @@ rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms)
 	ret = drain(srv, timeout_ms);
 	if (srv->started && each_worker(srv, close_on, NULL) && !ret)
 		ret = RPMAF_E_NOMEM;
-	for (unsigned waited = 0; atomic_load(&srv->nobjs) && waited < WORKERS_WAIT_MS; waited++)
+	/* the connections the application's unanswered calls keep are freed when it answers */
+	for (unsigned waited = 0;
+	     atomic_load(&srv->nobjs) > atomic_load(&srv->held) && waited < WORKERS_WAIT_MS;
+	     waited++)
 		sleep_ms(1);
 	persist_all(srv);
 	srv->stopped = true;
 	rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: stopped%s",
 		    ret == RPMAF_E_TIMEOUT ? " (requests were still waiting)" : "");
 	return ret;
+}
+
+/*
+ * calls_wait -- the answers given before the delete reach their workers and
+ * free the connections they kept (the workers still run); an answer never
+ * given is the application's error: logged, and its connection is leaked
+ */
+static void
+calls_wait(struct rpmaf_server *srv)
+{
+	for (unsigned waited = 0; atomic_load(&srv->nobjs) && waited < WORKERS_WAIT_MS; waited++)
+		sleep_ms(1);
+	if (atomic_load(&srv->nobjs))
+		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR,
+			    "server: %u connection(s) still held by calls never answered",
+			    atomic_load(&srv->nobjs));
 }
 
 /* see rpmaf.h */
@@ -443,6 +512,7 @@ rpmaf_server_delete(struct rpmaf_server **srv_ptr)
 		return 0;
 	if (srv->started)
 		ret = rpmaf_server_stop(srv, srv->cfg->timeouts.operation_ms);
+	calls_wait(srv);
 	if ((rr = regions_drop(srv, false)) && !ret)
 		ret = rr;
 	rpmaf__sregtab_fini(&srv->regs);

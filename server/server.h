@@ -76,6 +76,7 @@ struct rpmaf_server {
 	atomic_int stopping;	/* no more connections, no more requests queued */
 	atomic_uint nconns;	/* connections accepted and not closed */
 	atomic_uint nobjs;	/* connection objects not freed yet */
+	atomic_uint held;	/* of which closed, kept by calls not yet answered */
 	atomic_ullong pending;	/* requests received and not answered yet */
 	atomic_ullong conn_seq; /* numbers connections in the log */
 	struct rpmaf__srv_counters st;

@@ -873,7 +873,8 @@ typedef void (*rpmaf_call_fn)(struct rpmaf_call *call, uint32_t handler_id, cons
 /*
  * What runs when an authenticated client's connection closes (it went
  * away, was lost, or the server stops), with the connection's id
- * (rpmaf_call_conn_id()); on its worker thread, so it must not block.
+ * (rpmaf_call_conn_id()); on its worker thread, so it must not block, and
+ * on several workers at once for connections of different workers.
  */
 typedef void (*rpmaf_conn_closed_fn)(uint64_t conn_id, void *arg);
 
@@ -956,16 +957,20 @@ int rpmaf_server_call_handler_add(struct rpmaf_server *srv, uint32_t handler_id,
 
 /*
  * rpmaf_call_reply -- answer call: status 0 sends the len bytes of reply
- * (at most rpmaf_call_reply_max(); longer fails the call), a negative
- * status sends APP_FAILED (RPMAF_E_REMOTE for the client) and no payload.
- * call is freed by the server afterwards: do not use it again.
+ * (copied before the return), a negative status sends APP_FAILED
+ * (RPMAF_E_REMOTE for the client) and no payload. A reply longer than
+ * rpmaf_call_reply_max() is sent as APP_FAILED too (the log says why; the
+ * call returns 0). call is freed by the server afterwards: do not use it
+ * again. The client waits for the answer for its timeouts.operation_ms:
+ * after that it fails the connection, so slow work must fit in that time.
  *
  * RETURN VALUE
- * 0; RPMAF_E_INVAL (call NULL, a positive status, reply NULL with len,
- * or the call was answered already: nothing sent).
+ * 0; RPMAF_E_INVAL (call NULL, a positive status, reply NULL with len;
+ * from inside the handler, before it returns, also a second answer).
  *
  * THREAD SAFETY
- * Any thread, the handler's own included; once per call.
+ * Any thread, the handler's own included; exactly once per call (a second
+ * answer from another thread may meet a call already freed).
  */
 int rpmaf_call_reply(struct rpmaf_call *call, int status, const void *reply, size_t len);
 
@@ -1051,8 +1056,15 @@ int rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem
 
 /*
  * rpmaf_server_region_remove -- stop exporting region name: announce the
- * removal to every authenticated client, then deregister and unmap it (a
- * file keeps its contents; it is persisted first).
+ * removal to every authenticated client, wait until each has processed the
+ * announcement (the credits it returns cover it: what it posted to the
+ * region before has been executed, and it posts nothing after; at most
+ * timeouts.heartbeat_interval_ms x heartbeat_misses), then deregister and
+ * unmap it (a file keeps its contents; it is persisted first; memory of
+ * rpmaf_server_region_add_mem() is only deregistered). So
+ * operations in flight during a removal complete (or fail with
+ * RPMAF_E_NOENT on the client), and no connection breaks on a key that
+ * went away.
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (a NULL argument, called from a worker thread);

@@ -15,7 +15,10 @@
  *   max2   listen.max_connections 2
  * The tests stop the std server (SIGSTOP), kill it (SIGKILL) and start it
  * again; the others run on the port after the std server's, one at a time.
- * Ports: 19500 + 2 x (pid % 250) and the next one.
+ * The server's application API (calls answered later, the hook of closing
+ * connections, memory the application exports) is tested against a
+ * server of this process instead, on the third port.
+ * Ports: 19500 + 3 x (pid % 166) and the next two.
  *
  * POOL_TESTS=word runs the tests whose names contain word; INTEG_DEBUG=1
  * logs at debug level on both sides. POOL_SERVER_ADDR=A runs the server on
@@ -36,6 +39,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -245,6 +249,7 @@ out:
 /* ------------------------------------------------------------- the client side */
 
 static char Port[16], Port2[16]; /* the std server's, and the other variants' */
+static char Port3[16];		 /* the server of this process (its application API) */
 static char Dir[64];
 static char Key_a[96], Key_b[96];
 static char Exe[PATH_MAX]; /* this program, to run it again as the server */
@@ -414,12 +419,21 @@ client_cfg(const char *key, struct rpmaf_cfg **cfg_ptr)
 	return client_yaml(key, Port, 4, "{sq: 64, messages: {size: 4K, credits: 8}}", cfg_ptr);
 }
 
+/* setup_fail -- say what of the group's setup failed, with the ports used; -1 */
+static int
+setup_fail(const char *what)
+{
+	fprintf(stderr, "test_pool: group setup (ports %s, %s, %s): %s\n", Port, Port2, Port3,
+		what);
+	return -1;
+}
+
 /* group_setup -- the server, the client's peer, workers, memory and pool */
 static int
 group_setup(void **state)
 {
 	ssize_t n = readlink("/proc/self/exe", Exe, sizeof(Exe) - 1);
-	int port = 19500 + (int)(getpid() % 250) * 2;
+	int port = 19500 + (int)(getpid() % 166) * 3;
 
 	(void)state;
 	if (n <= 0)
@@ -427,22 +441,25 @@ group_setup(void **state)
 	Exe[n] = '\0';
 	snprintf(Port, sizeof(Port), "%d", port);
 	snprintf(Port2, sizeof(Port2), "%d", port + 1);
+	snprintf(Port3, sizeof(Port3), "%d", port + 2);
 	snprintf(Dir, sizeof(Dir), "/tmp/test_pool.%d", (int)getpid());
 	snprintf(Key_a, sizeof(Key_a), "%s/key_a", Dir);
 	snprintf(Key_b, sizeof(Key_b), "%s/key_b", Dir);
 	if (mkdir(Dir, 0700) || key_write(Key_a, KEY_A) || key_write(Key_b, KEY_B))
-		return -1;
-	if (server_start() || client_cfg(Key_a, &Cfg))
-		return -1;
+		return setup_fail("the directory or the key files");
+	if (server_start())
+		return setup_fail("the server process did not start (its log is above)");
+	if (client_cfg(Key_a, &Cfg))
+		return setup_fail("the client's configuration");
 	if (!(Peer = peer_new(Addr, RPMA_UTIL_IBV_CONTEXT_REMOTE)) ||
 	    rpmaf_workers_new(Cfg, Peer, &Ws))
-		return -1;
+		return setup_fail("the peer or the workers");
 	if (!(Mem = aligned_alloc(4096, MEM_SIZE)) ||
 	    rpma_mr_reg(Peer, Mem, MEM_SIZE, RPMA_MR_USAGE_WRITE_SRC | RPMA_MR_USAGE_READ_DST, &Mr))
-		return -1;
+		return setup_fail("the local memory");
 	if (rpmaf_pool_new(Cfg, Peer, Ws, &Pool))
-		return -1;
-	return rpmaf_pool_wait_ready(Pool, READY_MS) ? -1 : 0;
+		return setup_fail("the pool");
+	return rpmaf_pool_wait_ready(Pool, READY_MS) ? setup_fail("the pool is not ready") : 0;
 }
 
 /* group_teardown -- everything in reverse; the server must end well */
@@ -660,17 +677,25 @@ test_read_flush_atomic(void **state)
 	}
 }
 
-/* call_sync -- a call to handler id of t0 and its wait */
+/* pool_call_sync -- a call to handler id of pool's target t0 and its wait */
 static int
-call_sync(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *reply_len)
+pool_call_sync(struct rpmaf_pool *pool, uint32_t id, const void *req, size_t len, void *reply,
+	       size_t max, size_t *reply_len)
 {
 	struct rpmaf_op op;
-	int ret = rpmaf_pool_call(Pool, &op, "t0", id, req, len, reply, max, NULL, NULL);
+	int ret = rpmaf_pool_call(pool, &op, "t0", id, req, len, reply, max, NULL, NULL);
 
 	if (ret || (ret = rpmaf_op_wait(&op)))
 		return ret;
 	*reply_len = rpmaf_op_reply_len(&op);
 	return 0;
+}
+
+/* call_sync -- a call to handler id of Pool's t0 and its wait */
+static int
+call_sync(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *reply_len)
+{
+	return pool_call_sync(Pool, id, req, len, reply, max, reply_len);
 }
 
 /* test_call -- an echo round trip, an unknown handler, a reply too long */
@@ -802,22 +827,136 @@ test_stats(void **state)
 	free(text);
 }
 
-/* test_region_removed -- a removal on the server reaches the table; operations fail */
+/* sync_op -- wait for op if submitted (ret 0): its status, else ret */
+static int
+sync_op(int ret, struct rpmaf_op *op)
+{
+	return ret ? ret : rpmaf_op_wait(op);
+}
+
+/* a writer of test_region_removed: INFLIGHT writes at a time, what they completed with */
+struct victim_writer {
+	unsigned t;
+	atomic_ullong ok, noent, other;
+	atomic_int first_other, inflight;
+	atomic_int busy[INFLIGHT];
+	struct rpmaf_op ops[INFLIGHT];
+};
+
+/* victim_cb -- count a completion by its status, free its slot */
+static void
+victim_cb(struct rpmaf_op *op, int status, void *ctx)
+{
+	struct victim_writer *w = ctx;
+	int none = 0;
+
+	if (!status)
+		atomic_fetch_add(&w->ok, 1);
+	else if (status == RPMAF_E_NOENT)
+		atomic_fetch_add(&w->noent, 1);
+	else if (!atomic_fetch_add(&w->other, 1))
+		atomic_compare_exchange_strong(&w->first_other, &none, status);
+	atomic_store(&w->busy[op - w->ops], 0);
+	atomic_fetch_sub(&w->inflight, 1);
+}
+
+/* victim_submit -- one 2 KiB write in slot i; false once the region is gone */
+static bool
+victim_submit(struct victim_writer *w, unsigned i)
+{
+	size_t len = 2 << 10, off = ((size_t)w->t * INFLIGHT + i) * len;
+	int ret;
+
+	atomic_store(&w->busy[i], 1);
+	atomic_fetch_add(&w->inflight, 1);
+	ret = rpmaf_pool_write(Pool, &w->ops[i], "victim", off, Mr, off, len, 0, victim_cb, w);
+	if (!ret)
+		return true;
+	atomic_store(&w->busy[i], 0);
+	atomic_fetch_sub(&w->inflight, 1);
+	if (ret == RPMAF_E_NOENT) {
+		atomic_fetch_add(&w->noent, 1);
+		return false;
+	}
+	return ret == RPMAF_E_AGAIN;
+}
+
+/*
+ * victim_write -- keep INFLIGHT writes into "victim" in flight until the
+ * region is gone (RPMAF_E_NOENT, at a submission or a completion), then
+ * wait for the last ones
+ */
+static void *
+victim_write(void *arg)
+{
+	struct victim_writer *w = arg;
+	long long limit = t_now_ms() + 20000;
+	bool going = true;
+
+	while (going && !atomic_load(&w->noent) && t_now_ms() < limit) {
+		for (unsigned i = 0; going && i < INFLIGHT; i++) {
+			if (!atomic_load(&w->busy[i]))
+				going = victim_submit(w, i);
+		}
+	}
+	while (atomic_load(&w->inflight) && t_now_ms() < limit + 10000)
+		usleep(1000);
+	return NULL;
+}
+
+/*
+ * victim_remove -- the server removes "victim" while 4 threads keep writes
+ * in flight to it: each write completes, or fails with RPMAF_E_NOENT once
+ * the client applied the removal; none fails otherwise (the server
+ * deregisters only once every client confirmed the announcement, so no
+ * write meets a key that went away and no connection breaks)
+ */
+static void
+victim_remove(void)
+{
+	struct victim_writer w[4];
+	pthread_t th[4];
+	char line[64];
+
+	memset(w, 0, sizeof(w));
+	for (unsigned t = 0; t < 4; t++) {
+		w[t].t = t;
+		assert_int_equal(pthread_create(&th[t], NULL, victim_write, &w[t]), 0);
+	}
+	usleep(50000);
+	kill(Srv.pid, SIGUSR1);
+	assert_int_equal(t_srv_line(&Srv, "REMOVED", line, sizeof(line), 5000), 0);
+	assert_string_equal(line, "REMOVED 0");
+	for (unsigned t = 0; t < 4; t++) {
+		pthread_join(th[t], NULL);
+		assert_int_equal(atomic_load(&w[t].inflight), 0);
+		if (atomic_load(&w[t].other))
+			fail_msg("writer %u: %llu writes failed, the first with %d", t,
+				 (unsigned long long)atomic_load(&w[t].other),
+				 atomic_load(&w[t].first_other));
+		assert_true(atomic_load(&w[t].ok) > 0);
+		assert_true(atomic_load(&w[t].noent) >= 1);
+	}
+}
+
+/*
+ * test_region_removed -- a removal on the server, under load, reaches the
+ * table; operations fail with RPMAF_E_NOENT, nothing reconnects
+ */
 static void
 test_region_removed(void **state)
 {
 	struct rpmaf_pool_region info;
+	struct rpmaf_pool_stats before, after;
 	struct rpmaf_op op;
-	char line[64];
 	long long limit;
 
 	(void)state;
 	assert_int_equal(rpmaf_pool_region(Pool, "victim", &info), 0);
 	assert_int_equal(info.size, SMALL);
 	assert_int_equal(write_sync("victim", 0, 0, 64, 0), 0);
-	kill(Srv.pid, SIGUSR1);
-	assert_int_equal(t_srv_line(&Srv, "REMOVED", line, sizeof(line), 5000), 0);
-	assert_string_equal(line, "REMOVED 0");
+	assert_int_equal(rpmaf_pool_get_stats(Pool, &before), 0);
+	victim_remove();
 	limit = t_now_ms() + 5000;
 	while (rpmaf_pool_region(Pool, "victim", &info) == 0 && t_now_ms() < limit)
 		usleep(1000);
@@ -826,6 +965,8 @@ test_region_removed(void **state)
 			 RPMAF_E_NOENT);
 	assert_int_equal(rpmaf_pool_region(Pool, "apm", &info), 0);
 	assert_true(info.apm);
+	assert_int_equal(rpmaf_pool_get_stats(Pool, &after), 0);
+	assert_int_equal(after.reconnects, before.reconnects);
 }
 
 /* test_wrong_key -- a pool with a key the server does not hold is refused */
@@ -907,13 +1048,6 @@ side_pool_end(struct rpmaf_cfg **cfg, struct rpmaf_workers **ws, struct rpmaf_po
 	if (*ws)
 		assert_int_equal(rpmaf_workers_delete(ws), 0);
 	rpmaf_cfg_delete(cfg);
-}
-
-/* sync_op -- wait for op if submitted (ret 0): its status, else ret */
-static int
-sync_op(int ret, struct rpmaf_op *op)
-{
-	return ret ? ret : rpmaf_op_wait(op);
 }
 
 /*
@@ -1169,6 +1303,1059 @@ test_op_wait_conn_lost(void **state)
 	assert_int_equal(write_sync("gpspm", 0, 0, 4096, RPMAF_OP_PERSIST), 0);
 }
 
+/* ------------------------------------------------------------- a server of this process */
+
+/*
+ * The server's application API (calls answered later, the hook of closing
+ * connections, memory the application exports) is tested against a server
+ * of this process on Port3, so that the test sees what its handlers, its
+ * hook and its memory saw. Each of these tests makes its own server (and
+ * skips when the servers run in another network namespace).
+ */
+
+#define LATER_ID  10 /* answered by the answering thread: the request reversed */
+#define NOW_ID	  11 /* answered in the handler: the connection's id and reply_max */
+#define NEG_ID	  12 /* answered in the handler with NEG_CODE */
+#define LONG_ID	  13 /* answered in the handler: reply_max bytes, one more when asked ('+') */
+#define TWICE_ID  14 /* answered twice in the handler */
+#define ARGS_ID	  15 /* answered wrongly in the handler, then with "ok" */
+#define ADD_ID	  16 /* rpmaf_server_region_add_mem() in the handler (a worker): its code */
+#define ECHO2_ID  17 /* an ordinary handler (echo) among them */
+#define NEG_CODE  (-5)
+#define CALLERS	  4
+#define CALLS	  50	     /* calls of each caller */
+#define ANSWER_US 500	     /* the answering thread's delay before each answer */
+#define POLL_MS	  5000	     /* how long a condition is polled for */
+#define MAX_IDS	  64	     /* connection ids noted */
+#define MEM_BYTES (1u << 20) /* the memory test_mem_region exports */
+#define UNSET	  INT_MIN    /* an atomic_int not written yet */
+
+/* a call the answering thread holds, with a copy of its request */
+struct job {
+	struct job *next;
+	struct rpmaf_call *call;
+	size_t len;
+	uint8_t req[];
+};
+
+/* the answering thread's calls: a stack, the newest answered first (out of order) */
+static struct {
+	pthread_mutex_t lock; /* guards all below */
+	pthread_cond_t cond;  /* a call came, or hold or stop changed */
+	struct job *top;
+	unsigned held;	       /* calls taken, not answered yet */
+	unsigned started;      /* answers begun (rpmaf_call_reply() called) */
+	unsigned answered;     /* answers done */
+	unsigned errors;       /* answers rpmaf_call_reply() refused */
+	bool hold;	       /* answer nothing until cleared */
+	bool stop;	       /* answer what is left, hold or not, and end */
+	uint64_t ids[MAX_IDS]; /* the connections the calls came on, each once */
+	unsigned nids;
+} Q = {.lock = PTHREAD_MUTEX_INITIALIZER, .cond = PTHREAD_COND_INITIALIZER};
+
+/* what the hook of closing connections reported */
+static struct {
+	pthread_mutex_t lock; /* guards all below */
+	uint64_t ids[MAX_IDS];
+	unsigned n; /* reports (ids holds the first MAX_IDS) */
+} Closed = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* a pool of these tests, with its workers and configuration */
+struct side {
+	struct rpmaf_cfg *cfg;
+	struct rpmaf_workers *ws;
+	struct rpmaf_pool *pool;
+};
+
+/* the server of this process, its answering thread, its pools and the memory it exports */
+static struct {
+	struct rpmaf_cfg *cfg;
+	struct rpmaf_workers *ws;
+	struct rpmaf_server *srv;
+	pthread_t answerer;
+	bool answering;
+	struct side side[2];
+	uint8_t *mem; /* mapped by test_mem_region */
+} L;
+
+static atomic_int Twice[2]; /* what the two answers of TWICE_ID returned */
+static atomic_int Long_ret; /* what the answer of LONG_ID returned */
+static atomic_int Args_bad; /* the checks of ARGS_ID that failed, a bit each */
+
+/* atomic_wait -- the value of a once it is no longer UNSET (or after POLL_MS) */
+static int
+atomic_wait(atomic_int *a)
+{
+	long long limit = t_now_ms() + POLL_MS;
+
+	while (atomic_load(a) == UNSET && t_now_ms() < limit)
+		usleep(1000);
+	return atomic_load(a);
+}
+
+/* id_add -- note the connection of a call (Q's lock held) */
+static void
+id_add(uint64_t id)
+{
+	for (unsigned i = 0; i < Q.nids; i++)
+		if (Q.ids[i] == id)
+			return;
+	if (Q.nids < MAX_IDS)
+		Q.ids[Q.nids++] = id;
+}
+
+/* later -- LATER_ID's handler: hand a copy of the call to the answering thread */
+static void
+later(struct rpmaf_call *call, uint32_t id, const void *req, size_t len, void *arg)
+{
+	struct job *j = malloc(sizeof(*j) + len);
+
+	(void)id;
+	(void)arg;
+	if (!j) {
+		(void)rpmaf_call_reply(call, -1, NULL, 0);
+		return;
+	}
+	j->call = call;
+	j->len = len;
+	if (len)
+		memcpy(j->req, req, len);
+	pthread_mutex_lock(&Q.lock);
+	id_add(rpmaf_call_conn_id(call));
+	j->next = Q.top;
+	Q.top = j;
+	Q.held++;
+	pthread_cond_broadcast(&Q.cond);
+	pthread_mutex_unlock(&Q.lock);
+}
+
+/* answer -- answer j with its request reversed after a short delay, and free it */
+static void
+answer(struct job *j)
+{
+	int ret;
+
+	usleep(ANSWER_US);
+	for (size_t i = 0; i < j->len / 2; i++) {
+		uint8_t c = j->req[i];
+
+		j->req[i] = j->req[j->len - 1 - i];
+		j->req[j->len - 1 - i] = c;
+	}
+	pthread_mutex_lock(&Q.lock);
+	Q.started++;
+	pthread_mutex_unlock(&Q.lock);
+	ret = rpmaf_call_reply(j->call, 0, j->req, j->len);
+	free(j);
+	pthread_mutex_lock(&Q.lock);
+	Q.held--;
+	Q.answered++;
+	Q.errors += ret != 0;
+	pthread_mutex_unlock(&Q.lock);
+}
+
+/* answerer_main -- the answering thread: answer the calls taken, unless held, until stopped */
+static void *
+answerer_main(void *arg)
+{
+	struct job *j;
+
+	(void)arg;
+	pthread_mutex_lock(&Q.lock);
+	for (;;) {
+		while (!Q.stop && (!Q.top || Q.hold))
+			pthread_cond_wait(&Q.cond, &Q.lock);
+		if (!(j = Q.top))
+			break;
+		Q.top = j->next;
+		pthread_mutex_unlock(&Q.lock);
+		answer(j);
+		pthread_mutex_lock(&Q.lock);
+	}
+	pthread_mutex_unlock(&Q.lock);
+	return NULL;
+}
+
+/* q_hold -- hold the calls taken from now on (true), or answer them (false) */
+static void
+q_hold(bool hold)
+{
+	pthread_mutex_lock(&Q.lock);
+	Q.hold = hold;
+	pthread_cond_broadcast(&Q.cond);
+	pthread_mutex_unlock(&Q.lock);
+}
+
+/* q_wait -- wait until the answering thread holds held calls and has answered answered */
+static bool
+q_wait(unsigned held, unsigned answered)
+{
+	long long limit = t_now_ms() + POLL_MS;
+	bool ok;
+
+	for (;;) {
+		pthread_mutex_lock(&Q.lock);
+		ok = Q.held == held && Q.answered == answered;
+		pthread_mutex_unlock(&Q.lock);
+		if (ok || t_now_ms() > limit)
+			return ok;
+		usleep(1000);
+	}
+}
+
+/* q_get -- a field of Q, read under its lock */
+static unsigned
+q_get(const unsigned *field)
+{
+	unsigned v;
+
+	pthread_mutex_lock(&Q.lock);
+	v = *field;
+	pthread_mutex_unlock(&Q.lock);
+	return v;
+}
+
+/* q_ids -- the ids of the connections calls came on, into ids[MAX_IDS]; how many */
+static unsigned
+q_ids(uint64_t *ids)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&Q.lock);
+	n = Q.nids;
+	memcpy(ids, Q.ids, n * sizeof(ids[0]));
+	pthread_mutex_unlock(&Q.lock);
+	return n;
+}
+
+/* q_has_id -- a call came on connection id */
+static bool
+q_has_id(uint64_t id)
+{
+	bool found = false;
+
+	pthread_mutex_lock(&Q.lock);
+	for (unsigned i = 0; i < Q.nids && !found; i++)
+		found = Q.ids[i] == id;
+	pthread_mutex_unlock(&Q.lock);
+	return found;
+}
+
+/* answer_ids -- NOW_ID: the call's connection id and reply_max */
+static void
+answer_ids(struct rpmaf_call *call)
+{
+	uint64_t v[2] = {rpmaf_call_conn_id(call), rpmaf_call_reply_max(call)};
+
+	(void)rpmaf_call_reply(call, 0, v, sizeof(v));
+}
+
+/* answer_long -- LONG_ID: reply_max bytes of a pattern, or one byte more */
+static void
+answer_long(struct rpmaf_call *call, bool more)
+{
+	size_t len = rpmaf_call_reply_max(call) + (more ? 1 : 0);
+	uint8_t *buf = malloc(len);
+
+	if (!buf) {
+		(void)rpmaf_call_reply(call, -1, NULL, 0);
+		return;
+	}
+	for (size_t i = 0; i < len; i++)
+		buf[i] = (uint8_t)(i * 3 + 1);
+	atomic_store(&Long_ret, rpmaf_call_reply(call, 0, buf, len));
+	free(buf);
+}
+
+/*
+ * answer_twice -- TWICE_ID: two answers from the handler. Safe here only:
+ * the call is freed by the worker that runs this handler, after it returns
+ */
+static void
+answer_twice(struct rpmaf_call *call)
+{
+	int first = rpmaf_call_reply(call, 0, "first", 5);
+
+	atomic_store(&Twice[1], rpmaf_call_reply(call, 0, "second", 6));
+	atomic_store(&Twice[0], first);
+}
+
+/* answer_bad_args -- ARGS_ID: what rpmaf_call_reply() refuses, then "ok" */
+static void
+answer_bad_args(struct rpmaf_call *call)
+{
+	int bad = 0;
+
+	bad |= (rpmaf_call_reply(NULL, 0, "x", 1) != RPMAF_E_INVAL) << 0;
+	bad |= (rpmaf_call_reply(call, 1, NULL, 0) != RPMAF_E_INVAL) << 1;
+	bad |= (rpmaf_call_reply(call, 0, NULL, 3) != RPMAF_E_INVAL) << 2;
+	bad |= (rpmaf_call_conn_id(NULL) != 0) << 3;
+	bad |= (rpmaf_call_reply_max(NULL) != 0) << 4;
+	bad |= (rpmaf_call_reply(call, 0, "ok", 2) != 0) << 5;
+	atomic_store(&Args_bad, bad);
+}
+
+/* answer_add_mem -- ADD_ID: what exporting memory from a worker thread returns */
+static void
+answer_add_mem(struct rpmaf_call *call, struct rpmaf_server *srv)
+{
+	static uint8_t page[4096] __attribute__((aligned(4096)));
+	struct rpmaf_mem_region r = {"from-worker",    page,  sizeof(page),
+				     RPMAF_USAGE_READ, false, NULL};
+	int ret = rpmaf_server_region_add_mem(srv, &r);
+
+	(void)rpmaf_call_reply(call, 0, &ret, sizeof(ret));
+}
+
+/* special -- the handlers that answer in the handler itself, by id (arg: the server) */
+static void
+special(struct rpmaf_call *call, uint32_t id, const void *req, size_t len, void *arg)
+{
+	switch (id) {
+	case NOW_ID:
+		answer_ids(call);
+		break;
+	case NEG_ID:
+		(void)rpmaf_call_reply(call, NEG_CODE, req, len);
+		break;
+	case LONG_ID:
+		answer_long(call, len && *(const char *)req == '+');
+		break;
+	case TWICE_ID:
+		answer_twice(call);
+		break;
+	case ARGS_ID:
+		answer_bad_args(call);
+		break;
+	default:
+		answer_add_mem(call, arg);
+		break;
+	}
+}
+
+/* on_closed -- the hook of closing connections: note the id */
+static void
+on_closed(uint64_t conn_id, void *arg)
+{
+	(void)arg;
+	pthread_mutex_lock(&Closed.lock);
+	if (Closed.n < MAX_IDS)
+		Closed.ids[Closed.n] = conn_id;
+	Closed.n++;
+	pthread_mutex_unlock(&Closed.lock);
+}
+
+/* closed_count -- how often the hook reported id; with id 0, how many reports in all */
+static unsigned
+closed_count(uint64_t id)
+{
+	unsigned n = 0;
+
+	pthread_mutex_lock(&Closed.lock);
+	for (unsigned i = 0; i < Closed.n && i < MAX_IDS; i++)
+		n += Closed.ids[i] == id;
+	if (!id)
+		n = Closed.n;
+	pthread_mutex_unlock(&Closed.lock);
+	return n;
+}
+
+/* closed_ids -- the ids the hook reported, into ids[MAX_IDS]; how many */
+static unsigned
+closed_ids(uint64_t *ids)
+{
+	unsigned n;
+
+	pthread_mutex_lock(&Closed.lock);
+	n = Closed.n < MAX_IDS ? Closed.n : MAX_IDS;
+	memcpy(ids, Closed.ids, n * sizeof(ids[0]));
+	pthread_mutex_unlock(&Closed.lock);
+	return n;
+}
+
+/* lsrv_reset -- what the handlers and the hook noted, forgotten */
+static void
+lsrv_reset(void)
+{
+	pthread_mutex_lock(&Q.lock);
+	Q.held = Q.started = Q.answered = Q.nids = 0;
+	Q.errors = 0;
+	Q.hold = Q.stop = false;
+	pthread_mutex_unlock(&Q.lock);
+	pthread_mutex_lock(&Closed.lock);
+	Closed.n = 0;
+	pthread_mutex_unlock(&Closed.lock);
+	atomic_store(&Twice[0], UNSET);
+	atomic_store(&Twice[1], UNSET);
+	atomic_store(&Long_ret, UNSET);
+	atomic_store(&Args_bad, UNSET);
+}
+
+/* side_end_quiet -- delete what side_pool() made into s, if anything; 0 or -1 */
+static int
+side_end_quiet(struct side *s)
+{
+	int ret = 0;
+
+	if (s->pool && rpmaf_pool_delete(&s->pool))
+		ret = -1;
+	if (s->ws && rpmaf_workers_delete(&s->ws))
+		ret = -1;
+	rpmaf_cfg_delete(&s->cfg);
+	return ret;
+}
+
+/*
+ * lsrv_teardown -- the pools deleted, every call held answered, then the
+ * server, its workers and the memory of test_mem_region deleted; 0 when
+ * all of it went well
+ */
+static int
+lsrv_teardown(void **state)
+{
+	int ret = 0;
+
+	(void)state;
+	for (unsigned i = 0; i < 2; i++)
+		ret |= side_end_quiet(&L.side[i]);
+	if (L.answering) {
+		pthread_mutex_lock(&Q.lock);
+		Q.stop = true;
+		pthread_cond_broadcast(&Q.cond);
+		pthread_mutex_unlock(&Q.lock);
+		pthread_join(L.answerer, NULL);
+		L.answering = false;
+	}
+	if (L.srv && rpmaf_server_delete(&L.srv))
+		ret = -1;
+	if (L.ws && rpmaf_workers_delete(&L.ws))
+		ret = -1;
+	rpmaf_cfg_delete(&L.cfg);
+	if (L.mem && munmap(L.mem, MEM_BYTES))
+		ret = -1;
+	L.mem = NULL;
+	return ret;
+}
+
+/* lsrv_fail -- a setup that failed half-way: undo it; -1 */
+static int
+lsrv_fail(void)
+{
+	(void)lsrv_teardown(NULL);
+	return -1;
+}
+
+/* lsrv_setup -- the server of this process on Port3, its handlers added, not started */
+static int
+lsrv_setup(void **state)
+{
+	struct rpmaf_cfg_err err;
+	char yaml[1024];
+
+	(void)state;
+	lsrv_reset();
+	if (Netns)
+		return 0;
+	snprintf(yaml, sizeof(yaml),
+		 "workers: {count: 2, polling: event}\n"
+		 "queues: {sq: 64, messages: {size: 4K, credits: 8}}\n"
+		 "listen: {address: %s, port: %s, max_connections: 16}\n"
+		 "timeouts: {heartbeat_interval_ms: 500, heartbeat_misses: 8}\n"
+		 "auth: {key_file: %s}\n"
+		 "log: {level: %s, file: %s/server-local.log}\n",
+		 Addr, Port3, Key_a, log_level(), Dir);
+	if (rpmaf_cfg_load_buffer("local", yaml, strlen(yaml), NULL, &L.cfg, &err)) {
+		fprintf(stderr, "local server: %s\n", err.msg);
+		return -1;
+	}
+	if (rpmaf_workers_new(L.cfg, Peer, &L.ws) || rpmaf_server_new(L.cfg, Peer, L.ws, &L.srv) ||
+	    rpmaf_server_call_handler_add(L.srv, LATER_ID, later, NULL))
+		return lsrv_fail();
+	for (uint32_t id = NOW_ID; id <= ADD_ID; id++)
+		if (rpmaf_server_call_handler_add(L.srv, id, special, L.srv))
+			return lsrv_fail();
+	return 0;
+}
+
+/* lsrv_start -- start the answering thread and the server */
+static int
+lsrv_start(void)
+{
+	if (pthread_create(&L.answerer, NULL, answerer_main, NULL))
+		return -1;
+	L.answering = true;
+	return rpmaf_server_start(L.srv);
+}
+
+/* lside_new -- pool s of conns connections to the server of this process, ready */
+static int
+lside_new(struct side *s, unsigned conns)
+{
+	if (client_yaml(Key_a, Port3, conns, "{sq: 64, messages: {size: 4K, credits: 8}}", &s->cfg))
+		return -1;
+	return side_pool(s->cfg, &s->ws, &s->pool);
+}
+
+/* lside_all_healthy -- wait until every connection of pool is healthy */
+static bool
+lside_all_healthy(struct rpmaf_pool *pool)
+{
+	long long limit = t_now_ms() + POLL_MS;
+	struct rpmaf_pool_stats st;
+
+	for (;;) {
+		if (rpmaf_pool_get_stats(pool, &st))
+			return false;
+		if (st.healthy == st.connections || t_now_ms() > limit)
+			return st.healthy == st.connections;
+		usleep(1000);
+	}
+}
+
+/* a client thread of test_call_later, and the first failure it saw */
+struct caller {
+	struct rpmaf_pool *pool;
+	unsigned t;
+	int failed;
+};
+
+/* caller_call -- call i of c: the reply must be the request reversed; 0 or why not */
+static int
+caller_call(struct caller *c, unsigned i)
+{
+	uint8_t req[1024], reply[1024];
+	size_t len = 1 + (c->t * 131 + i * 37) % sizeof(req), rlen = 0;
+	int ret;
+
+	for (size_t j = 0; j < len; j++)
+		req[j] = fill(3, c->t, i, (unsigned)j);
+	memset(reply, 0, sizeof(reply));
+	if ((ret = pool_call_sync(c->pool, LATER_ID, req, len, reply, sizeof(reply), &rlen)))
+		return ret;
+	if (rlen != len)
+		return -1000;
+	for (size_t j = 0; j < len; j++)
+		if (reply[j] != req[len - 1 - j])
+			return -1001;
+	return 0;
+}
+
+/* caller_main -- CALLS calls, one at a time, until one fails */
+static void *
+caller_main(void *arg)
+{
+	struct caller *c = arg;
+
+	for (unsigned i = 0; i < CALLS && !c->failed; i++)
+		c->failed = caller_call(c, i);
+	return NULL;
+}
+
+/* calls_later -- CALLERS threads of CALLS calls each, answered later and out of order */
+static void
+calls_later(struct rpmaf_pool *pool)
+{
+	static struct caller c[CALLERS];
+	pthread_t th[CALLERS];
+	uint64_t ids[MAX_IDS];
+	unsigned nids;
+
+	for (unsigned t = 0; t < CALLERS; t++) {
+		c[t] = (struct caller){.pool = pool, .t = t};
+		assert_int_equal(pthread_create(&th[t], NULL, caller_main, &c[t]), 0);
+	}
+	for (unsigned t = 0; t < CALLERS; t++) {
+		pthread_join(th[t], NULL);
+		assert_int_equal(c[t].failed, 0);
+	}
+	assert_true(q_wait(0, CALLERS * CALLS));
+	assert_int_equal(q_get(&Q.errors), 0);
+	nids = q_ids(ids);
+	assert_true(nids >= 1 && nids <= 4); /* the pool's connections */
+	for (unsigned i = 0; i < nids; i++)
+		assert_true(ids[i] != 0);
+}
+
+/* call_ids -- a NOW_ID call: the connection's id and the reply's room the handler saw */
+static void
+call_ids(struct rpmaf_pool *pool, uint64_t v[2])
+{
+	size_t len = 0;
+
+	memset(v, 0, 2 * sizeof(v[0]));
+	assert_int_equal(pool_call_sync(pool, NOW_ID, "", 0, v, 2 * sizeof(v[0]), &len), 0);
+	assert_int_equal(len, 2 * sizeof(v[0]));
+	assert_true(v[0] != 0);
+}
+
+/* calls_long -- a reply of reply_max bytes goes, one of a byte more fails the call */
+static void
+calls_long(struct rpmaf_pool *pool, size_t max)
+{
+	static uint8_t reply[8192];
+	size_t len = 0;
+
+	assert_int_equal(pool_call_sync(pool, LONG_ID, "", 0, reply, sizeof(reply), &len), 0);
+	assert_int_equal(len, max);
+	for (size_t i = 0; i < max; i++)
+		assert_int_equal(reply[i], (uint8_t)(i * 3 + 1));
+	assert_int_equal(atomic_wait(&Long_ret), 0);
+	atomic_store(&Long_ret, UNSET);
+	assert_int_equal(pool_call_sync(pool, LONG_ID, "+", 1, reply, sizeof(reply), &len),
+			 RPMAF_E_REMOTE);
+	assert_int_equal(atomic_wait(&Long_ret), 0); /* taken; the call failed */
+}
+
+/* calls_in_handler -- answers from the handler itself: ids, long, negative, twice, bad */
+static void
+calls_in_handler(struct rpmaf_pool *pool)
+{
+	char reply[64] = {0};
+	uint64_t v[2];
+	size_t len = 0;
+	int ret = 0;
+
+	call_ids(pool, v);
+	assert_true(v[1] > 0 && v[1] < 4096);
+	calls_long(pool, v[1]);
+	assert_int_equal(pool_call_sync(pool, NEG_ID, "neg", 3, reply, sizeof(reply), &len),
+			 RPMAF_E_REMOTE);
+	assert_int_equal(pool_call_sync(pool, TWICE_ID, "", 0, reply, sizeof(reply), &len), 0);
+	assert_int_equal(len, 5);
+	assert_memory_equal(reply, "first", 5);
+	assert_int_equal(atomic_wait(&Twice[0]), 0);
+	assert_int_equal(atomic_load(&Twice[1]), RPMAF_E_INVAL);
+	assert_int_equal(pool_call_sync(pool, ARGS_ID, "", 0, reply, sizeof(reply), &len), 0);
+	assert_int_equal(len, 2);
+	assert_memory_equal(reply, "ok", 2);
+	assert_int_equal(atomic_wait(&Args_bad), 0);
+	assert_int_equal(pool_call_sync(pool, ADD_ID, "", 0, &ret, sizeof(ret), &len), 0);
+	assert_int_equal(len, sizeof(ret));
+	assert_int_equal(ret, RPMAF_E_INVAL);
+	assert_int_equal(pool_call_sync(pool, ECHO2_ID, "echo", 4, reply, sizeof(reply), &len), 0);
+	assert_int_equal(len, 4);
+	assert_memory_equal(reply, "echo", 4);
+}
+
+/*
+ * calls_one_conn -- a pool of one connection: its calls, answered at once
+ * or later, all carry one id, which no connection of the other pool had
+ */
+static void
+calls_one_conn(struct side *s)
+{
+	unsigned nids = q_get(&Q.nids), answered = q_get(&Q.answered);
+	uint8_t reply[8];
+	uint64_t first[2], v[2];
+	size_t len;
+
+	assert_int_equal(lside_new(s, 1), 0);
+	call_ids(s->pool, first);
+	assert_false(q_has_id(first[0]));
+	for (unsigned i = 0; i < 5; i++) {
+		call_ids(s->pool, v);
+		assert_int_equal(v[0], first[0]);
+		assert_int_equal(
+		    pool_call_sync(s->pool, LATER_ID, "abcdefgh", 8, reply, sizeof(reply), &len),
+		    0);
+		assert_memory_equal(reply, "hgfedcba", 8);
+	}
+	assert_true(q_wait(0, answered + 5));
+	assert_int_equal(q_get(&Q.nids), nids + 1);
+	assert_true(q_has_id(first[0]));
+}
+
+/* a call whose completion the test waits for (del_cb() notes it) */
+struct waited {
+	struct del_op d;
+	char reply[16];
+};
+
+/* waited_call -- a LATER_ID call of "0123456789" into w, held by the answering thread */
+static void
+waited_call(struct rpmaf_pool *pool, struct waited *w)
+{
+	unsigned answered = q_get(&Q.answered);
+
+	memset(w, 0, sizeof(*w));
+	q_hold(true);
+	assert_int_equal(rpmaf_pool_call(pool, &w->d.op, "t0", LATER_ID, "0123456789", 10, w->reply,
+					 sizeof(w->reply), del_cb, &w->d),
+			 0);
+	assert_true(q_wait(1, answered));
+}
+
+/* waited_done -- wait for w's completion (once); its status */
+static int
+waited_done(struct waited *w)
+{
+	long long limit = t_now_ms() + POLL_MS;
+
+	while (!atomic_load(&w->d.calls) && t_now_ms() < limit)
+		usleep(1000);
+	assert_int_equal(atomic_load(&w->d.calls), 1);
+	return atomic_load(&w->d.status);
+}
+
+/* release_main -- a thread that lets the answering thread go on after a while */
+static void *
+release_main(void *arg)
+{
+	(void)arg;
+	usleep(300000);
+	q_hold(false);
+	return NULL;
+}
+
+/*
+ * call_stop_waits -- rpmaf_server_stop() waits for a call still held: the
+ * answer has begun when it returns, and it reached the client
+ */
+static void
+call_stop_waits(struct rpmaf_pool *pool)
+{
+	static struct waited w;
+	unsigned started = q_get(&Q.started), started_then;
+	pthread_t th;
+	int ret;
+
+	waited_call(pool, &w);
+	assert_int_equal(pthread_create(&th, NULL, release_main, NULL), 0);
+	ret = rpmaf_server_stop(L.srv, 5000);
+	started_then = q_get(&Q.started);
+	pthread_join(th, NULL);
+	assert_int_equal(ret, 0);
+	assert_int_equal(started_then, started + 1);
+	assert_int_equal(waited_done(&w), 0);
+	assert_int_equal(rpmaf_op_reply_len(&w.d.op), 10);
+	assert_memory_equal(w.reply, "9876543210", 10);
+}
+
+/* call_handler_add_args -- what adding a handler refuses, before the start */
+static void
+call_handler_add_args(void)
+{
+	assert_int_equal(rpmaf_server_call_handler_add(NULL, 20, later, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_call_handler_add(L.srv, 20, NULL, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_call_handler_add(L.srv, LATER_ID, later, NULL),
+			 RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_handler_add(L.srv, NOW_ID, echo, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_handler_add(L.srv, ECHO2_ID, echo, NULL), 0);
+	assert_int_equal(rpmaf_server_call_handler_add(L.srv, ECHO2_ID, later, NULL),
+			 RPMAF_E_INVAL);
+}
+
+/*
+ * test_call_later -- handlers that answer later, from another thread and
+ * out of order, for many threads at once; answers from the handler itself
+ * (a negative status, a reply too long, a second answer, bad arguments);
+ * the connection ids; a stop that waits for a call
+ */
+static void
+test_call_later(void **state)
+{
+	(void)state;
+	if (Netns)
+		skip();
+	call_handler_add_args();
+	assert_int_equal(lsrv_start(), 0);
+	assert_int_equal(rpmaf_server_call_handler_add(L.srv, 21, later, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_on_conn_closed(L.srv, on_closed, NULL), RPMAF_E_INVAL);
+	assert_int_equal(lside_new(&L.side[0], 4), 0);
+	calls_later(L.side[0].pool);
+	calls_in_handler(L.side[0].pool);
+	calls_one_conn(&L.side[1]);
+	call_stop_waits(L.side[0].pool);
+	assert_int_equal(closed_count(0), 0); /* no hook: nothing reported */
+}
+
+/* ids_seen -- the ids of the connections of pool, as its calls see them (n of them at most) */
+static unsigned
+ids_seen(struct rpmaf_pool *pool, uint64_t *ids, unsigned n)
+{
+	unsigned k = 0;
+	uint64_t v[2];
+
+	for (unsigned i = 0; i < 32; i++) {
+		bool known = false;
+
+		call_ids(pool, v);
+		for (unsigned j = 0; j < k; j++)
+			known |= ids[j] == v[0];
+		if (!known && k < n)
+			ids[k++] = v[0];
+	}
+	return k;
+}
+
+/* all_closed -- wait until the server has no connection and the hook reported each; accepted */
+static unsigned
+all_closed(void)
+{
+	long long limit = t_now_ms() + POLL_MS;
+	struct rpmaf_server_stats st;
+
+	for (;;) {
+		assert_int_equal(rpmaf_server_get_stats(L.srv, &st), 0);
+		if ((st.connections == 0 && closed_count(0) == st.accepted) || t_now_ms() > limit)
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(st.connections, 0);
+	assert_int_equal(closed_count(0), st.accepted);
+	return (unsigned)st.accepted;
+}
+
+/* hook_args -- what registering the hook refuses; it is registered once */
+static void
+hook_args(void)
+{
+	assert_int_equal(rpmaf_server_on_conn_closed(NULL, on_closed, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_on_conn_closed(L.srv, NULL, NULL), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_on_conn_closed(L.srv, on_closed, NULL), 0);
+	assert_int_equal(rpmaf_server_on_conn_closed(L.srv, on_closed, NULL), RPMAF_E_INVAL);
+}
+
+/*
+ * test_conn_closed_hook -- every connection of a deleted pool is reported
+ * once by the hook, the ids its calls saw among them; a call held while
+ * its connection closed is answered into the void, and the server stops
+ * at once (nothing waits for it)
+ */
+static void
+test_conn_closed_hook(void **state)
+{
+	static struct waited w;
+	uint64_t ids[MAX_IDS];
+	unsigned n, reports;
+	long long t0;
+
+	(void)state;
+	if (Netns)
+		skip();
+	hook_args();
+	assert_int_equal(lsrv_start(), 0);
+	assert_int_equal(rpmaf_server_on_conn_closed(L.srv, on_closed, NULL), RPMAF_E_INVAL);
+	assert_int_equal(lside_new(&L.side[0], 4), 0);
+	assert_true(lside_all_healthy(L.side[0].pool));
+	n = ids_seen(L.side[0].pool, ids, 4);
+	waited_call(L.side[0].pool, &w);
+	assert_int_equal(closed_count(0), 0);
+	assert_int_equal(side_end_quiet(&L.side[0]), 0);
+	assert_int_equal(waited_done(&w), RPMAF_E_SHUTDOWN);
+	reports = all_closed();
+	assert_true(reports >= 4);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(closed_count(ids[i]), 1);
+	n = q_ids(ids); /* the held call's connection among them */
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(closed_count(ids[i]), 1);
+	n = closed_ids(ids);
+	for (unsigned i = 0; i < n; i++)
+		assert_int_equal(closed_count(ids[i]), 1);
+	q_hold(false);
+	assert_true(q_wait(0, 1));
+	assert_int_equal(q_get(&Q.errors), 0);
+	t0 = t_now_ms();
+	assert_int_equal(rpmaf_server_stop(L.srv, 2000), 0);
+	assert_true(t_now_ms() - t0 < 2000);
+	assert_int_equal(closed_count(0), reports);
+}
+
+/* what the persist function of test_mem_region saw */
+static struct {
+	atomic_uint calls;    /* calls */
+	atomic_uint whole;    /* of which of the whole region */
+	atomic_uintptr_t ptr; /* the last call's range */
+	atomic_size_t len;
+} Persisted;
+
+/* count_persist -- the persist function of the memory test_mem_region exports */
+static void
+count_persist(const void *ptr, size_t len)
+{
+	atomic_store(&Persisted.ptr, (uintptr_t)ptr);
+	atomic_store(&Persisted.len, len);
+	atomic_fetch_add(&Persisted.whole, ptr == L.mem && len == MEM_BYTES);
+	atomic_fetch_add(&Persisted.calls, 1);
+}
+
+/* mem_region -- the description of the memory test_mem_region exports */
+static struct rpmaf_mem_region
+mem_region(void)
+{
+	return (struct rpmaf_mem_region){
+	    "mem",     L.mem,
+	    MEM_BYTES, RPMAF_USAGE_READ | RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH,
+	    false,     count_persist};
+}
+
+/* add_mem_refused -- export r: RPMAF_E_INVAL and no region exported, or a code saying why not */
+static int
+add_mem_refused(struct rpmaf_mem_region r)
+{
+	struct rpmaf_server_stats st;
+	int ret = rpmaf_server_region_add_mem(L.srv, &r);
+
+	if (ret != RPMAF_E_INVAL || rpmaf_server_get_stats(L.srv, &st))
+		return ret ? ret : -1000;
+	return st.regions == 0 ? RPMAF_E_INVAL : -1001;
+}
+
+/* mem_bad_args -- what exporting the memory refuses, with nothing exported */
+static void
+mem_bad_args(void)
+{
+	static const char long_name[] =
+	    "n123456789012345678901234567890123456789012345678901234567890123";
+	struct rpmaf_mem_region r = mem_region();
+
+	assert_int_equal(rpmaf_server_region_add_mem(NULL, &r), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_add_mem(L.srv, NULL), RPMAF_E_INVAL);
+	r.ptr = NULL;
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r = mem_region();
+	r.size = 0;
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r = mem_region();
+	r.usage = 0;
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r.usage = 1u << 3; /* no usage bit */
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r = mem_region();
+	r.name = NULL;
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r.name = "";
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r.name = "bad name";
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+	r.name = long_name; /* 64 bytes, one more than a name */
+	assert_int_equal(add_mem_refused(r), RPMAF_E_INVAL);
+}
+
+/* mem_learned -- wait until pool knows region mem (want) or no longer does (!want) */
+static bool
+mem_learned(struct rpmaf_pool *pool, bool want, struct rpmaf_pool_region *info)
+{
+	long long limit = t_now_ms() + POLL_MS;
+
+	while ((rpmaf_pool_region(pool, "mem", info) == 0) != want && t_now_ms() < limit)
+		usleep(1000);
+	return (rpmaf_pool_region(pool, "mem", info) == 0) == want;
+}
+
+/* mem_pattern -- the byte at offset i of what the client writes into the memory */
+static uint8_t
+mem_pattern(size_t i)
+{
+	return (uint8_t)(i * 11 + 5);
+}
+
+/*
+ * mem_write_read -- the client writes len bytes at off with a persist,
+ * they are in the memory and the persist function saw them, then reads them back
+ */
+static void
+mem_write_read(struct rpmaf_pool *pool, size_t off, size_t len)
+{
+	struct rpmaf_op op;
+	uintptr_t p;
+
+	for (size_t i = 0; i < len; i++)
+		Mem[i] = mem_pattern(i);
+	assert_int_equal(sync_op(rpmaf_pool_write(pool, &op, "mem", off, Mr, 0, len,
+						  RPMAF_OP_PERSIST, NULL, NULL),
+				 &op),
+			 0);
+	assert_memory_equal(L.mem + off, Mem, len);
+	assert_true(atomic_load(&Persisted.calls) >= 1);
+	p = atomic_load(&Persisted.ptr);
+	assert_true(p <= (uintptr_t)(L.mem + off));
+	assert_true(p + atomic_load(&Persisted.len) >= (uintptr_t)(L.mem + off + len));
+	memset(Mem + MEM_SIZE / 2, 0, len);
+	assert_int_equal(
+	    sync_op(rpmaf_pool_read(pool, &op, "mem", off, Mr, MEM_SIZE / 2, len, NULL, NULL), &op),
+	    0);
+	assert_memory_equal(Mem + MEM_SIZE / 2, Mem, len);
+}
+
+/* mem_export -- export the memory: the server's own view, a duplicate refused */
+static void
+mem_export(void)
+{
+	struct rpmaf_mem_region r = mem_region();
+	struct rpmaf_server_stats st;
+	size_t size = 0;
+	void *ptr = NULL;
+
+	assert_int_equal(rpmaf_server_region_add_mem(L.srv, &r), 0);
+	assert_int_equal(rpmaf_server_region_ptr(L.srv, "mem", &ptr, &size), 0);
+	assert_ptr_equal(ptr, L.mem);
+	assert_int_equal(size, MEM_BYTES);
+	assert_int_equal(rpmaf_server_region_add_mem(L.srv, &r), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_get_stats(L.srv, &st), 0);
+	assert_int_equal(st.regions, 1);
+}
+
+/*
+ * mem_remove -- the removal returns once the client confirmed it, and
+ * neither persists nor unmaps the memory: it is still mapped and intact,
+ * the persist function not called again
+ */
+static void
+mem_remove(struct rpmaf_pool *pool, size_t off, size_t len)
+{
+	unsigned calls = atomic_load(&Persisted.calls);
+	struct rpmaf_pool_region info;
+
+	assert_int_equal(rpmaf_server_region_remove(L.srv, "mem"), 0);
+	/* the removal returns once the client has applied it: no waiting here */
+	assert_int_equal(rpmaf_pool_region(pool, "mem", &info), RPMAF_E_NOENT);
+	assert_int_equal(atomic_load(&Persisted.calls), calls);
+	assert_int_equal(atomic_load(&Persisted.whole), 0);
+	assert_int_equal(msync(L.mem, MEM_BYTES, MS_ASYNC), 0); /* ENOMEM once unmapped */
+	for (size_t i = 0; i < len; i++)
+		assert_int_equal(L.mem[off + i], mem_pattern(i));
+	assert_int_equal(rpmaf_server_region_remove(L.srv, "mem"), RPMAF_E_NOENT);
+}
+
+/*
+ * test_mem_region -- memory the test maps, exported (GPSPM, the test's
+ * persist function): written with a persist, read back, seen in place;
+ * removed, it stays the test's; what the export refuses
+ */
+static void
+test_mem_region(void **state)
+{
+	struct rpmaf_pool_region info;
+	size_t off = 128 << 10, len = 64 << 10, rlen;
+	uint8_t *mem;
+	int ret = 0;
+
+	(void)state;
+	if (Netns)
+		skip();
+	atomic_store(&Persisted.calls, 0);
+	atomic_store(&Persisted.whole, 0);
+	mem = mmap(NULL, MEM_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(mem != MAP_FAILED);
+	L.mem = mem;
+	memset(L.mem, 0xee, MEM_BYTES);
+	assert_int_equal(lsrv_start(), 0);
+	mem_bad_args();
+	assert_int_equal(lside_new(&L.side[0], 2), 0);
+	mem_export();
+	assert_true(mem_learned(L.side[0].pool, true, &info));
+	assert_int_equal(info.size, MEM_BYTES);
+	assert_false(info.apm);
+	assert_int_equal(info.usage, RPMAF_USAGE_READ | RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH);
+	mem_write_read(L.side[0].pool, off, len);
+	assert_int_equal(pool_call_sync(L.side[0].pool, ADD_ID, "", 0, &ret, sizeof(ret), &rlen),
+			 0);
+	assert_int_equal(ret, RPMAF_E_INVAL); /* from a worker thread */
+	mem_remove(L.side[0].pool, off, len);
+}
+
 /* ------------------------------------------------------------- the server killed */
 
 struct loader {
@@ -1286,6 +2473,9 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_timeout),
 	    cmocka_unit_test(test_op_wait_conn_lost),
 	    cmocka_unit_test(test_server_killed),
+	    cmocka_unit_test_setup_teardown(test_call_later, lsrv_setup, lsrv_teardown),
+	    cmocka_unit_test_setup_teardown(test_conn_closed_hook, lsrv_setup, lsrv_teardown),
+	    cmocka_unit_test_setup_teardown(test_mem_region, lsrv_setup, lsrv_teardown),
 	};
 	struct CMUnitTest run[sizeof(all) / sizeof(all[0])];
 	size_t n = 0;
