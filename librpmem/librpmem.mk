@@ -5,6 +5,8 @@
 # with rpmemd); included by the top-level Makefile (GNU make):
 #   make librpmem        build/lib/librpmem.so.1 (and .a, librpmem.pc)
 #   make check-librpmem-symbols   exactly the header's functions, all LIBRPMEM_1.0
+#   make check-librpmem-unit      tests/unit/librpmem/test_target.c: target strings,
+#                        per-thread errors, errno mapping (gcc, and clang ASan+UBSan)
 #   make install-librpmem / uninstall-librpmem   the library, its header, its
 #                        pkg-config file, its man pages and rpmemd (PREFIX,
 #                        LIBDIR, INCLUDEDIR, MANDIR, BINDIR, DESTDIR)
@@ -74,5 +76,25 @@ uninstall-librpmem:
 		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard librpmem/man/man7/*.7))) \
 		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard librpmem/man/man8/*.8)))
 
-CHECK_TARGETS += check-librpmem-symbols
+# the unit test of the parts that need no connection: target.c and errmsg.c
+LIBRPMEM_UNIT_SRCS := librpmem/src/target.c librpmem/src/errmsg.c
+LIBRPMEM_UNIT := $(BUILD)/librpmem/unit/test_target
+LIBRPMEM_UNIT_ASAN := $(BUILD)/librpmem/unit-asan/test_target
+
+$(LIBRPMEM_UNIT): tests/unit/librpmem/test_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(LIBRPMEM_CFLAGS) -O0 -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) -lcmocka -pthread
+
+$(LIBRPMEM_UNIT_ASAN): tests/unit/librpmem/test_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(LIBRPMEM_CFLAGS) -O1 $(SAN_FLAGS) -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) \
+		-lcmocka -pthread
+
+.PHONY: check-librpmem-unit
+check-librpmem-unit: $(LIBRPMEM_UNIT) $(LIBRPMEM_UNIT_ASAN)
+	@tools/run-tests.sh librpmem $(LIBRPMEM_UNIT)
+	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
+		tools/run-tests.sh librpmem-asan $(LIBRPMEM_UNIT_ASAN)
+
+CHECK_TARGETS += check-librpmem-symbols check-librpmem-unit
 CLEAN_DIRS += $(BUILD)/librpmem
