@@ -13,12 +13,10 @@
  */
 
 #include <errno.h>
-#include <getopt.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,11 +26,9 @@
 
 #include <librpma.h>
 
+#include "../common/service.h"
 #include "reload.h"
 #include "rpmaf.h"
-
-#define EXIT_FAIL  1
-#define EXIT_USAGE 2
 
 /* the handler rpma-load's message calls go to: the request comes back as the reply */
 #define HANDLER_ECHO 1
@@ -65,15 +61,9 @@ static const char Help[] =
     "\n"
     "exit status: 0 after a drain, 1 the server cannot start, 2 wrong usage\n";
 
-struct args {
-	const char *file;
-	const char **sets;
-	unsigned nsets;
-};
-
 /* what runs, in the order it was made */
 struct server {
-	struct args args;
+	struct service_args args;
 	struct rpmaf_cfg *cfg;	/* in force */
 	struct rpmaf_cfg *boot; /* the one the server and workers were made with */
 	struct rpma_peer *peer;
@@ -82,104 +72,18 @@ struct server {
 	int sigfd;
 };
 
-static enum rpmaf_log_level Log_level = RPMAF_LOG_NOTICE;
-static FILE *Log_out;
-
-/* tool_log -- one line of the tool's own log, up to the configured level */
-__attribute__((format(printf, 2, 3))) static void
-tool_log(enum rpmaf_log_level level, const char *fmt, ...)
-{
-	static const char *const names[] = {"error", "warning", "notice", "info", "debug"};
-	FILE *out = Log_out ? Log_out : stderr;
-	struct timespec ts;
-	va_list ap;
-
-	if (level > Log_level)
-		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	fprintf(out, "%lld.%03ld rpma-server: %s: ", (long long)ts.tv_sec, ts.tv_nsec / 1000000,
-		names[level]);
-	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
-	va_end(ap);
-	fputc('\n', out);
-	fflush(out);
-}
-
-/* usage_fail -- a usage error: the message, the usage, exit status 2 */
-static int
-usage_fail(const char *what, const char *arg)
-{
-	fprintf(stderr, "rpma-server: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "", Usage);
-	return EXIT_USAGE;
-}
-
-/* args_parse -- the command line into a; returns -1 to go on, or an exit status */
-static int
-args_parse(int argc, char *argv[], struct args *a)
-{
-	static const struct option longopts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"set", required_argument, NULL, 's'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
-
-	a->sets = calloc((size_t)argc, sizeof(*a->sets));
-	if (!a->sets)
-		return usage_fail("out of memory", NULL);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
-		if (c == 'c')
-			a->file = optarg;
-		else if (c == 's')
-			a->sets[a->nsets++] = optarg;
-		else if (c == 'h')
-			return printf("%s%s", Usage, Help) < 0 ? EXIT_FAIL : EXIT_SUCCESS;
-		else if (c == ':')
-			return usage_fail("a value is needed after", argv[optind - 1]);
-		else
-			return usage_fail("unknown option", argv[optind - 1]);
-	}
-	if (optind < argc)
-		return usage_fail("unexpected argument", argv[optind]);
-	if (!a->file)
-		return usage_fail("a configuration file is needed (-c FILE)", NULL);
-	return -1;
-}
-
 /* config_load -- load the file with the overrides; NULL (and a log line) when invalid */
 static struct rpmaf_cfg *
-config_load(const struct args *a)
+config_load(const struct service_args *a)
 {
-	struct rpmaf_cfg_opts opts = {.overrides = a->sets, .n_overrides = a->nsets};
-	struct rpmaf_cfg_err err;
-	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_cfg *cfg = service_config(a);
 
-	if (rpmaf_cfg_load_file(a->file, &opts, &cfg, &err)) {
-		tool_log(RPMAF_LOG_ERROR, "%s", err.msg);
-		return NULL;
-	}
-	if (!cfg->listen.enabled) {
-		tool_log(RPMAF_LOG_ERROR, "%s: the configuration has no listen section", a->file);
+	if (cfg && !cfg->listen.enabled) {
+		service_log(RPMAF_LOG_ERROR, "%s: the configuration has no listen section",
+			    a->file);
 		rpmaf_cfg_delete(&cfg);
 	}
 	return cfg;
-}
-
-/* log_open -- log where and as much as the configuration says */
-static int
-log_open(const struct rpmaf_cfg *cfg)
-{
-	Log_level = cfg->log.level;
-	if (!cfg->log.file)
-		return 0;
-	if (!(Log_out = fopen(cfg->log.file, "a"))) {
-		tool_log(RPMAF_LOG_ERROR, "log.file %s: %s", cfg->log.file, strerror(errno));
-		return -1;
-	}
-	return 0;
 }
 
 /* echo -- the handler of HANDLER_ECHO: the reply is the request */
@@ -196,46 +100,30 @@ echo(uint32_t handler_id, const void *req, size_t req_len, void *reply, size_t r
 	return 0;
 }
 
-/* peer_open -- the RDMA device of the listening address and a peer on it */
-static int
-peer_open(struct server *s)
-{
-	struct ibv_context *dev = NULL;
-	int ret =
-	    rpma_utils_get_ibv_context(s->cfg->listen.address, RPMA_UTIL_IBV_CONTEXT_LOCAL, &dev);
-
-	if (!ret)
-		ret = rpma_peer_new(dev, &s->peer);
-	if (ret)
-		tool_log(RPMAF_LOG_ERROR, "listen.address %s: no RDMA device: %s",
-			 s->cfg->listen.address, rpma_err_2str(ret));
-	return ret ? -1 : 0;
-}
-
 /* server_start -- the peer, the workers, the server with its regions, listening */
 static int
 server_start(struct server *s)
 {
 	int ret;
 
-	if (peer_open(s))
+	if (service_peer(s->cfg, &s->peer))
 		return -1;
 	if ((ret = rpmaf_workers_new(s->cfg, s->peer, &s->ws))) {
-		tool_log(RPMAF_LOG_ERROR, "cannot start the workers: %s", rpmaf_err_str(ret));
+		service_log(RPMAF_LOG_ERROR, "cannot start the workers: %s", rpmaf_err_str(ret));
 		return -1;
 	}
 	if ((ret = rpmaf_server_new(s->cfg, s->peer, s->ws, &s->srv)) ||
 	    (ret = rpmaf_server_handler_add(s->srv, HANDLER_ECHO, echo, NULL)) ||
 	    (ret = rpmaf_server_start(s->srv))) {
-		tool_log(RPMAF_LOG_ERROR,
-			 "cannot start the server on %s:%u: %s (the log above says why)",
-			 s->cfg->listen.address, s->cfg->listen.port, rpmaf_err_str(ret));
+		service_log(RPMAF_LOG_ERROR,
+			    "cannot start the server on %s:%u: %s (the log above says why)",
+			    s->cfg->listen.address, s->cfg->listen.port, rpmaf_err_str(ret));
 		return -1;
 	}
-	tool_log(RPMAF_LOG_NOTICE, "listening on %s:%u: %u region%s, %u worker%s, pid %d",
-		 s->cfg->listen.address, rpmaf_server_port(s->srv), s->cfg->nregions,
-		 s->cfg->nregions == 1 ? "" : "s", s->cfg->workers.count,
-		 s->cfg->workers.count == 1 ? "" : "s", (int)getpid());
+	service_log(RPMAF_LOG_NOTICE, "listening on %s:%u: %u region%s, %u worker%s, pid %d",
+		    s->cfg->listen.address, rpmaf_server_port(s->srv), s->cfg->nregions,
+		    s->cfg->nregions == 1 ? "" : "s", s->cfg->workers.count,
+		    s->cfg->workers.count == 1 ? "" : "s", (int)getpid());
 	return 0;
 }
 
@@ -249,7 +137,8 @@ counters_dump(const struct server *s)
 	struct rpmaf_worker *w;
 
 	if (s->cfg->stats.file && !(out = f = fopen(s->cfg->stats.file, "a"))) {
-		tool_log(RPMAF_LOG_ERROR, "stats.file %s: %s", s->cfg->stats.file, strerror(errno));
+		service_log(RPMAF_LOG_ERROR, "stats.file %s: %s", s->cfg->stats.file,
+			    strerror(errno));
 		return;
 	}
 	rpmaf_server_get_stats(s->srv, &st);
@@ -286,11 +175,11 @@ reload(struct server *s)
 	struct rpmaf_cfg *next = config_load(&s->args);
 
 	if (!next) {
-		tool_log(RPMAF_LOG_ERROR, "reload refused: nothing changed");
+		service_log(RPMAF_LOG_ERROR, "reload refused: nothing changed");
 		return;
 	}
-	if (reload_apply(s->srv, s->cfg, next, tool_log)) {
-		tool_log(RPMAF_LOG_ERROR, "reload refused: nothing changed");
+	if (reload_apply(s->srv, s->cfg, next, service_log)) {
+		service_log(RPMAF_LOG_ERROR, "reload refused: nothing changed");
 		rpmaf_cfg_delete(&next);
 		return;
 	}
@@ -298,8 +187,8 @@ reload(struct server *s)
 	if (s->cfg != s->boot)
 		rpmaf_cfg_delete(&s->cfg);
 	s->cfg = next;
-	tool_log(RPMAF_LOG_NOTICE, "reloaded %s: %u region%s", s->args.file, next->nregions,
-		 next->nregions == 1 ? "" : "s");
+	service_log(RPMAF_LOG_NOTICE, "reloaded %s: %u region%s", s->args.file, next->nregions,
+		    next->nregions == 1 ? "" : "s");
 }
 
 /* signals_block -- take the signals the loop handles away from every thread, into a signalfd */
@@ -316,7 +205,7 @@ signals_block(struct server *s)
 	/* before any thread exists, so that every thread inherits the mask */
 	if (pthread_sigmask(SIG_BLOCK, &set, NULL) ||
 	    (s->sigfd = signalfd(-1, &set, SFD_CLOEXEC)) < 0) {
-		tool_log(RPMAF_LOG_ERROR, "signalfd: %s", strerror(errno));
+		service_log(RPMAF_LOG_ERROR, "signalfd: %s", strerror(errno));
 		return -1;
 	}
 	return 0;
@@ -344,7 +233,7 @@ serve(struct server *s)
 		else if (si.ssi_signo == SIGUSR1)
 			counters_dump(s);
 		else {
-			tool_log(RPMAF_LOG_NOTICE, "%s: draining", strsignal((int)si.ssi_signo));
+			service_log(RPMAF_LOG_NOTICE, "%s: draining", strsignal((int)si.ssi_signo));
 			return;
 		}
 	}
@@ -358,7 +247,7 @@ server_stop(struct server *s)
 
 	if (s->srv) {
 		if ((r = rpmaf_server_stop(s->srv, s->cfg->timeouts.operation_ms))) {
-			tool_log(RPMAF_LOG_WARNING, "drain: %s", rpmaf_err_str(r));
+			service_log(RPMAF_LOG_WARNING, "drain: %s", rpmaf_err_str(r));
 			ret = r;
 		}
 		counters_dump(s);
@@ -379,15 +268,16 @@ int
 main(int argc, char *argv[])
 {
 	struct server s = {.sigfd = -1};
-	int ret = args_parse(argc, argv, &s.args);
+	int ret;
 
-	if (ret >= 0)
+	service_init("rpma-server");
+	if ((ret = service_args(argc, argv, Usage, Help, &s.args)) >= 0)
 		goto out;
-	ret = EXIT_FAIL;
+	ret = SERVICE_EXIT_FAIL;
 	if (!(s.cfg = config_load(&s.args)))
 		goto stop;
 	s.boot = s.cfg;
-	if (log_open(s.cfg) || signals_block(&s))
+	if (service_log_open(s.cfg) || signals_block(&s))
 		goto stop;
 	if (server_start(&s))
 		goto stop;
@@ -395,13 +285,12 @@ main(int argc, char *argv[])
 	ret = EXIT_SUCCESS;
 stop:
 	if (server_stop(&s) && ret == EXIT_SUCCESS)
-		tool_log(RPMAF_LOG_WARNING, "the teardown reported an error (see above)");
+		service_log(RPMAF_LOG_WARNING, "the teardown reported an error (see above)");
 	if (ret == EXIT_SUCCESS)
-		tool_log(RPMAF_LOG_NOTICE, "stopped");
+		service_log(RPMAF_LOG_NOTICE, "stopped");
 	if (s.sigfd >= 0)
 		close(s.sigfd);
-	if (Log_out)
-		fclose(Log_out);
+	service_log_close();
 out:
 	free(s.args.sets);
 	return ret;

@@ -6,13 +6,14 @@
 #   make check-rpma-server   its tests over softrdma (tools/rpma-server/test-rpma-server.sh)
 
 RPMA_SERVER_BIN := $(BUILD)/tools/rpma-server
-RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c
+RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c \
+	tools/common/service.c
 
 .PHONY: rpma-server check-rpma-server
 
 rpma-server: $(RPMA_SERVER_BIN)
 
-$(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h rpmaf/include/rpmaf.h \
+$(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \

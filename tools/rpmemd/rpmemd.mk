@@ -10,6 +10,8 @@
 #                               and the header decoder
 #   make check-fuzz-poolset     run it for FUZZ_CHECK_SECONDS on fuzz/corpus/poolset/;
 #                               make fuzz-run-poolset SECONDS=N for longer
+#   make check-rpmemd           the daemon program: usage, bad configurations, a port
+#                               taken, SIGTERM and SIGINT (tools/rpmemd/test-rpmemd.sh)
 #   make check-rpmemd-pmempool  part files written by this code, read by Debian's
 #                               pmempool (package pmdk-tools): tests/rpmemd/test-pmempool.sh
 #
@@ -108,17 +110,24 @@ check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 
 # the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
 RPMEMD_BIN := $(BUILD)/tools/rpmemd
-RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c librpmem/rpmem_proto.c \
+RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/service.c \
+	librpmem/rpmem_proto.c \
 	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 
 .PHONY: rpmemd
 rpmemd: $(RPMEMD_BIN)
 
-$(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h rpmaf/include/rpmaf.h \
+$(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
+		rpmaf/include/rpmaf.h \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
 		$(LIB_LDFLAGS) -lrpmaf -lrpma $(RPMEMD_POOL_LIBS) -pthread
 
-CHECK_TARGETS += check-rpmemd-unit check-fuzz-poolset check-rpmemd-pmempool
+# the program: usage, bad configurations, a port taken, SIGTERM and SIGINT
+.PHONY: check-rpmemd
+check-rpmemd: $(RPMEMD_BIN) softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpmemd/test-rpmemd.sh $(RPMEMD_BIN)
+
+CHECK_TARGETS += check-rpmemd-unit check-fuzz-poolset check-rpmemd-pmempool check-rpmemd
 CLEAN_DIRS += $(BUILD)/rpmemd
