@@ -22,7 +22,7 @@ cleanup() {
 trap cleanup EXIT
 
 cat >"$dir/daemon.yaml" <<EOC
-workers: {count: 1, polling: event}
+workers: {count: 1, polling: adaptive}
 listen: {address: 127.0.0.1, port: $port, max_connections: 16}
 regions:
   - {name: bench, size: 64M, backing: {file: $dir/region, create: true}, persistence: gpspm}
@@ -30,7 +30,7 @@ rpmem: {poolset_dir: $dir, persistence: gpspm}
 log: {level: warning}
 EOC
 cat >"$dir/client.yaml" <<EOC
-workers: {count: 1, polling: event}
+workers: {count: 1, polling: adaptive}
 targets: [{name: daemon, address: 127.0.0.1, port: $port, connections: 2}]
 log: {level: warning}
 EOC

@@ -11,7 +11,7 @@
  * LIBRPMEM_CONFIG).
  *
  * usage: rpmem-bench -c CLIENT.yaml -t HOST:PORT -p SETNAME -r REGION
- *        [-s SECONDS] [-T THREADS,...] [-z SIZES,...]
+ *        [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...]
  * The pool set SETNAME (relative to the daemon's poolset_dir) is created
  * and removed by the benchmark; REGION is a region of the daemon's
  * configuration at least as large as the pool.
@@ -36,10 +36,12 @@
 #define MAX_THREADS 16
 #define MAX_SAMPLES (1u << 20)
 #define HDR	    4096
+#define MAX_ROUNDS  15
 
 struct opts {
 	const char *cfg_file, *target, *set, *region;
 	double seconds;
+	unsigned rounds; /* each point measured this often, the two paths in turn: medians */
 	unsigned threads[8], nthreads;
 	size_t sizes[8], nsizes;
 };
@@ -224,11 +226,12 @@ opts_parse(int argc, char *argv[], struct opts *o)
 	int c;
 
 	*o = (struct opts){.seconds = 1,
+			   .rounds = 1,
 			   .threads = {1, 4},
 			   .nthreads = 2,
 			   .sizes = {64, 4096, 65536},
 			   .nsizes = 3};
-	while ((c = getopt(argc, argv, "c:t:p:r:s:T:z:")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:p:r:s:T:z:R:")) != -1) {
 		if (c == 'c')
 			o->cfg_file = optarg;
 		else if (c == 't')
@@ -239,6 +242,8 @@ opts_parse(int argc, char *argv[], struct opts *o)
 			o->region = optarg;
 		else if (c == 's')
 			o->seconds = atof(optarg);
+		else if (c == 'R')
+			o->rounds = (unsigned)atoi(optarg);
 		else if (c == 'T') {
 			o->nthreads = (unsigned)list_parse(optarg, t);
 			for (unsigned i = 0; i < o->nthreads; i++)
@@ -252,7 +257,47 @@ opts_parse(int argc, char *argv[], struct opts *o)
 		if (!o->threads[i] || o->threads[i] > MAX_THREADS)
 			return -1;
 	}
-	return o->cfg_file && o->target && o->set && o->region && o->seconds > 0 ? 0 : -1;
+	return o->cfg_file && o->target && o->set && o->region && o->seconds > 0 && o->rounds &&
+		       o->rounds <= MAX_ROUNDS
+		   ? 0
+		   : -1;
+}
+
+/* median -- the middle of n figures (sorted in place) */
+static double
+median(double *v, unsigned n)
+{
+	for (unsigned i = 1; i < n; i++) {
+		for (unsigned j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			double t = v[j];
+
+			v[j] = v[j - 1];
+			v[j - 1] = t;
+		}
+	}
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/*
+ * point -- one size, flags and thread count, both paths in turn for every
+ * round; the medians into f[]: rpmem ops/s, p99, framework ops/s, p99
+ */
+static int
+point(struct paths *p, const struct opts *o, size_t size, unsigned flags, unsigned n, double f[4])
+{
+	double v[4][MAX_ROUNDS];
+	int err;
+
+	for (unsigned r = 0; r < o->rounds; r++) {
+		if ((err = measure(p, o, false, size, flags, n, &v[0][r], &v[1][r])) ||
+		    (err = measure(p, o, true, size, 0, n, &v[2][r], &v[3][r]))) {
+			fprintf(stderr, "rpmem-bench: an operation failed: %d\n", err);
+			return -1;
+		}
+	}
+	for (unsigned k = 0; k < 4; k++)
+		f[k] = median(v[k], o->rounds);
+	return 0;
 }
 
 /* table -- every size, mode and thread count, both paths side by side */
@@ -260,25 +305,19 @@ static int
 table(struct paths *p, const struct opts *o)
 {
 	static const char *const modes[] = {"default", "relaxed"};
-	double a, ap, b, bp;
-	int err;
+	double f[4];
 
 	printf("| size | mode | threads | rpmem_persist ops/s | p99 µs | framework ops/s | p99 µs "
 	       "| ratio |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
 	for (size_t s = 0; s < o->nsizes; s++) {
 		for (unsigned m = 0; m < 2; m++) {
 			for (unsigned t = 0; t < o->nthreads; t++) {
-				unsigned n = o->threads[t];
-				unsigned f = m ? RPMEM_PERSIST_RELAXED : 0;
-
-				if ((err = measure(p, o, false, o->sizes[s], f, n, &a, &ap)) ||
-				    (err = measure(p, o, true, o->sizes[s], 0, n, &b, &bp))) {
-					fprintf(stderr, "rpmem-bench: an operation failed: %d\n",
-						err);
+				if (point(p, o, o->sizes[s], m ? RPMEM_PERSIST_RELAXED : 0,
+					  o->threads[t], f))
 					return -1;
-				}
 				printf("| %zu | %s | %u | %.0f | %.1f | %.0f | %.1f | %.2f |\n",
-				       o->sizes[s], modes[m], n, a, ap, b, bp, b > 0 ? a / b : 0);
+				       o->sizes[s], modes[m], o->threads[t], f[0], f[1], f[2], f[3],
+				       f[2] > 0 ? f[0] / f[2] : 0);
 				fflush(stdout);
 			}
 		}
@@ -298,7 +337,7 @@ main(int argc, char *argv[])
 	if (opts_parse(argc, argv, &o)) {
 		fprintf(stderr,
 			"usage: rpmem-bench -c CLIENT.yaml -t HOST:PORT -p SETNAME -r REGION"
-			" [-s SECONDS] [-T THREADS,...] [-z SIZES,...]\n");
+			" [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...]\n");
 		return 2;
 	}
 	memset(attr.uuid, 1, sizeof(attr.uuid));

@@ -5,7 +5,9 @@
 #   make bench-rpmem              rpmem_persist() beside the framework's write +
 #                                 persist, 64 B, 4 KiB, 64 KiB, default and relaxed,
 #                                 1 and 4 threads (BENCH_RPMEM_ARGS adds options:
-#                                 -s SECONDS a point, -T THREADS, -z SIZES)
+#                                 -s SECONDS a point, -R ROUNDS: medians of that
+#                                 many rounds, the paths in turn, -T THREADS,
+#                                 -z SIZES)
 #   make check-bench-rpmem-smoke  every point for 0.1 s: it must exit 0 and print
 #                                 its table (figures are never checked)
 
