@@ -5,7 +5,7 @@
  * test_librpmem.c -- librpmem.so.1 against rpmemd over softrdma. The test
  * starts build/tools/rpmemd itself (RPMEMD_PATH, or the environment's
  * RPMEMD) with a configuration it writes into a directory of its own under
- * /tmp (TMPDIR), one daemon per group on ports 17670 to 17674 (17699 is
+ * /tmp (TMPDIR), one daemon per group on ports 17670 to 17675 (17699 is
  * the port where nobody listens), and kills, restarts and stops it.
  * librpmem reads the client configuration named by LIBRPMEM_CONFIG (short
  * timeouts and heartbeats, the daemon's key).
@@ -62,35 +62,37 @@
 #define RPMEMD_PATH "build/tools/rpmemd"
 #endif
 
-#define ADDR	    "127.0.0.1"
-#define PORT_BASIC  17670
-#define PORT_DATA   17671
-#define PORT_CRASH  17672
-#define PORT_GONE   17673
-#define PORT_PROTO  17674
-#define PORT_NONE   17699 /* where no daemon listens */
-#define MIB	    ((size_t)1 << 20)
-#define HDR	    ((size_t)4096) /* the pool's metadata: no persist below it */
-#define POOL	    (8 * MIB)	   /* the local pool and the one-part sets */
-#define MAX_LANES   64		   /* the daemons' rpmem.max_lanes */
-#define WAIT_MS	    10000	   /* the bound of every wait for a process or a log line */
-#define DEAD_MS	    10000	   /* how long a persist may take to see the daemon gone */
-#define AT_ONCE_MS  500		   /* "at once": a call on a broken pool */
-#define SUITE_S	    100		   /* the whole program, whatever happens */
-#define THREADS	    8		   /* case 5 */
-#define THREAD_OPS  256		   /* operations of each thread in case 5 */
-#define SLOTS	    64		   /* blocks the persist loop of case 6 cycles through */
-#define BLOCK	    4096	   /* bytes of one */
-#define LOOP_OFF    (2 * MIB)	   /* where they are */
-#define BEFORE_OFF  (1 * MIB)	   /* the range persisted before the loop */
-#define BEFORE_LEN  (256 * 1024)
-#define GONE_LEN    (64 * 1024) /* what the client of case 7 persists */
-#define GONE_SEED   99
-#define GONE_ATTR   9
-#define INCOMPAT    0x6u /* CKSUM_2K | SDS, as libpmemobj's headers have */
-#define SINGLEHDR   0x1u /* the incompat bit of a SINGLEHDR set */
-#define PROTO_MSG_N 5	 /* request kinds */
-#define KEY	    "0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210"
+#define ADDR	      "127.0.0.1"
+#define PORT_BASIC    17670
+#define PORT_DATA     17671
+#define PORT_CRASH    17672
+#define PORT_GONE     17673
+#define PORT_PROTO    17674
+#define PORT_DATA_APM 17675
+#define GPSPM	      "persistence: gpspm" /* the daemon persists each range (msync here) */
+#define PORT_NONE     17699		   /* where no daemon listens */
+#define MIB	      ((size_t)1 << 20)
+#define HDR	      ((size_t)4096) /* the pool's metadata: no persist below it */
+#define POOL	      (8 * MIB)	     /* the local pool and the one-part sets */
+#define MAX_LANES     64	     /* the daemons' rpmem.max_lanes */
+#define WAIT_MS	      10000	     /* the bound of every wait for a process or a log line */
+#define DEAD_MS	      10000	     /* how long a persist may take to see the daemon gone */
+#define AT_ONCE_MS    500	     /* "at once": a call on a broken pool */
+#define SUITE_S	      100	     /* the whole program, whatever happens */
+#define THREADS	      8		     /* case 5 */
+#define THREAD_OPS    256	     /* operations of each thread in case 5 */
+#define SLOTS	      64	     /* blocks the persist loop of case 6 cycles through */
+#define BLOCK	      4096	     /* bytes of one */
+#define LOOP_OFF      (2 * MIB)	     /* where they are */
+#define BEFORE_OFF    (1 * MIB)	     /* the range persisted before the loop */
+#define BEFORE_LEN    (256 * 1024)
+#define GONE_LEN      (64 * 1024) /* what the client of case 7 persists */
+#define GONE_SEED     99
+#define GONE_ATTR     9
+#define INCOMPAT      0x6u /* CKSUM_2K | SDS, as libpmemobj's headers have */
+#define SINGLEHDR     0x1u /* the incompat bit of a SINGLEHDR set */
+#define PROTO_MSG_N   5	   /* request kinds */
+#define KEY	      "0f1e2d3c4b5a69788796a5b4c3d2e1f00123456789abcdeffedcba9876543210"
 
 /* a running rpmemd */
 struct daemon {
@@ -638,9 +640,12 @@ daemon_stop(void)
 	return 0;
 }
 
-/* daemon_up -- a daemon of its own on port, its pool sets under Dir/dPORT/pools */
+/*
+ * daemon_up -- a daemon of its own on port, its pool sets under
+ * Dir/dPORT/pools, persisting as persistence says (its rpmem section's keys)
+ */
 static int
-daemon_up(unsigned port)
+daemon_up(unsigned port, const char *persistence)
 {
 	char top[PATH_MAX], key[PATH_MAX], yaml[PATH_MAX * 3];
 
@@ -654,12 +659,12 @@ daemon_up(unsigned port)
 	snprintf(yaml, sizeof(yaml),
 		 "workers: {count: 2}\n"
 		 "listen: {address: " ADDR ", port: %u, max_connections: 64}\n"
-		 "rpmem: {poolset_dir: %s, persistence: gpspm, max_lanes: %d}\n"
+		 "rpmem: {poolset_dir: %s, %s, max_lanes: %d}\n"
 		 "timeouts: {connect_ms: 3000, operation_ms: 3000, heartbeat_interval_ms: 200,\n"
 		 "           heartbeat_misses: 5}\n"
 		 "auth: {key_file: %s}\n"
 		 "log: {level: info}\n",
-		 port, D.dir, MAX_LANES, key);
+		 port, D.dir, persistence, MAX_LANES, key);
 	if (mkdir(top, 0700) || mkdir(D.dir, 0700) || file_write(D.cfg, yaml, 0600))
 		return -1;
 	return daemon_start();
@@ -670,7 +675,7 @@ static int
 setup_basic(void **state)
 {
 	(void)state;
-	return daemon_up(PORT_BASIC);
+	return daemon_up(PORT_BASIC, GPSPM);
 }
 
 /* setup_data -- the daemon of group data, on its own port */
@@ -678,7 +683,15 @@ static int
 setup_data(void **state)
 {
 	(void)state;
-	return daemon_up(PORT_DATA);
+	return daemon_up(PORT_DATA, GPSPM);
+}
+
+/* setup_data_apm -- group data again, with a daemon that declares direct write (APM) */
+static int
+setup_data_apm(void **state)
+{
+	(void)state;
+	return daemon_up(PORT_DATA_APM, "persistence: apm, direct_write: true");
 }
 
 /* setup_crash -- the daemon of group crash, on its own port */
@@ -686,7 +699,7 @@ static int
 setup_crash(void **state)
 {
 	(void)state;
-	return daemon_up(PORT_CRASH);
+	return daemon_up(PORT_CRASH, GPSPM);
 }
 
 /* setup_gone -- the daemon of group gone, on its own port */
@@ -694,7 +707,7 @@ static int
 setup_gone(void **state)
 {
 	(void)state;
-	return daemon_up(PORT_GONE);
+	return daemon_up(PORT_GONE, GPSPM);
 }
 
 /* setup_proto -- the daemon of group proto, on its own port */
@@ -702,7 +715,7 @@ static int
 setup_proto(void **state)
 {
 	(void)state;
-	return daemon_up(PORT_PROTO);
+	return daemon_up(PORT_PROTO, GPSPM);
 }
 
 /* teardown_group -- the group's daemon must stop well */
@@ -2268,6 +2281,8 @@ main(int argc, char *argv[])
 	}
 	failed += cmocka_run_group_tests_name("librpmem basic", basic, setup_basic, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem data", data, setup_data, teardown_group);
+	failed +=
+	    cmocka_run_group_tests_name("librpmem data, APM", data, setup_data_apm, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem crash", crash, setup_crash, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem gone", gone, setup_gone, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem proto", proto, setup_proto, teardown_group);
