@@ -287,6 +287,14 @@ rpmaf__ctl_credit_soon(struct rpmaf__ctl *c)
 	c->credit_soon = true;
 }
 
+/* see ctl.h */
+void
+rpmaf__ctl_credit_due(struct rpmaf__ctl *c)
+{
+	if (c->credit_soon)
+		credit_update(c);
+}
+
 /* hb_arm -- arm the heartbeat timer for the next time the watch may act */
 static void hb_arm(struct rpmaf__ctl *c);
 

@@ -210,6 +210,14 @@ bool rpmaf__ctl_idle(const struct rpmaf__ctl *c);
  */
 void rpmaf__ctl_credit_soon(struct rpmaf__ctl *c);
 
+/*
+ * rpmaf__ctl_credit_due -- send the CREDIT rpmaf__ctl_credit_soon() asked
+ * for if it still waits (no send room then) and can go now: the owner calls
+ * it when one of its own sends completed, before it posts more, so that
+ * its traffic cannot keep the CREDIT out of the send queue
+ */
+void rpmaf__ctl_credit_due(struct rpmaf__ctl *c);
+
 /* rpmaf__ctl_can_send -- whether rpmaf__ctl_send() would not return RPMAF_E_AGAIN now */
 bool rpmaf__ctl_can_send(const struct rpmaf__ctl *c);
 

@@ -77,6 +77,9 @@ conn_on_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 		return;
 	}
 	rpmaf__pool_op_wc(pc, o);
+	/* a removal's confirmation goes before the operations that wait */
+	if (pc->ctl.credit_soon)
+		rpmaf__ctl_credit_due(&pc->ctl);
 	rpmaf__pool_pump(pc);
 }
 

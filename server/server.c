@@ -150,14 +150,17 @@ unacked_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 /*
  * acks_wait -- until every client told of the removal at gen has processed
  * it (so no operation of theirs on the region is in flight any more and
- * none will come), for at most the heartbeat window: a client silent that
- * long is lost anyway, and its connection fails on the region's keys
+ * none will come), for at most the heartbeat window (an operation's time
+ * without heartbeats): a client silent that long is lost anyway, and its
+ * connection fails on the region's keys
  */
 static void
 acks_wait(struct rpmaf_server *srv, uint64_t gen, const char *name)
 {
 	const struct rpmaf_cfg_timeouts *t = &srv->cfg->timeouts;
-	unsigned limit = t->heartbeat_interval_ms * t->heartbeat_misses;
+	/* without heartbeats, an operation's time */
+	unsigned limit = t->heartbeat_interval_ms ? t->heartbeat_interval_ms * t->heartbeat_misses
+						  : t->operation_ms;
 
 	for (unsigned waited = 0;; waited++) {
 		struct unacked u = {.gen = gen};

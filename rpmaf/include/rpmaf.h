@@ -1059,7 +1059,8 @@ int rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem
  * removal to every authenticated client, wait until each has processed the
  * announcement (the credits it returns cover it: what it posted to the
  * region before has been executed, and it posts nothing after; at most
- * timeouts.heartbeat_interval_ms x heartbeat_misses), then deregister and
+ * timeouts.heartbeat_interval_ms x heartbeat_misses, or operation_ms without
+ * heartbeats), then deregister and
  * unmap it (a file keeps its contents; it is persisted first; memory of
  * rpmaf_server_region_add_mem() is only deregistered). So
  * operations in flight during a removal complete (or fail with
