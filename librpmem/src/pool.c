@@ -199,13 +199,13 @@ rpmem_create(const char *target, const char *pool_set_name, void *pool_addr, siz
 	     unsigned *nlanes, const struct rpmem_pool_attr *create_attr)
 {
 	struct rpmem_proto_req req = {.kind = RPMEM_PROTO_CREATE};
+	RPMEMpool *rpp;
 
 	if (args_check(pool_set_name, pool_addr, pool_size, nlanes) ||
 	    rpmem_proto_req_set_name(&req, pool_set_name))
 		return NULL;
 	attr_pack(attr_given(create_attr) ? create_attr : NULL, &req);
-	RPMEMpool *rpp = pool_open(target, &req, pool_addr, pool_size, nlanes, NULL);
-
+	rpp = pool_open(target, &req, pool_addr, pool_size, nlanes, NULL);
 	if (rpp)
 		rpp->hdrs = attr_given(create_attr);
 	return rpp;
