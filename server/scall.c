@@ -45,6 +45,7 @@ int
 rpmaf__scall_send(struct rpmaf__sconn *sc)
 {
 	struct rpmaf_call *call = sc->calls_head;
+	uint64_t req_id = call->req_id;
 	struct rpmaf__proto_msg out;
 	int ret;
 
@@ -56,6 +57,10 @@ rpmaf__scall_send(struct rpmaf__sconn *sc)
 	if (!(sc->calls_head = call->next))
 		sc->calls_tail = NULL;
 	release(call);
+	/* as an answer made at once (serve.c): the client must not wait for it in vain */
+	if (ret == RPMAF_E_INVAL)
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, req_id, &sc->srv->st.proto_errors,
+				    "an answer does not encode");
 	return 0;
 }
 

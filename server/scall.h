@@ -54,8 +54,9 @@ int rpmaf__scall_start(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m
 
 /*
  * rpmaf__scall_send -- send the oldest answer waiting on sc.
- * RETURN VALUE: 0 (sent, or dropped when it does not encode);
- * RPMAF_E_AGAIN (no credit now). CONCURRENCY: sc's worker thread.
+ * RETURN VALUE: 0 (sent; or, when it does not encode, dropped and the
+ * connection refused with INTERNAL); RPMAF_E_AGAIN (no credit now).
+ * CONCURRENCY: sc's worker thread.
  */
 int rpmaf__scall_send(struct rpmaf__sconn *sc);
 
