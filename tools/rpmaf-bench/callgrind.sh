@@ -29,9 +29,20 @@ for f in "$dir"/cg.*.*; do
 	[ -n "$phase" ] || continue
 	callgrind_annotate --auto=no --threshold=100 --inclusive=no "$f" 2>/dev/null |
 		awk -v phase="$phase" '
-		$1 ~ /^[0-9,]+$/ && /\[/ {
+		# a line names its object in brackets, but for code inlined from
+		# another file (a header, a static function of its own file), which
+		# names only its source file: that file tells the object
+		$1 ~ /^[0-9,]+$/ && / \([ 0-9.]+%\) / && !/PROGRAM TOTALS/ {
 			v = $1; gsub(",", "", v)
-			obj = $NF; gsub(/[][]/, "", obj)
+			if ($NF ~ /^\[.*\]$/) {
+				obj = $NF; gsub(/[][]/, "", obj)
+			} else {
+				obj = $NF; sub(/:[^:\/]*$/, "", obj)
+				if (obj ~ /(^|\/)softrdma\//) obj = "softrdma"
+				else if (obj ~ /(^|\/)librpma\/src\//) obj = "librpma."
+				else if (obj ~ /(^|\/)(pool|workers|regtab|ctl|stats|server|config|proto)\//) obj = "librpmaf"
+				else if (obj ~ /^\.\/|^\/usr\/include\/(urcu|infiniband)\//) obj = obj ~ /urcu/ ? "liburcu" : (obj ~ /infiniband/ ? "librpma." : "libc.so")
+			}
 			o = "other"
 			if (obj ~ /softrdma/) o = "softrdma"
 			else if (obj ~ /librpmaf/) o = "librpmaf"
