@@ -46,6 +46,7 @@ rpmaf__submitq_init(struct rpmaf__submitq *q)
 	atomic_init(&q->sleeping, 0);
 	atomic_init(&q->wakeups, 0);
 	atomic_init(&q->accepted, 0);
+	q->ran = 0;
 	q->efd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
 	return q->efd < 0 ? RPMAF_E_SYS : 0;
 }
@@ -70,7 +71,8 @@ rpmaf__submitq_push(struct rpmaf__submitq *q, struct rpmaf_work *work, rpmaf_wor
 	cds_wfcq_node_init(&w->node);
 	w->fn = fn;
 	w->arg = arg;
-	atomic_fetch_add_explicit(&q->accepted, 1, memory_order_relaxed);
+	/* counted first, sequentially consistent: rpmaf__submitq_pending() */
+	atomic_fetch_add(&q->accepted, 1);
 	tsan_release(w);
 	/* the enqueue's exchange is a full barrier: ordered before the load below */
 	(void)cds_wfcq_enqueue(&q->head, &q->tail, &w->node);
@@ -102,6 +104,7 @@ rpmaf__submitq_run(struct rpmaf__submitq *q, struct rpmaf_worker *owner, unsigne
 		rpmaf_work_fn fn = w->fn;
 		void *arg = w->arg;
 
+		q->ran++;
 		fn(owner, arg);
 		n++;
 	}

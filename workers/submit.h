@@ -9,8 +9,8 @@
  * The wake-up handshake (no lost wake-up, no write per submission):
  *   worker:    sleeping = 1 (atomic exchange); look at the queue again; sleep
  *              only if it is empty; sleeping = 0 once awake
- *   producer:  enqueue (a full barrier); if sleeping, exchange it to 0 and,
- *              when it was 1, write the eventfd
+ *   producer:  count the push, enqueue (a full barrier); if sleeping,
+ *              exchange it to 0 and, when it was 1, write the eventfd
  * Either the producer sees sleeping == 1 and wakes the worker, or the
  * worker's second look sees the node.
  *
@@ -41,7 +41,8 @@ struct rpmaf__submitq {
 	int efd;	       /* eventfd, non-blocking */
 	atomic_int sleeping;   /* the consumer is (about to be) asleep */
 	atomic_ulong wakeups;  /* eventfd writes (statistics) */
-	atomic_ulong accepted; /* nodes enqueued (statistics) */
+	atomic_ulong accepted; /* nodes enqueued, counted before the enqueue */
+	unsigned long ran;     /* nodes run: the consumer's */
 };
 
 /* rpmaf__submitq_init -- an empty queue and its eventfd. ERRORS: RPMAF_E_SYS (eventfd) */
@@ -68,6 +69,19 @@ unsigned rpmaf__submitq_run(struct rpmaf__submitq *q, struct rpmaf_worker *owner
 
 /* rpmaf__submitq_empty -- nothing is queued, not even half-way */
 bool rpmaf__submitq_empty(struct rpmaf__submitq *q);
+
+/*
+ * rpmaf__submitq_pending -- something was pushed that has not run yet (a
+ * push counts before it enqueues, so one half-way is pending too): what the
+ * consumer's loop asks on every turn, in a load and a compare. Its load is
+ * sequentially consistent: after rpmaf__submitq_sleep_begin() either it
+ * sees a push or that push sees the sleep (see the handshake above).
+ */
+static inline bool
+rpmaf__submitq_pending(struct rpmaf__submitq *q)
+{
+	return atomic_load(&q->accepted) != q->ran;
+}
 
 /*
  * rpmaf__submitq_sleep_begin -- announce the consumer is going to sleep:

@@ -6,7 +6,9 @@
  * producer threads and one consumer that sleeps on the eventfd with the
  * worker's handshake; every item runs exactly once, in order per
  * producer, and the consumer never sleeps through a submission (each
- * wait is bounded: a lost wake-up fails the test).
+ * wait is bounded: a lost wake-up fails the test). Each test runs twice:
+ * the consumer looks at the queue with rpmaf__submitq_empty(), then with
+ * the counters of rpmaf__submitq_pending(), as the worker's loop does.
  */
 
 #include <poll.h>
@@ -15,6 +17,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -36,6 +39,14 @@ static unsigned Next[PRODUCERS]; /* the consumer's: next seq expected per produc
 static unsigned Ran;		 /* the consumer's */
 static int Disorder;
 static unsigned Announced; /* the consumer's: sleeps announced */
+static bool Use_pending;   /* the consumer looks with rpmaf__submitq_pending() */
+
+/* queued -- the consumer's look at the queue: something waits, or is half-way in */
+static bool
+queued(void)
+{
+	return Use_pending ? rpmaf__submitq_pending(&Q) : !rpmaf__submitq_empty(&Q);
+}
 
 /* item_run -- the consumer runs an item: check its order */
 static void
@@ -74,11 +85,11 @@ consume(unsigned total, unsigned *sleeps)
 	struct pollfd pfd = {.fd = Q.efd, .events = POLLIN};
 
 	while (Ran < total) {
-		if (rpmaf__submitq_run(&Q, NULL, 16) || !rpmaf__submitq_empty(&Q))
+		if (rpmaf__submitq_run(&Q, NULL, 16) || queued())
 			continue;
 		rpmaf__submitq_sleep_begin(&Q);
 		Announced++;
-		if (!rpmaf__submitq_empty(&Q)) { /* the second look */
+		if (queued()) { /* the second look */
 			rpmaf__submitq_sleep_end(&Q, false);
 			continue;
 		}
@@ -86,7 +97,7 @@ consume(unsigned total, unsigned *sleeps)
 		int r = poll(&pfd, 1, STUCK_MS);
 
 		rpmaf__submitq_sleep_end(&Q, r == 1);
-		if (r == 0 && rpmaf__submitq_empty(&Q) == false)
+		if (r == 0 && queued())
 			return -1; /* slept through a submission */
 	}
 	return 0;
@@ -99,7 +110,10 @@ test_many_producers(void **state)
 	pthread_t t[PRODUCERS];
 	unsigned sleeps = 0;
 
-	(void)state;
+	Use_pending = *state != NULL;
+	Ran = Announced = 0;
+	Disorder = 0;
+	memset(Next, 0, sizeof(Next));
 	assert_int_equal(rpmaf__submitq_init(&Q), 0);
 	for (uintptr_t p = 0; p < PRODUCERS; p++)
 		assert_int_equal(pthread_create(&t[p], NULL, producer, (void *)p), 0);
@@ -115,6 +129,7 @@ test_many_producers(void **state)
 	assert_int_equal(Ran, PRODUCERS * ITEMS);
 	assert_false(Disorder);
 	assert_true(rpmaf__submitq_empty(&Q));
+	assert_false(rpmaf__submitq_pending(&Q));
 	print_message("%u items, %u sleeps, %lu eventfd writes\n", Ran, sleeps,
 		      (unsigned long)atomic_load(&Q.wakeups));
 	/* the eventfd is written at most once per announced sleep, never per item */
@@ -156,18 +171,19 @@ test_ping_pong(void **state)
 	unsigned sleeps = 0;
 	void *r;
 
-	(void)state;
+	Use_pending = *state != NULL;
 	Ran = 0;
+	atomic_store(&Pong, 0);
 	assert_int_equal(rpmaf__submitq_init(&Q), 0);
 	assert_int_equal(pthread_create(&t, NULL, pinger, NULL), 0);
 	struct pollfd pfd = {.fd = Q.efd, .events = POLLIN};
 	int lost = 0;
 
 	while (atomic_load(&Pong) < ITEMS && !lost) {
-		if (rpmaf__submitq_run(&Q, NULL, 16) || !rpmaf__submitq_empty(&Q))
+		if (rpmaf__submitq_run(&Q, NULL, 16) || queued())
 			continue;
 		rpmaf__submitq_sleep_begin(&Q);
-		if (!rpmaf__submitq_empty(&Q)) {
+		if (queued()) {
 			rpmaf__submitq_sleep_end(&Q, false);
 			continue;
 		}
@@ -188,9 +204,12 @@ test_ping_pong(void **state)
 int
 main(void)
 {
+	static int pending = 1;
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_many_producers),
-	    cmocka_unit_test(test_ping_pong),
+	    cmocka_unit_test_prestate(test_many_producers, NULL),
+	    cmocka_unit_test_prestate(test_ping_pong, NULL),
+	    cmocka_unit_test_prestate(test_many_producers, &pending),
+	    cmocka_unit_test_prestate(test_ping_pong, &pending),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
