@@ -6,6 +6,7 @@
  * keyed by name, read under urcu-memb, entries freed by call_rcu.
  */
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -36,7 +37,28 @@ static char regtab_gp_sync;
 struct rpmaf__regtab {
 	struct cds_lfht *ht;	      /* owned; entries linked in it are owned too */
 	struct rpmaf__regtab_ops ops; /* read-only after creation */
+	/*
+	 * advanced after every unlink, before the entry is retired: a thread's
+	 * last lookup (regtab_last) stands while it is unchanged. Its high 32
+	 * bits are the table's number, so that a table made at a freed one's
+	 * address never matches what a thread remembers of the old one.
+	 */
+	_Atomic uint64_t changes;
 };
+
+/* tables made so far: the high half of each one's first changes value */
+static _Atomic uint64_t regtab_made;
+
+/*
+ * the calling thread's last successful rpmaf__regtab_lookup_str(): its
+ * entry, and the table's changes value when it was found
+ */
+struct regtab_last {
+	const struct rpmaf__regtab *tab;
+	uint64_t changes;
+	const struct rpmaf__regtab_entry *e;
+};
+static __thread struct regtab_last regtab_last __attribute__((tls_model("initial-exec")));
 
 /* a key: the name as the caller gives it (not NUL-terminated) */
 struct regtab_key {
@@ -96,10 +118,15 @@ regtab_entry_free_rcu(struct rcu_head *head)
 	tsan_release(tab);
 }
 
-/* regtab_retire -- hand an entry unlinked from the table over to call_rcu */
+/*
+ * regtab_retire -- hand an entry unlinked from the table over to call_rcu;
+ * the table's change comes first, so that a reader who still finds the old
+ * value began its section before this grace period and holds it back
+ */
 static void
 regtab_retire(struct rpmaf__regtab_entry *e)
 {
+	atomic_fetch_add(&e->tab->changes, 1);
 	tsan_release(e);
 	urcu_memb_call_rcu(&e->rcu, regtab_entry_free_rcu);
 }
@@ -168,6 +195,7 @@ rpmaf__regtab_new(const struct rpmaf__regtab_ops *ops, struct rpmaf__regtab **ta
 		return RPMAF__REGTAB_E_NOMEM;
 	if (ops != NULL)
 		tab->ops = *ops;
+	atomic_init(&tab->changes, (uint64_t)atomic_fetch_add(&regtab_made, 1) << 32);
 	tab->ht = cds_lfht_new_flavor(REGTAB_INIT_BUCKETS, REGTAB_INIT_BUCKETS, 0,
 				      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_memb_flavor,
 				      NULL);
@@ -376,6 +404,27 @@ rpmaf__regtab_lookup(struct rpmaf__regtab *tab, const char *name, size_t name_le
 	e = caa_container_of(node, struct rpmaf__regtab_entry, node);
 	tsan_acquire(e);
 	return e->tombstone ? NULL : e;
+}
+
+/* see regtab.h */
+const struct rpmaf__regtab_entry *
+rpmaf__regtab_lookup_str(struct rpmaf__regtab *tab, const char *name)
+{
+	struct regtab_last *last = &regtab_last;
+	const struct rpmaf__regtab_entry *e;
+	uint64_t changes;
+
+	if (tab == NULL || name == NULL)
+		return NULL;
+	changes = atomic_load_explicit(&tab->changes, memory_order_acquire);
+	if (last->tab == tab && last->changes == changes && strcmp(last->e->name, name) == 0) {
+		tsan_acquire(last->e);
+		return last->e;
+	}
+	e = rpmaf__regtab_lookup(tab, name, strnlen(name, RPMAF__REGTAB_NAME_MAX + 1));
+	if (e != NULL)
+		*last = (struct regtab_last){tab, changes, e};
+	return e;
 }
 
 /* see regtab.h */

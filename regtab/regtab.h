@@ -250,6 +250,18 @@ const struct rpmaf__regtab_entry *rpmaf__regtab_lookup(struct rpmaf__regtab *tab
 						       size_t name_len);
 
 /*
+ * rpmaf__regtab_lookup_str -- rpmaf__regtab_lookup() of a NUL-terminated
+ * name, for the data path: the calling thread remembers its last entry
+ * found and returns it again, with no hashing, while the table has unlinked
+ * nothing since (a replacement or removal of any name forgets it).
+ *
+ * RETURN VALUE, CONCURRENCY
+ * Those of rpmaf__regtab_lookup().
+ */
+const struct rpmaf__regtab_entry *rpmaf__regtab_lookup_str(struct rpmaf__regtab *tab,
+							   const char *name);
+
+/*
  * rpmaf__regtab_entry_check -- whether an operation may still be issued
  * against an entry found earlier in this section: it may while the entry is
  * in the table, not once a removal or a newer generation has replaced it.

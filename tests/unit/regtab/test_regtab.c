@@ -3,8 +3,9 @@
 
 /*
  * test_regtab.c -- the region table on one thread: add, replace, remove,
- * lookup, generations, tombstones, name bounds, the descriptor objects and
- * when they are freed, allocation failures.
+ * lookup (and the data path's lookup that remembers its last entry),
+ * generations, tombstones, name bounds, the descriptor objects and when
+ * they are freed, allocation failures.
  */
 
 #include <stdio.h>
@@ -456,6 +457,84 @@ test_no_ops(void **state)
 	assert_int_equal(rpmaf__regtab_delete(&tab), 0); /* NULL: nothing to do */
 }
 
+/*
+ * test_lookup_str -- the lookup of the data path: what the thread found
+ * last is returned again only while nothing was unlinked, for the same
+ * name of the same table; a replacement, a removal or another name is
+ * looked up afresh
+ */
+static void
+test_lookup_str(void **state)
+{
+	struct rpmaf__regtab *tab = *state;
+	const struct rpmaf__regtab_entry *a, *b, *e;
+	char name[8] = "a";
+
+	assert_int_equal(apply(tab, "a", 1), 0);
+	assert_int_equal(apply(tab, "b", 1), 0);
+	rpmaf__regtab_read_lock();
+	a = rpmaf__regtab_lookup_str(tab, "a");
+	assert_non_null(a);
+	assert_ptr_equal(rpmaf__regtab_lookup_str(tab, name), a);
+	/* the same buffer holding another name: the other entry */
+	name[0] = 'b';
+	b = rpmaf__regtab_lookup_str(tab, name);
+	assert_non_null(b);
+	assert_string_equal(b->name, "b");
+	/* a longer name sharing the remembered one's start is another name */
+	assert_null(rpmaf__regtab_lookup_str(tab, "bb"));
+	assert_null(rpmaf__regtab_lookup_str(tab, ""));
+	assert_null(rpmaf__regtab_lookup_str(tab, NULL));
+	assert_null(rpmaf__regtab_lookup_str(NULL, "b"));
+	assert_ptr_equal(rpmaf__regtab_lookup_str(tab, "b"), b);
+	/* a replacement: the new generation */
+	assert_int_equal(apply(tab, "b", 2), 0);
+	e = rpmaf__regtab_lookup_str(tab, "b");
+	assert_non_null(e);
+	assert_int_equal(e->generation, 2);
+	assert_int_equal(rpmaf__regtab_entry_check(e), 0);
+	/* a removal: nothing */
+	assert_int_equal(rpmaf__regtab_remove(tab, "b", 1, 3), 0);
+	assert_null(rpmaf__regtab_lookup_str(tab, "b"));
+	assert_ptr_equal(rpmaf__regtab_lookup_str(tab, "a"), a);
+	rpmaf__regtab_read_unlock();
+}
+
+/*
+ * test_lookup_str_tables -- what a thread remembers of a deleted table is
+ * never taken for an entry of another one, made at the same address or not
+ */
+static void
+test_lookup_str_tables(void **state)
+{
+	struct rpmaf__regtab *t1 = NULL, *t2 = NULL;
+	const struct rpmaf__regtab_entry *e;
+
+	(void)state;
+	for (int i = 0; i < 8; i++) {
+		assert_int_equal(rpmaf__regtab_new(NULL, &t1), 0);
+		assert_int_equal(apply(t1, "same", (uint64_t)i + 1), 0);
+		rpmaf__regtab_read_lock();
+		e = rpmaf__regtab_lookup_str(t1, "same");
+		assert_non_null(e);
+		assert_int_equal(e->generation, (uint64_t)i + 1);
+		rpmaf__regtab_read_unlock();
+		assert_int_equal(rpmaf__regtab_delete(&t1), 0);
+		/* a table made after the delete, often at the old one's address */
+		assert_int_equal(rpmaf__regtab_new(NULL, &t2), 0);
+		rpmaf__regtab_read_lock();
+		assert_null(rpmaf__regtab_lookup_str(t2, "same"));
+		rpmaf__regtab_read_unlock();
+		assert_int_equal(apply(t2, "same", 100), 0);
+		rpmaf__regtab_read_lock();
+		e = rpmaf__regtab_lookup_str(t2, "same");
+		assert_non_null(e);
+		assert_int_equal(e->generation, 100);
+		rpmaf__regtab_read_unlock();
+		assert_int_equal(rpmaf__regtab_delete(&t2), 0);
+	}
+}
+
 /* main -- the tests run on a registered RCU thread */
 int
 main(void)
@@ -471,6 +550,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_foreach, setup, teardown),
 	    cmocka_unit_test(test_no_ops),
+	    cmocka_unit_test_setup_teardown(test_lookup_str, setup, teardown),
+	    cmocka_unit_test(test_lookup_str_tables),
 	};
 	int ret;
 
