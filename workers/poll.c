@@ -8,6 +8,8 @@
 
 #include <errno.h>
 #include <sys/epoll.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "worker.h"
 
@@ -32,6 +34,11 @@ poll_scq(struct rpmaf_worker *w)
 		got = 0;
 	else if (ret)
 		w->rdma_err = ret;
+	/* a full batch may leave completions that came before the arming: due again */
+	if ((uint32_t)got >= w->batch)
+		w->due |= RPMAF__DUE_SCQ;
+	else if (w->due)
+		w->due &= ~RPMAF__DUE_SCQ;
 	for (int i = 0; i < got; i++)
 		rpmaf__wconn_dispatch_send(w, &w->wcs[i]);
 	rpmaf__stat_add(&w->st.completions, (unsigned)got);
@@ -52,6 +59,10 @@ poll_rcq(struct rpmaf_worker *w)
 		got = 0;
 	else if (ret)
 		w->rdma_err = ret;
+	if ((uint32_t)got >= w->batch)
+		w->due |= RPMAF__DUE_RCQ;
+	else if (w->due)
+		w->due &= ~RPMAF__DUE_RCQ;
 	for (int i = 0; i < got; i++)
 		rpmaf__wconn_dispatch_recv(w, &w->wcs[i]);
 	rpmaf__stat_add(&w->st.receives, (unsigned)got);
@@ -100,46 +111,64 @@ turn(struct rpmaf_worker *w, bool rcq)
 		rpmaf__stat_add(&w->st.empty_polls, 1);
 	if (w->nrepost)
 		rpmaf__worker_repost_flush(w);
-	unsigned s = rpmaf__submitq_run(&w->subq, w, w->batch);
+	if (rpmaf__submitq_pending(&w->subq)) {
+		unsigned s = rpmaf__submitq_run(&w->subq, w, w->batch);
 
-	rpmaf__stat_add(&w->st.submissions, s);
-	n += s + run_timers(w);
-	/* a submitter caught half-way through its enqueue: not idle */
-	if (n == 0 && !rpmaf__submitq_empty(&w->subq))
-		n = 1;
+		rpmaf__stat_add(&w->st.submissions, s);
+		/* none run: a submitter caught half-way through its enqueue, not idle */
+		n += s ? s : 1;
+	}
+	n += run_timers(w);
 	if (w->nearly)
 		rpmaf__wconn_expire_early(w, w->now_ns);
 	return n;
 }
 
-/* see worker.h */
-unsigned
-rpmaf__worker_progress(struct rpmaf_worker *w)
+/*
+ * rcq_due -- whether the loop's next turn polls the receive CQ: when it is
+ * due (its event was taken, or its last poll took a full batch), when its
+ * last poll found something, after an idle turn that was not a sleep (a
+ * sleep tells by its events which CQ has news), and at least every
+ * RPMAF__POLL_RCQ_EVERY turns. Turns busy with send completions and
+ * submissions skip it in between.
+ */
+static bool
+rcq_due(const struct rpmaf_worker *w, unsigned last, bool slept)
 {
-	return turn(w, true);
+	return (w->due & RPMAF__DUE_RCQ) || w->rcq_busy || (last == 0 && !slept) ||
+	       w->rcq_skipped + 1 >= RPMAF__POLL_RCQ_EVERY;
 }
 
 /*
- * rcq_due -- whether the loop's next turn polls the receive CQ: when its
- * last poll found something, after an idle turn (the one before a sleep
- * included: a wake-up may be for a receive), and at least every
- * RPMAF__POLL_RCQ_EVERY turns. Turns busy with send completions and
- * submissions skip it in between; every sleep polls it first.
+ * take_event -- take one event of the completion channel, if one waits:
+ * its CQ is re-armed, and due, so that what completed before the arming is
+ * polled before the worker sleeps again. Returns whether one was taken.
  */
 static bool
-rcq_due(const struct rpmaf_worker *w, unsigned last)
+take_event(struct rpmaf_worker *w)
 {
-	return w->rcq_busy || last == 0 || w->rcq_skipped + 1 >= RPMAF__POLL_RCQ_EVERY;
+	struct rpma_cq *cq;
+	int ret = rpma_cq_channel_wait(w->scq, &cq);
+
+	if (ret == 0) {
+#ifndef RPMAF_WORKERS_TEST_NO_REPOLL
+		w->due |= cq == w->rcq ? RPMAF__DUE_RCQ : RPMAF__DUE_SCQ;
+#endif
+		return true;
+	}
+	if (ret != RPMA_E_NO_COMPLETION) {
+		/* the CQ may be left unarmed: poll both rather than trust a sleep */
+		w->rdma_err = ret;
+		w->due |= RPMAF__DUE_SCQ | RPMAF__DUE_RCQ;
+	}
+	return false;
 }
 
 /* see worker.h */
 void
-rpmaf__worker_arm(struct rpmaf_worker *w)
+rpmaf__worker_drain_events(struct rpmaf_worker *w)
 {
-	struct rpma_cq *cq;
-
-	/* each event taken re-arms the CQ it came from; none left: both are armed */
-	while (rpma_cq_channel_wait(w->scq, &cq) == 0)
+	while (take_event(w))
 		;
 }
 
@@ -165,51 +194,59 @@ timeout_ms(struct rpmaf_worker *w)
  * look_at_fds -- wait up to timeout ms on the descriptors and handle what
  * they report; returns whether the eventfd was readable
  */
-static bool
+static inline bool
 look_at_fds(struct rpmaf_worker *w, int timeout)
 {
 	struct epoll_event ev[RPMAF__POLL_EVENTS];
 	bool efd = false;
-	int n = epoll_wait(w->epfd, ev, RPMAF__POLL_EVENTS, timeout);
+	/*
+	 * the system call itself: a worker thread is never cancelled (it stops
+	 * on w->stop and the eventfd), so its sleep is no cancellation point
+	 * and skips glibc's cancellation bookkeeping around every sleep
+	 */
+	int n = (int)syscall(SYS_epoll_wait, w->epfd, ev, RPMAF__POLL_EVENTS, timeout);
 
 	for (int i = 0; i < n; i++) {
 		void *p = ev[i].data.ptr;
 
 		if (p == &w->subq)
 			efd = true;
-		else if (p != &w->chan_fd) /* the channel: taken when arming */
+		else if (p == &w->chan_fd)
+			(void)take_event(w); /* another one waiting wakes the next look */
+		else
 			rpmaf__wconn_events(p);
 	}
 	return efd;
 }
 
 /*
- * sleep_safely -- arm, announce the sleep, poll once more and sleep only
- * when that poll found nothing: a completion or submission that came after
- * the last poll but before the arming raised no event, and only this second
- * poll sees it. Returns what the second poll did.
+ * sleep_safely -- sleep until a completion, a submission, a connection's
+ * event or a timer. No wake-up is lost: a CQ is re-armed when its event is
+ * taken and then polled before any sleep (it is due), and a CQ that is not
+ * due is armed or has its event waiting in the channel; a submission is
+ * seen by the look at the queue after the sleep is announced, or writes
+ * the eventfd. When something is due, pending or stopping, it turns once
+ * instead and returns what that did; after a sleep *slept is true.
  */
 static unsigned
-sleep_safely(struct rpmaf_worker *w)
+sleep_safely(struct rpmaf_worker *w, bool *slept)
 {
-	rpmaf__worker_arm(w);
+	*slept = false;
 	rpmaf__submitq_sleep_begin(&w->subq);
-#ifndef RPMAF_WORKERS_TEST_NO_REPOLL
-	unsigned n = rpmaf__worker_progress(w);
+	if (w->due || rpmaf__submitq_pending(&w->subq) || atomic_load(&w->stop)) {
+		unsigned n = turn(w, (w->due & RPMAF__DUE_RCQ) != 0);
 
-	if (n || atomic_load(&w->stop)) {
-		rpmaf__submitq_sleep_end(&w->subq, false);
-		return n;
+		if (n || w->due || atomic_load(&w->stop)) {
+			rpmaf__submitq_sleep_end(&w->subq, false);
+			return n;
+		}
 	}
-#else
-	/* the negative control of the lost wake-up test: no second poll */
-	unsigned n = 0;
-#endif
 	rpmaf__stat_add(&w->st.sleeps, 1);
 	bool efd = look_at_fds(w, timeout_ms(w));
 
 	rpmaf__submitq_sleep_end(&w->subq, efd);
-	return n;
+	*slept = true;
+	return 0;
 }
 
 /* see worker.h */
@@ -218,15 +255,17 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 {
 	uint64_t idle_since = 0; /* 0: something happened in the last turn */
 	unsigned turns = 0, n = 0;
+	bool slept = false;
 
+	w->due = RPMAF__DUE_SCQ | RPMAF__DUE_RCQ; /* armed when made, never polled yet */
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
-		n = turn(w, rcq_due(w, n));
+		n = turn(w, rcq_due(w, n, slept));
+		slept = false;
 		if (++turns % RPMAF__POLL_FD_EVERY == 0)
 			(void)look_at_fds(w, 0);
 		/*
 		 * event polling goes from a busy turn straight to the safe sleep:
-		 * its own poll takes what came meanwhile, and an operation in
-		 * flight costs one empty poll, not two
+		 * what came meanwhile is due or wakes it at once
 		 */
 		if (n && (w->polling != RPMAF_POLLING_EVENT || n >= w->batch)) {
 			idle_since = 0;
@@ -242,10 +281,10 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 			if (now - idle_since < w->spin_ns)
 				continue;
 		}
-		if ((n = sleep_safely(w)) == 0)
+		if ((n = sleep_safely(w, &slept)) == 0)
 			idle_since = 0;
 	}
 	/* what was submitted before the stop still runs */
-	while (rpmaf__submitq_run(&w->subq, w, UINT32_MAX) || !rpmaf__submitq_empty(&w->subq))
-		;
+	while (rpmaf__submitq_pending(&w->subq))
+		(void)rpmaf__submitq_run(&w->subq, w, UINT32_MAX);
 }

@@ -180,7 +180,7 @@ worker_fini(struct rpmaf_worker *w)
 	int ret = 0, r;
 
 	if (w->scq)
-		rpmaf__worker_arm(w); /* every event acknowledged before the CQs go */
+		rpmaf__worker_drain_events(w); /* every event acknowledged before the CQs go */
 	if (w->srq && (r = rpma_srq_delete(&w->srq)) && !ret)
 		ret = rdma_fail(w, "rpma_srq_delete", r);
 	if (w->rcq && (r = rpma_cq_delete(&w->rcq)) && !ret)

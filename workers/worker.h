@@ -110,8 +110,15 @@ struct rpmaf_worker {
 	uint64_t now_ns;      /* CLOCK_MONOTONIC, read once at the start of each turn */
 	uint32_t rcq_skipped; /* turns since the receive CQ was last polled */
 	bool rcq_busy;	      /* its last poll found something */
-	struct ibv_wc *wcs;   /* batch entries */
-	int rdma_err;	      /* the last failed librpma call's code, for the log */
+	/*
+	 * the CQs that must be polled before the worker may sleep
+	 * (RPMAF__DUE_*): its event was taken (the CQ re-armed) since its last
+	 * poll, or that poll took a full batch. A CQ not due is armed, or its
+	 * event waits in the channel: what completes there wakes the sleep.
+	 */
+	unsigned due;
+	struct ibv_wc *wcs; /* batch entries */
+	int rdma_err;	    /* the last failed librpma call's code, for the log */
 };
 
 struct rpmaf_workers {
@@ -137,18 +144,16 @@ rpmaf__stat_add(atomic_ullong *c, unsigned long long n)
 /* rpmaf__worker_loop -- the thread's loop (poll.c), until stop is set */
 void rpmaf__worker_loop(struct rpmaf_worker *w);
 
-/*
- * rpmaf__worker_progress -- one turn: read the clock (now_ns), poll both
- * CQs, post receives back, run submitted work and the timers due by now_ns;
- * the number of things done (poll.c).
- */
-unsigned rpmaf__worker_progress(struct rpmaf_worker *w);
+/* the bits of rpmaf_worker.due */
+#define RPMAF__DUE_SCQ 1u
+#define RPMAF__DUE_RCQ 2u
 
 /*
- * rpmaf__worker_arm -- take every pending event of the completion channel
- * (each one re-arms its CQ), so that the next completion raises an event.
+ * rpmaf__worker_drain_events -- take every pending event of the completion
+ * channel (each one re-arms its CQ, which becomes due): all are
+ * acknowledged before the CQs are destroyed (poll.c).
  */
-void rpmaf__worker_arm(struct rpmaf_worker *w);
+void rpmaf__worker_drain_events(struct rpmaf_worker *w);
 
 /* rpmaf__wconn_dispatch_send -- account for a send completion and hand it over (wconn.c) */
 void rpmaf__wconn_dispatch_send(struct rpmaf_worker *w, const struct ibv_wc *wc);

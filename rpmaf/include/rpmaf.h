@@ -73,8 +73,8 @@ const char *rpmaf_err_str(int code);
 /* workers.polling: how a worker waits for completions */
 enum rpmaf_polling {
 	RPMAF_POLLING_BUSY,	/* poll without ever sleeping */
-	RPMAF_POLLING_ADAPTIVE, /* poll for spin_us, then arm, poll again and sleep */
-	RPMAF_POLLING_EVENT,	/* arm and sleep on the completion channel every time */
+	RPMAF_POLLING_ADAPTIVE, /* poll for spin_us, then sleep on the completion channel */
+	RPMAF_POLLING_EVENT,	/* sleep on the completion channel every time */
 };
 
 /* regions[].persistence and rpmem.persistence: how remote writes are made persistent */
@@ -392,15 +392,20 @@ int rpmaf_cfg_delete(struct rpmaf_cfg **cfg_ptr);
  * The loop (workers.polling):
  * - busy: poll the CQs, run submitted work and due timers, again and
  *   again; the descriptors are looked at (without waiting) every 64 turns.
- * - adaptive: as busy, and once nothing has happened for workers.spin_us:
- *   arm the CQs, poll everything once more, and only then sleep in
- *   epoll_wait(). The second poll is what makes sleeping safe: a completion
- *   that came after the last poll but before the CQs were armed raises no
- *   event, and without it the worker would sleep with work waiting. Work
- *   submitted at that moment is caught the same way (the worker announces
- *   it sleeps before the second poll; see rpmaf_worker_submit()).
- * - event: adaptive with no spinning: arm, poll again and sleep as soon as
- *   a poll finds nothing.
+ * - adaptive: as busy, and once nothing has happened for workers.spin_us,
+ *   sleep in epoll_wait() until a completion, a submission, a connection's
+ *   event or a timer. The CQs stay armed: taking a CQ's event from the
+ *   channel re-arms it, and a re-armed CQ is polled again before the worker
+ *   may sleep (a completion that came before the re-arm raises no event of
+ *   its own, and without that poll the worker would sleep with work
+ *   waiting); a CQ whose last poll took a full batch is polled again too.
+ *   Any other CQ is armed, or its event waits in the channel, so whatever
+ *   completes there wakes the sleep. Work submitted at that moment is
+ *   caught the same way: the worker announces that it sleeps, then looks
+ *   at its queue once more (see rpmaf_worker_submit()).
+ * - event: adaptive with no spinning: sleep as soon as a turn has taken
+ *   its completions, so that an operation in flight costs one poll, the one
+ *   that finds its completion.
  * Each poll takes up to workers.batch completions from each CQ.
  *
  * Admission (credits): a connection's send queue has queues.sq slots, the
