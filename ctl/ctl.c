@@ -471,12 +471,21 @@ inflight_take(struct rpmaf__ctl *c, const void *buf)
 	return false;
 }
 
+/* send_failed -- a send of the channel completed in error: the channel fails */
+static void
+send_failed(struct rpmaf__ctl *c, const struct ibv_wc *wc)
+{
+	char why[64];
+
+	snprintf(why, sizeof(why), "a send failed: status %d", (int)wc->status);
+	rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
+}
+
 /* see ctl.h */
 bool
 rpmaf__ctl_on_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 {
 	void *buf = (void *)(uintptr_t)wc->wr_id;
-	char why[64];
 
 	if (!c->inflight || !inflight_take(c, buf))
 		return false;
@@ -484,8 +493,7 @@ rpmaf__ctl_on_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 	if (c->failed)
 		return true;
 	if (wc->status != IBV_WC_SUCCESS) {
-		snprintf(why, sizeof(why), "a send failed: status %d", (int)wc->status);
-		rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
+		send_failed(c, wc);
 		return true;
 	}
 	credit_update(c);

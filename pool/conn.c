@@ -59,6 +59,16 @@ wc_status(const struct ibv_wc *wc)
 		   : RPMAF_E_CONNLOST;
 }
 
+/* wc_failed -- an operation's request completed in error: the connection fails */
+static void
+wc_failed(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, const struct ibv_wc *wc)
+{
+	char why[48];
+
+	snprintf(why, sizeof(why), "a completion failed (status %d)", (int)wc->status);
+	rpmaf__pool_conn_fail(pc, RPMAF_E_CONNLOST, o, wc_status(wc), why);
+}
+
 /* on_wc -- a completion: the channel's, or an operation's */
 static void
 conn_on_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
@@ -70,17 +80,15 @@ conn_on_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 	if (rpmaf__ctl_on_wc(&pc->ctl, wc) || pc->phase == PH_FAILING)
 		return;
 	if (wc->status != IBV_WC_SUCCESS) {
-		char why[48];
-
-		snprintf(why, sizeof(why), "a completion failed (status %d)", (int)wc->status);
-		rpmaf__pool_conn_fail(pc, RPMAF_E_CONNLOST, o, wc_status(wc), why);
+		wc_failed(pc, o, wc);
 		return;
 	}
 	rpmaf__pool_op_wc(pc, o);
 	/* a removal's confirmation goes before the operations that wait */
 	if (pc->ctl.credit_soon)
 		rpmaf__ctl_credit_due(&pc->ctl);
-	rpmaf__pool_pump(pc);
+	if (pc->wq_head)
+		rpmaf__pool_pump(pc);
 }
 
 /* on_recv -- every receive goes to the channel */

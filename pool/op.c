@@ -28,7 +28,7 @@
 /* where the thread's registration as an RCU reader is undone at its exit */
 static pthread_key_t Reader_key;
 static pthread_once_t Reader_once = PTHREAD_ONCE_INIT;
-static __thread bool Reader __attribute__((tls_model("initial-exec")));
+__thread bool rpmaf__pool_is_reader __attribute__((tls_model("initial-exec")));
 
 /* reader_exit -- unregister a thread the pool registered, as it exits */
 static void
@@ -46,18 +46,19 @@ reader_key_make(void)
 }
 
 /*
- * rpmaf__pool_reader -- register the calling thread as an RCU reader on its
- * first call: any application thread may submit without knowing about RCU.
+ * rpmaf__pool_reader_register -- register the calling thread as an RCU
+ * reader (rpmaf__pool_reader()): any application thread may submit without
+ * knowing about RCU.
  */
 void
-rpmaf__pool_reader(void)
+rpmaf__pool_reader_register(void)
 {
-	if (Reader || rpmaf__current)
+	if (rpmaf__pool_is_reader || rpmaf__current)
 		return;
 	(void)pthread_once(&Reader_once, reader_key_make);
 	urcu_memb_register_thread();
 	(void)pthread_setspecific(Reader_key, (void *)1);
-	Reader = true;
+	rpmaf__pool_is_reader = true;
 }
 
 /* rpmaf__pool_now_ns -- CLOCK_MONOTONIC in ns: deadlines and latencies */
@@ -71,17 +72,31 @@ rpmaf__pool_now_ns(void)
 }
 
 /*
+ * rpmaf__pool_op_now_ns -- the time an operation starts or ends at: on a
+ * worker thread its turn's clock (read as the turn polls; what a callback
+ * submits or completes is stamped with it, at no cost), elsewhere the clock
+ */
+uint64_t
+rpmaf__pool_op_now_ns(void)
+{
+	return rpmaf__current ? rpmaf__current->now_ns : rpmaf__pool_now_ns();
+}
+
+/* where the calling thread's next pick() starts: its own, so that threads share no counter */
+static __thread unsigned Pick_next __attribute__((tls_model("initial-exec")));
+
+/*
  * pick -- a healthy connection of target t, NULL when none: on a worker
  * thread one of that worker's own when it has one (the operation is then
  * posted at once, with no hand-over between threads: a callback that
  * submits the next operation runs to completion on its worker), round
- * robin otherwise
+ * robin otherwise (each thread turns on its own)
  */
 static struct rpmaf__pool_conn *
 pick(struct rpmaf_pool *pool, unsigned t)
 {
 	struct rpmaf__pool_target *tg = &pool->targets[t];
-	unsigned start = atomic_fetch_add_explicit(&tg->rr, 1, memory_order_relaxed);
+	unsigned start = Pick_next++;
 	struct rpmaf__pool_conn *any = NULL;
 
 	for (unsigned i = 0; i < tg->n; i++) {
@@ -125,14 +140,11 @@ find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
      const struct rpmaf__regtab_entry **ep)
 {
 	const struct rpmaf__regtab_entry *e;
-	size_t name_len = strnlen(wt->region, RPMAF__REGTAB_NAME_MAX + 1);
 	int ret = 0;
 
-	if (name_len == 0 || name_len > RPMAF__REGTAB_NAME_MAX)
-		return RPMAF_E_NOENT;
 	rpmaf__pool_reader();
 	rpmaf__regtab_read_lock();
-	e = rpmaf__regtab_lookup(pool->tab, wt->region, name_len);
+	e = rpmaf__regtab_lookup_str(pool->tab, wt->region);
 	if (!e || e->target >= pool->ntargets)
 		ret = RPMAF_E_NOENT;
 	else if (wt->offset > e->size || wt->len > e->size - wt->offset ||
@@ -146,7 +158,6 @@ find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
 	}
 	o->generation = e->generation;
 	o->persist = e->persist;
-	memcpy(o->name, wt->region, name_len + 1);
 	*ep = e;
 	return 0;
 }
@@ -164,7 +175,7 @@ direct(struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e)
 {
 	struct rpmaf_worker *w = o->pc->w;
 
-	if (rpmaf__current != w || !rpmaf__submitq_empty(&w->subq))
+	if (rpmaf__current != w || rpmaf__submitq_pending(&w->subq))
 		return RPMAF_E_AGAIN;
 	return rpmaf__pool_op_direct(o->pc, o, e);
 }
@@ -184,17 +195,18 @@ submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, const struct rpmaf__re
 	o->flags = (uint8_t)flags;
 	o->offset = offset;
 	o->len = len;
-	o->stage = POOL_S_IDLE;
-	o->next = o->tprev = o->tnext = NULL;
-	o->req_id = 0;
+	o->stage = POOL_S_IDLE; /* its links are set as it is tracked or queued */
 	o->reply_len = 0;
 	o->status = 0;
 	o->magic = cb ? POOL_OP_CALLBACK : POOL_OP_WAITABLE;
 	atomic_store_explicit(&o->done, 0, memory_order_relaxed);
-	o->deadline_ns = rpmaf__pool_now_ns() + pool->op_ns;
+	o->deadline_ns = rpmaf__pool_op_now_ns() + pool->op_ns;
 	if (e) {
+		/* the name goes with an operation the worker looks up again (queued, GPSPM) */
 		int ret = direct(o, e);
 
+		if (ret || o->persist == RPMAF__PROTO_PERSIST_GPSPM)
+			memcpy(o->name, e->name, (size_t)e->name_len + 1);
 		rpmaf__regtab_read_unlock();
 		if (ret == 0)
 			return 0;

@@ -48,6 +48,7 @@
 #include "../stats/counters.h"
 #include "../stats/hist.h"
 #include "../workers/wlog.h"
+#include "../workers/worker.h"
 
 /* operation kinds, in the order of struct rpmaf_pool_stats.ops[] */
 enum rpmaf__pool_kind {
@@ -195,7 +196,6 @@ struct rpmaf__pool_conn {
 /* a target: its connections are conns[first .. first + n) */
 struct rpmaf__pool_target {
 	unsigned first, n;
-	atomic_uint rr;		  /* round robin over the connections */
 	atomic_bool auth_failed;  /* the last attempt's key was refused */
 	_Atomic uint32_t max_req; /* bytes of a call's request one message carries; 0 unknown */
 };
@@ -358,15 +358,32 @@ void rpmaf__pool_pump(struct rpmaf__pool_conn *pc);
 
 /* ---------------------------------------------------------------- op.c */
 
+/* the calling thread was registered by rpmaf__pool_reader_register() */
+extern __thread bool rpmaf__pool_is_reader __attribute__((tls_model("initial-exec")));
+
+/* rpmaf__pool_reader_register -- the registration of rpmaf__pool_reader() (op.c) */
+void rpmaf__pool_reader_register(void);
+
 /*
  * rpmaf__pool_reader -- make the calling thread an RCU reader of the
  * urcu-memb flavour if it is not yet one (its first call), unregistered
  * when it exits. Worker threads are readers already.
  * CONCURRENCY: any thread.
  */
-void rpmaf__pool_reader(void);
+static inline void
+rpmaf__pool_reader(void)
+{
+	if (!rpmaf__pool_is_reader && !rpmaf__current)
+		rpmaf__pool_reader_register();
+}
 
 /* rpmaf__pool_now_ns -- CLOCK_MONOTONIC in ns */
 uint64_t rpmaf__pool_now_ns(void);
+
+/*
+ * rpmaf__pool_op_now_ns -- an operation's timestamp (deadline, latency): the
+ * turn's clock on a worker thread, CLOCK_MONOTONIC elsewhere
+ */
+uint64_t rpmaf__pool_op_now_ns(void);
 
 #endif /* RPMAF_POOL_POOL_H */

@@ -79,7 +79,7 @@ count(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, int status)
 	static const enum rpmaf__ctr ops[POOL_K_MAX] = {
 	    RPMAF__CTR_WRITE_OPS,	RPMAF__CTR_READ_OPS,	     RPMAF__CTR_FLUSH_OPS,
 	    RPMAF__CTR_WRITE_FLUSH_OPS, RPMAF__CTR_ATOMIC_WRITE_OPS, RPMAF__CTR_MSG_OPS};
-	uint64_t now = rpmaf__pool_now_ns(), start = o->deadline_ns - pc->pool->op_ns;
+	uint64_t now = rpmaf__pool_op_now_ns(), start = o->deadline_ns - pc->pool->op_ns;
 
 	rpmaf__hist_record(&pc->lat, now > start ? now - start : 0);
 	if (status) {
@@ -161,7 +161,7 @@ generation_ok(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, void 
 	const struct rpmaf__regtab_entry *e;
 	bool ok;
 
-	e = rpmaf__regtab_lookup(pc->pool->tab, o->name, strlen(o->name));
+	e = rpmaf__regtab_lookup_str(pc->pool->tab, o->name);
 	ok = e && rpmaf__regtab_entry_check(e) == 0 && e->generation == o->generation;
 	if (ok && obj)
 		*obj = e->obj;
