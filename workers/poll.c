@@ -19,6 +19,9 @@
 /* turns busy with other work between two polls of the receive CQ, at most */
 #define RPMAF__POLL_RCQ_EVERY 4
 
+/* busy turns between two tries of following one with another turn (event polling) */
+#define RPMAF__POLL_FOLLOW_PROBE 64
+
 /* events taken from epoll at once */
 #define RPMAF__POLL_EVENTS 32
 
@@ -249,13 +252,28 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 	return 0;
 }
 
+/*
+ * follow_busy -- event polling: whether a busy turn is followed by another
+ * turn rather than by a sleep. Where completions come at once (the work a
+ * turn posts is done before it ends) the next turn finds them and the
+ * worker never sleeps; where they come later it would find nothing, and
+ * the sleep (whose wake-up takes the completion) is cheaper. A two-bit
+ * counter of how the last such turns went decides, *follow, tried again
+ * every RPMAF__POLL_FOLLOW_PROBE busy turns when it says no.
+ */
+static bool
+follow_busy(unsigned follow, unsigned *busy)
+{
+	return follow > 0 || ++*busy % RPMAF__POLL_FOLLOW_PROBE == 0;
+}
+
 /* see worker.h */
 void
 rpmaf__worker_loop(struct rpmaf_worker *w)
 {
 	uint64_t idle_since = 0; /* 0: something happened in the last turn */
-	unsigned turns = 0, n = 0;
-	bool slept = false;
+	unsigned turns = 0, n = 0, follow = 0, busy = 0;
+	bool slept = false, following = false;
 
 	w->due = RPMAF__DUE_SCQ | RPMAF__DUE_RCQ; /* armed when made, never polled yet */
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
@@ -263,12 +281,17 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 		slept = false;
 		if (++turns % RPMAF__POLL_FD_EVERY == 0)
 			(void)look_at_fds(w, 0);
-		/*
-		 * event polling goes from a busy turn straight to the safe sleep:
-		 * what came meanwhile is due or wakes it at once
-		 */
+		if (following) {
+			follow = n ? (follow < 3 ? follow + 1 : 3) : (follow ? follow - 1 : 0);
+			following = false;
+		}
 		if (n && (w->polling != RPMAF_POLLING_EVENT || n >= w->batch)) {
 			idle_since = 0;
+			continue;
+		}
+		/* event polling after a busy turn: another turn, or the safe sleep */
+		if (n && follow_busy(follow, &busy)) {
+			following = true;
 			continue;
 		}
 		if (w->polling == RPMAF_POLLING_BUSY)
