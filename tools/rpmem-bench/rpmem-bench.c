@@ -11,10 +11,17 @@
  * LIBRPMEM_CONFIG).
  *
  * usage: rpmem-bench -c CLIENT.yaml -t HOST:PORT -p SETNAME -r REGION
- *        [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...]
+ *        [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...] [-I OPS]
  * The pool set SETNAME (relative to the daemon's poolset_dir) is created
  * and removed by the benchmark; REGION is a region of the daemon's
  * configuration at least as large as the pool.
+ *
+ * -I OPS: instead of the table, the instructions mode, to run under
+ * callgrind (--instr-atstart=no): for each size, OPS rpmem_persist() calls
+ * (default mode, lane 0) and then OPS framework write + persists, one
+ * thread, each phase between CALLGRIND_START/STOP_INSTRUMENTATION and
+ * dumped as "rpmem-SIZE" and "framework-SIZE" (64 unmeasured operations
+ * before each).
  */
 
 #include <errno.h>
@@ -32,6 +39,14 @@
 
 #include "rpmaf.h"
 
+#if __has_include(<valgrind/callgrind.h>)
+#include <valgrind/callgrind.h>
+#else
+#define CALLGRIND_START_INSTRUMENTATION
+#define CALLGRIND_STOP_INSTRUMENTATION
+#define CALLGRIND_DUMP_STATS_AT(s) ((void)(s))
+#endif
+
 #define POOL_SIZE   (64u << 20)
 #define MAX_THREADS 16
 #define MAX_SAMPLES (1u << 20)
@@ -44,6 +59,7 @@ struct opts {
 	unsigned rounds; /* each point measured this often, the two paths in turn: medians */
 	unsigned threads[8], nthreads;
 	size_t sizes[8], nsizes;
+	unsigned long instr_ops; /* -I: the instructions mode, this many operations a phase */
 };
 
 /* the two paths under test */
@@ -231,7 +247,7 @@ opts_parse(int argc, char *argv[], struct opts *o)
 			   .nthreads = 2,
 			   .sizes = {64, 4096, 65536},
 			   .nsizes = 3};
-	while ((c = getopt(argc, argv, "c:t:p:r:s:T:z:R:")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:p:r:s:T:z:R:I:")) != -1) {
 		if (c == 'c')
 			o->cfg_file = optarg;
 		else if (c == 't')
@@ -250,6 +266,8 @@ opts_parse(int argc, char *argv[], struct opts *o)
 				o->threads[i] = (unsigned)t[i];
 		} else if (c == 'z')
 			o->nsizes = list_parse(optarg, o->sizes);
+		else if (c == 'I')
+			o->instr_ops = strtoul(optarg, NULL, 0);
 		else
 			return -1;
 	}
@@ -325,6 +343,48 @@ table(struct paths *p, const struct opts *o)
 	return 0;
 }
 
+/* phase -- n operations of one path at offsets after the header, one thread; 0 or an error */
+static int
+phase(struct paths *p, const struct opts *o, bool fw, size_t size, unsigned long n)
+{
+	struct run r = {.p = p, .region = o->region, .framework = fw, .size = size};
+	size_t span = (POOL_SIZE - HDR) / size * size;
+	int err = 0;
+
+	for (unsigned long i = 0; i < n && !err; i++)
+		err = one_op(&r, HDR + i * size % span);
+	return err;
+}
+
+/*
+ * instructions -- the instructions mode (-I): per size, the two paths'
+ * phases, each measured and dumped by callgrind on its own
+ */
+static int
+instructions(struct paths *p, const struct opts *o)
+{
+	char name[64];
+	int err = 0;
+
+	for (size_t s = 0; s < o->nsizes && !err; s++) {
+		for (int fw = 0; fw < 2 && !err; fw++) {
+			if ((err = phase(p, o, fw, o->sizes[s], 64)))
+				break;
+			snprintf(name, sizeof(name), "%s-%zu", fw ? "framework" : "rpmem",
+				 o->sizes[s]);
+			CALLGRIND_START_INSTRUMENTATION;
+			err = phase(p, o, fw, o->sizes[s], o->instr_ops);
+			CALLGRIND_STOP_INSTRUMENTATION;
+			CALLGRIND_DUMP_STATS_AT(name);
+		}
+	}
+	if (err)
+		fprintf(stderr, "rpmem-bench: an operation failed: %d\n", err);
+	else
+		printf("instructions: %lu operations a phase\n", o->instr_ops);
+	return err ? -1 : 0;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -337,7 +397,7 @@ main(int argc, char *argv[])
 	if (opts_parse(argc, argv, &o)) {
 		fprintf(stderr,
 			"usage: rpmem-bench -c CLIENT.yaml -t HOST:PORT -p SETNAME -r REGION"
-			" [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...]\n");
+			" [-s SECONDS] [-R ROUNDS] [-T THREADS,...] [-z SIZES,...] [-I OPS]\n");
 		return 2;
 	}
 	memset(attr.uuid, 1, sizeof(attr.uuid));
@@ -356,6 +416,8 @@ main(int argc, char *argv[])
 	}
 	if (framework_open(&p, &o))
 		fprintf(stderr, "rpmem-bench: the framework's pool cannot start\n");
+	else if (o.instr_ops)
+		ret = instructions(&p, &o) ? 1 : 0;
 	else
 		ret = table(&p, &o) ? 1 : 0;
 	framework_close(&p);

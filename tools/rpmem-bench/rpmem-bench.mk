@@ -8,13 +8,17 @@
 #                                 -s SECONDS a point, -R ROUNDS: medians of that
 #                                 many rounds, the paths in turn, -T THREADS,
 #                                 -z SIZES)
+#   make bench-rpmem-callgrind    instructions per rpmem_persist() and per
+#                                 framework write + persist under callgrind,
+#                                 64 B, 4 KiB, 64 KiB (BENCH_RPMEM_OPS a phase;
+#                                 profiles in build/tools/rpmem-callgrind)
 #   make check-bench-rpmem-smoke  every point for 0.1 s: it must exit 0 and print
 #                                 its table (figures are never checked)
 
 RPMEM_BENCH := $(BUILD)/tools/rpmem-bench
 BENCH_RPMEM_ARGS ?=
 
-.PHONY: rpmem-bench bench-rpmem check-bench-rpmem-smoke
+.PHONY: rpmem-bench bench-rpmem bench-rpmem-callgrind check-bench-rpmem-smoke
 
 rpmem-bench: $(RPMEM_BENCH)
 
@@ -26,6 +30,10 @@ $(RPMEM_BENCH): tools/rpmem-bench/rpmem-bench.c librpmem/include/librpmem.h rpma
 
 bench-rpmem: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
 	@tools/rpmem-bench/bench-rpmem.sh $(RPMEM_BENCH) $(RPMEMD_BIN) $(BENCH_RPMEM_ARGS)
+
+bench-rpmem-callgrind: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
+	@BENCH_RPMEM_CALLGRIND=$(BUILD)/tools/rpmem-callgrind tools/rpmem-bench/bench-rpmem.sh \
+		$(RPMEM_BENCH) $(RPMEMD_BIN) $(BENCH_RPMEM_ARGS)
 
 check-bench-rpmem-smoke: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
 	@BENCH_RPMEM_PORT=18971 timeout 120 tools/rpmem-bench/bench-rpmem.sh $(RPMEM_BENCH) \
