@@ -96,8 +96,14 @@ static struct rpmaf__pool_conn *
 pick(struct rpmaf_pool *pool, unsigned t)
 {
 	struct rpmaf__pool_target *tg = &pool->targets[t];
-	unsigned start = Pick_next++;
 	struct rpmaf__pool_conn *any = NULL;
+	unsigned start;
+
+	if (tg->n == 1) {
+		any = &pool->conns[tg->first];
+		return atomic_load_explicit(&any->healthy, memory_order_acquire) ? any : NULL;
+	}
+	start = Pick_next++;
 
 	for (unsigned i = 0; i < tg->n; i++) {
 		struct rpmaf__pool_conn *pc = &pool->conns[tg->first + (start + i) % tg->n];
@@ -135,7 +141,7 @@ flags_ok(unsigned flags)
  * the operation keeps of it and pick its connection. On success the
  * read-side section stays open and *ep is the entry: submit() closes it.
  */
-static int
+static inline __attribute__((always_inline)) int
 find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
      const struct rpmaf__regtab_entry **ep)
 {
@@ -185,7 +191,7 @@ direct(struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e)
  * worker; e (NULL for a call) is the region's entry, found in the read-side
  * section find() left open, which this closes.
  */
-static int
+static inline __attribute__((always_inline)) int
 submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e,
        unsigned kind, unsigned flags, uint64_t offset, uint64_t len, rpmaf_op_cb cb, void *ctx)
 {
