@@ -150,7 +150,8 @@ check-symbols: $(LIB_SO)
 	@tools/check-symbols.sh $(LIB_SO) librpma/include/librpma.h
 
 check-man:
-	@librpma/man/check-man.sh
+	@tools/check-man.sh librpma/man librpma/include/librpma.h rpma_ 'int|const char \*' \
+		man7/librpma.7
 
 check-install: librpma
 	@tools/check-install.sh

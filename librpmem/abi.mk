@@ -7,8 +7,9 @@
 #                             rpmem_pool_attr, every constant, every function's
 #                             type); and the header alone compiled as C89 and as
 #                             C++98, both pedantic
-#   make check-librpmem-man   librpmem/man/check-man.sh: a page for every function
-#                             of the header, every page rendering without warnings
+#   make check-librpmem-man   tools/check-man.sh: a page for every function of the
+#                             header and a function for every page, rpmemd(8),
+#                             every page rendering without warnings
 
 LIBRPMEM_HDR := librpmem/include/librpmem.h
 LIBRPMEM_ABI_BIN := $(BUILD)/librpmem/abi/test_abi
@@ -30,7 +31,8 @@ check-librpmem-abi: $(LIBRPMEM_ABI_BIN)
 	@tools/run-tests.sh librpmem $(LIBRPMEM_ABI_BIN)
 
 check-librpmem-man:
-	@librpmem/man/check-man.sh
+	@tools/check-man.sh librpmem/man librpmem/include/librpmem.h rpmem_ \
+		'int|const char \*|RPMEMpool \*' man7/librpmem.7 --exact man8/rpmemd.8
 
 CHECK_TARGETS += check-librpmem-abi check-librpmem-man
 CLEAN_DIRS += $(BUILD)/librpmem/abi
