@@ -112,6 +112,8 @@ turn(struct rpmaf_worker *w, bool rcq)
 	rpmaf__stat_add(&w->st.polls, 1);
 	if (n == 0)
 		rpmaf__stat_add(&w->st.empty_polls, 1);
+	if (w->nearly)
+		rpmaf__wconn_expire_early(w, w->now_ns);
 	if (w->nrepost)
 		rpmaf__worker_repost_flush(w);
 	if (rpmaf__submitq_pending(&w->subq)) {
@@ -122,8 +124,6 @@ turn(struct rpmaf_worker *w, bool rcq)
 		n += s ? s : 1;
 	}
 	n += run_timers(w);
-	if (w->nearly)
-		rpmaf__wconn_expire_early(w, w->now_ns);
 	return n;
 }
 
@@ -197,7 +197,7 @@ timeout_ms(struct rpmaf_worker *w)
  * look_at_fds -- wait up to timeout ms on the descriptors and handle what
  * they report; returns whether the eventfd was readable
  */
-static inline bool
+static inline __attribute__((always_inline)) bool
 look_at_fds(struct rpmaf_worker *w, int timeout)
 {
 	struct epoll_event ev[RPMAF__POLL_EVENTS];
@@ -236,7 +236,8 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 {
 	*slept = false;
 	rpmaf__submitq_sleep_begin(&w->subq);
-	if (w->due || rpmaf__submitq_pending(&w->subq) || atomic_load(&w->stop)) {
+	/* receive buffers a submission or a timer gave back are posted before it sleeps */
+	if (w->due || w->nrepost || rpmaf__submitq_pending(&w->subq) || atomic_load(&w->stop)) {
 		unsigned n = turn(w, (w->due & RPMAF__DUE_RCQ) != 0);
 
 		if (n || w->due || atomic_load(&w->stop)) {

@@ -309,6 +309,8 @@ rpmaf_wconn_close(struct rpmaf_wconn **wconn_ptr)
 	c->gen++;
 	c->drain_after = w->scq_seq;
 	w->nclosing++;
+	/* its slot is freed by a poll that begins after now: one before the worker sleeps */
+	w->due |= RPMAF__DUE_SCQ;
 	atomic_fetch_sub(&w->unclosed, 1);
 	*wconn_ptr = NULL;
 	return ret;

@@ -113,8 +113,10 @@ struct rpmaf_worker {
 	/*
 	 * the CQs that must be polled before the worker may sleep
 	 * (RPMAF__DUE_*): its event was taken (the CQ re-armed) since its last
-	 * poll, or that poll took a full batch. A CQ not due is armed, or its
-	 * event waits in the channel: what completes there wakes the sleep.
+	 * poll, or that poll took a full batch, or (the send CQ) a connection
+	 * closed since, whose slot a later poll frees. A CQ not due is armed,
+	 * or its event waits in the channel: what completes there wakes the
+	 * sleep.
 	 */
 	unsigned due;
 	struct ibv_wc *wcs; /* batch entries */
