@@ -110,7 +110,8 @@ struct rpmem_pool_attr {
  * its first 4096 bytes counted ("Remote pool size" in rpmem_create(3)).
  * *nlanes is the number of lanes asked for (at least 1); on success it is
  * set to the lanes granted: the smallest of what was asked, the daemon's
- * rpmem.max_lanes and 1024. create_attr, when neither NULL nor all zero,
+ * rpmem.max_lanes, 1024 and RPMEM_MAX_NLANES of the environment when it is
+ * a positive integer. create_attr, when neither NULL nor all zero,
  * is stored in the pool's metadata (its first 4096 bytes); NULL or all
  * zero makes a pool without metadata, which needs a pool set file with
  * OPTION NOHDRS.

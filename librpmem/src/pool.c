@@ -8,6 +8,7 @@
  */
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -123,18 +124,41 @@ teardown(struct rpmem_pool *rpp)
 	free(rpp);
 }
 
+/*
+ * lanes_env_max -- the caller's own limit on lanes, RPMEM_MAX_NLANES; as in
+ * PMDK's librpmem, a value that is not a positive integer limits nothing
+ */
+static unsigned
+lanes_env_max(void)
+{
+	const char *v = getenv(RPMEM__MAX_NLANES_ENV);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return UINT_MAX;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (*end || n <= 0 || errno == ERANGE)
+		return UINT_MAX;
+	return n < (long)UINT_MAX ? (unsigned)n : UINT_MAX;
+}
+
 /* granted -- what the daemon's answer gives: id, region, lanes; the attributes of an open */
 static int
 granted(struct rpmem_pool *rpp, const struct rpmem_proto_ans *ans, unsigned *nlanes,
 	struct rpmem_pool_attr *open_attr)
 {
 	struct rpmem_proto_attr pa;
+	unsigned env_max = lanes_env_max();
 
 	rpp->id = ans->pool_id;
 	memcpy(rpp->region, ans->region, sizeof(rpp->region));
 	rpp->nlanes = ans->nlanes < *nlanes ? ans->nlanes : *nlanes;
 	if (rpp->nlanes > RPMEM__LANES_MAX)
 		rpp->nlanes = RPMEM__LANES_MAX;
+	if (rpp->nlanes > env_max)
+		rpp->nlanes = env_max;
 	if (ans->kind == RPMEM_PROTO_OPEN) {
 		rpmem_proto_attr_unpack(ans->attr, &pa);
 		rpp->hdrs = attr_given((const struct rpmem_pool_attr *)(const void *)&pa);

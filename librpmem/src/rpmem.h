@@ -37,6 +37,9 @@
 /* the most lanes a pool has, whatever is asked */
 #define RPMEM__LANES_MAX 1024
 
+/* the environment variable of the caller's own limit on lanes, as PMDK's librpmem reads it */
+#define RPMEM__MAX_NLANES_ENV "RPMEM_MAX_NLANES"
+
 /* the metadata at the start of a pool with headers: no persist below it */
 #define RPMEM__HDR_SIZE 4096
 

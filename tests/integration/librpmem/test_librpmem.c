@@ -1569,6 +1569,44 @@ test_lanes(void **state)
 	mem_free(mem, POOL);
 }
 
+/*
+ * test_lanes_env -- RPMEM_MAX_NLANES limits the lanes granted, as in PMDK's
+ * librpmem; a value that is not a positive integer limits nothing
+ */
+static void
+test_lanes_env(void **state)
+{
+	static const char *const ignored[] = {"0", "-3", "abc", "4x", ""};
+	struct layout l = {"le", NULL, 1, {POOL}};
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL);
+	unsigned nl = MAX_LANES;
+	RPMEMpool *p;
+
+	(void)state;
+	layout_write(&l);
+	attr_make(&a, 31, INCOMPAT);
+	assert_int_equal(setenv("RPMEM_MAX_NLANES", "3", 1), 0);
+	p = MUST(rpmem_create(Target, "le.set", mem, POOL, &nl, &a));
+	assert_int_equal(nl, 3);
+	fill(mem, HDR, 64, 5);
+	OK(rpmem_persist(p, HDR, 64, 2, 0));
+	errno = 0;
+	assert_int_not_equal(rpmem_persist(p, HDR, 64, 3, 0), 0);
+	assert_int_equal(errno, EINVAL);
+	OK(rpmem_close(p));
+	for (size_t i = 0; i < sizeof(ignored) / sizeof(ignored[0]); i++) {
+		assert_int_equal(setenv("RPMEM_MAX_NLANES", ignored[i], 1), 0);
+		nl = MAX_LANES;
+		p = MUST(rpmem_open(Target, "le.set", mem, POOL, &nl, NULL));
+		assert_int_equal(nl, MAX_LANES);
+		OK(rpmem_close(p));
+	}
+	assert_int_equal(unsetenv("RPMEM_MAX_NLANES"), 0);
+	OK(rpmem_remove(Target, "le.set", RPMEM_REMOVE_POOL_SET));
+	mem_free(mem, POOL);
+}
+
 /* one thread of test_parallel_pools: a pool of its own */
 struct pool_worker {
 	pthread_t thread;
@@ -2259,9 +2297,10 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_remove_pool_set), cmocka_unit_test(test_config_errors),
 	};
 	const struct CMUnitTest data[] = {
-	    cmocka_unit_test(test_persist_rules), cmocka_unit_test(test_nohdrs),
-	    cmocka_unit_test(test_singlehdr),	  cmocka_unit_test(test_two_parts),
-	    cmocka_unit_test(test_lanes),	  cmocka_unit_test(test_parallel_pools),
+	    cmocka_unit_test(test_persist_rules),  cmocka_unit_test(test_nohdrs),
+	    cmocka_unit_test(test_singlehdr),	   cmocka_unit_test(test_two_parts),
+	    cmocka_unit_test(test_lanes),	   cmocka_unit_test(test_lanes_env),
+	    cmocka_unit_test(test_parallel_pools),
 	};
 	const struct CMUnitTest crash[] = {cmocka_unit_test(test_daemon_killed)};
 	const struct CMUnitTest gone[] = {
