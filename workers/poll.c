@@ -3,7 +3,9 @@
 
 /*
  * poll.c -- a worker's loop: poll the CQs, run submitted work and timers,
- * and, per workers.polling, spin, or arm the CQs, poll once more and sleep.
+ * and, per workers.polling, spin, or sleep on the completion channel, the
+ * eventfd, the connections' descriptors and the earliest timer once every
+ * CQ re-armed since its last poll has been polled again.
  */
 
 #include <errno.h>
