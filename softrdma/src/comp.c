@@ -144,29 +144,23 @@ softrdma_seq_le(uint32_t a, uint32_t b)
 
 /*
  * Requester: find the outstanding WR with @seq; returns its ring offset.
- * Sequence numbers are given in ring order, so the offset is the distance
- * from the head's, as an RNIC indexes its send queue; the scan is only
- * what a number out of that order (a peer's bad answer) costs.
+ * Sequence numbers are given in ring order (a WR leaves at the head, or at
+ * the tail when its post fails, taking its number back), so the offset is
+ * the distance from the head's, as an RNIC indexes its send queue; a
+ * number outside the outstanding ones (a peer's bad answer) is ENOENT.
  */
 static int
 softrdma_sq_find(struct softrdma_qp *qp, uint32_t seq, uint32_t *off)
 {
 	uint32_t i;
 
-	if (qp->sq_count) {
-		i = seq - qp->sq[qp->sq_head].seq;
-		if (i < qp->sq_count && qp->sq[(qp->sq_head + i) % qp->sq_size].seq == seq) {
-			*off = i;
-			return 0;
-		}
-	}
-	for (i = 0; i < qp->sq_count; i++) {
-		if (qp->sq[(qp->sq_head + i) % qp->sq_size].seq == seq) {
-			*off = i;
-			return 0;
-		}
-	}
-	return ENOENT;
+	if (!qp->sq_count)
+		return ENOENT;
+	i = seq - qp->sq[qp->sq_head].seq;
+	if (i >= qp->sq_count || qp->sq[(qp->sq_head + i) % qp->sq_size].seq != seq)
+		return ENOENT;
+	*off = i;
+	return 0;
 }
 
 /* Requester: prepare scatter pointers of a READ response. */
