@@ -483,7 +483,7 @@ send_failed(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 
 /* see ctl.h */
 bool
-rpmaf__ctl_on_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc)
+rpmaf__ctl_take_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 {
 	void *buf = (void *)(uintptr_t)wc->wr_id;
 

@@ -158,11 +158,20 @@ int rpmaf__ctl_heartbeat_start(struct rpmaf__ctl *c, uint32_t interval_ms, uint3
  */
 int rpmaf__ctl_recv(struct rpmaf__ctl *c, const struct ibv_wc *wc, void *buf);
 
+/* rpmaf__ctl_take_wc -- rpmaf__ctl_on_wc() with sends of the channel in flight (ctl.c) */
+bool rpmaf__ctl_take_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc);
+
 /*
  * rpmaf__ctl_on_wc -- the connection's on_wc, first: true when the
  * completion was the channel's (then consumed), false when it is the owner's.
+ * Inline: it runs on every completion, and with none of the channel's sends
+ * in flight the answer is known at once.
  */
-bool rpmaf__ctl_on_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc);
+static inline bool
+rpmaf__ctl_on_wc(struct rpmaf__ctl *c, const struct ibv_wc *wc)
+{
+	return c->ninflight && rpmaf__ctl_take_wc(c, wc);
+}
 
 /*
  * rpmaf__ctl_send -- encode and send m (m->hdr.credits is filled here).

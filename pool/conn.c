@@ -77,8 +77,7 @@ conn_on_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 	struct rpmaf__pool_op *o = (struct rpmaf__pool_op *)(uintptr_t)wc->wr_id;
 
 	(void)wconn;
-	/* the channel's own sends first; with none in flight the completion is an operation's */
-	if ((pc->ctl.ninflight && rpmaf__ctl_on_wc(&pc->ctl, wc)) || pc->phase == PH_FAILING)
+	if (rpmaf__ctl_on_wc(&pc->ctl, wc) || pc->phase == PH_FAILING)
 		return;
 	if (wc->status != IBV_WC_SUCCESS) {
 		wc_failed(pc, o, wc);
