@@ -112,13 +112,6 @@ rpmaf__submitq_run(struct rpmaf__submitq *q, struct rpmaf_worker *owner, unsigne
 }
 
 /* see submit.h */
-bool
-rpmaf__submitq_empty(struct rpmaf__submitq *q)
-{
-	return cds_wfcq_empty(&q->head, &q->tail);
-}
-
-/* see submit.h */
 void
 rpmaf__submitq_sleep_begin(struct rpmaf__submitq *q)
 {

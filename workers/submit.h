@@ -62,13 +62,10 @@ int rpmaf__submitq_push(struct rpmaf__submitq *q, struct rpmaf_work *work, rpmaf
 /*
  * rpmaf__submitq_run -- run up to max queued functions, oldest first, with
  * owner as their worker. Returns how many ran. A producer caught between
- * its two steps of the enqueue is not waited for: the queue is then not
- * empty (rpmaf__submitq_empty()) and the next call takes the node.
+ * its two steps of the enqueue is not waited for: rpmaf__submitq_pending()
+ * is then still true and the next call takes the node.
  */
 unsigned rpmaf__submitq_run(struct rpmaf__submitq *q, struct rpmaf_worker *owner, unsigned max);
-
-/* rpmaf__submitq_empty -- nothing is queued, not even half-way */
-bool rpmaf__submitq_empty(struct rpmaf__submitq *q);
 
 /*
  * rpmaf__submitq_pending -- something was pushed that has not run yet (a
