@@ -41,7 +41,9 @@ for f in "$dir"/cg.*.*; do
 				if (obj ~ /(^|\/)softrdma\//) obj = "softrdma"
 				else if (obj ~ /(^|\/)librpma\/src\//) obj = "librpma."
 				else if (obj ~ /(^|\/)(pool|workers|regtab|ctl|stats|server|config|proto)\//) obj = "librpmaf"
-				else if (obj ~ /^\.\/|^\/usr\/include\/(urcu|infiniband)\//) obj = obj ~ /urcu/ ? "liburcu" : (obj ~ /infiniband/ ? "librpma." : "libc.so")
+				else if (obj ~ /^\/usr\/include\/urcu\//) obj = "liburcu"
+				else if (obj ~ /^\/usr\/include\/infiniband\//) obj = "librpma." # verbs.h inlined
+				else if (obj ~ /^\.\//) obj = "libc.so" # glibc, built from its own tree
 			}
 			o = "other"
 			if (obj ~ /softrdma/) o = "softrdma"
