@@ -142,14 +142,15 @@ softrdma__conn_close(struct softrdma_conn *c)
 {
 	struct softrdma_qp *qp = c->qp;
 
-	if (c->dead)
+	if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
 		return;
 	if (qp && qp->in == c)
 		qp->in = NULL;
 	if (qp && qp->out == c)
 		qp->out = NULL;
 	__atomic_store_n(&c->dead, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&c->qp, NULL, __ATOMIC_RELAXED);
+	/* released after dead: whoever finds qp NULL also finds the connection dead */
+	__atomic_store_n(&c->qp, NULL, __ATOMIC_RELEASE);
 	shutdown(c->fd, SHUT_RDWR);
 	pthread_mutex_lock(&softrdma_prog.lock);
 	softrdma__list_del(&c->node);
@@ -335,9 +336,14 @@ softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 	/* @c lives until the next reap, which only this thread performs */
 	if (__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
 		return;
-	qp = __atomic_load_n(&c->qp, __ATOMIC_RELAXED);
+	qp = __atomic_load_n(&c->qp, __ATOMIC_ACQUIRE);
 	if (!qp) {
-		softrdma_hello(c);
+		/*
+		 * no QP: a new connection's hello, unless the connection was
+		 * detached and closed since the look at dead above
+		 */
+		if (!__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
+			softrdma_hello(c);
 		return;
 	}
 	pthread_mutex_lock(&qp->lock);
