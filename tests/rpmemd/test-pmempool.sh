@@ -95,7 +95,10 @@ fi
 # one byte of the second part's UUID changed: pmempool finds the header incorrect
 make_set corrupt "" 2
 if write corrupt 0x1 0x6 self; then
-	printf '\x55' | dd of="$tmp/corrupt.part1" bs=1 seek=45 conv=notrunc status=none
+	# the byte's bits inverted: a fixed value was the byte already in 1 run of 256
+	byte=$(od -An -tu1 -j45 -N1 "$tmp/corrupt.part1" | tr -d ' ')
+	printf "\\x$(printf %02x $((byte ^ 0xff)))" |
+		dd of="$tmp/corrupt.part1" bs=1 seek=45 conv=notrunc status=none
 	pmempool check -v "$tmp/corrupt.set" >"$tmp/corrupt.check" 2>&1
 	pmempool info "$tmp/corrupt.part1" >"$tmp/corrupt.info" 2>&1
 	if grep -q 'part 1: incorrect pool header$' "$tmp/corrupt.check" &&
