@@ -1876,6 +1876,23 @@ softrdma_cm_on_msg(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 	return EPROTO;
 }
 
+/*
+ * Whether @fd connected to itself. TCP's simultaneous open lets a connect to
+ * a free local port reach its own socket when the kernel picks that same
+ * port as the source, where an RNIC's request would find no listener and be
+ * refused; the request would come back to its sender as a stray REQ.
+ */
+static int
+softrdma_cm_self_connected(int fd)
+{
+	struct sockaddr_in local, peer;
+	socklen_t llen = sizeof(local), plen = sizeof(peer);
+
+	return !getsockname(fd, (struct sockaddr *)&local, &llen) &&
+	       !getpeername(fd, (struct sockaddr *)&peer, &plen) &&
+	       local.sin_addr.s_addr == peer.sin_addr.s_addr && local.sin_port == peer.sin_port;
+}
+
 /* The id's connection failed or closed (CM thread, cm.lock held). */
 static void
 softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
@@ -1940,6 +1957,8 @@ softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
 		struct sockaddr_in local;
 
 		getsockopt(id->fd, SOL_SOCKET, SO_ERROR, &err, &len);
+		if (!err && softrdma_cm_self_connected(id->fd))
+			err = ECONNREFUSED; /* nobody listens there */
 		if (err) {
 			softrdma_cm_conn_lost(id, err);
 			return;
