@@ -154,7 +154,7 @@ wire_hello(const uint8_t *p)
 	fuzz_assert((r == 0) == ref);
 	if (r)
 		return;
-	softrdma__wire_hello_init(&back, h.src_qpn, h.dst_qpn);
+	softrdma__wire_hello_init(&back, h.src_qpn, h.dst_qpn, h.secret);
 	in.rsvd = 0;
 	fuzz_assert(memcmp(&back, &in, sizeof(in)) == 0);
 }

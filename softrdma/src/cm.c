@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "cm.h"
+#include "softrdma.h"
 
 #define SOFTRDMA_CM_TIMEOUT_MS	    10000
 #define SOFTRDMA_CM_REJECT_GRACE_MS 2000
@@ -70,6 +71,14 @@ struct softrdma_cm_id {
 	size_t rhave;
 	struct softrdma_cm_id *listen;
 	uint32_t remote_qpn;
+	/*
+	 * The connection's secret (secret.h): drawn by the active side with its
+	 * QP, received in the REQ by the passive side, which also records it for
+	 * the peer QP (@remote_entry) until it accepts or rejects.
+	 */
+	uint8_t secret[SOFTRDMA_SECRET_LEN];
+	int has_secret;
+	int remote_entry;
 	uint8_t rnr_retry;
 	uint8_t remote_rnr_retry;
 	struct sockaddr_in peer;
@@ -518,6 +527,19 @@ softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
 }
 
 /*
+ * The passive side is done with the request of @id: the secret it recorded
+ * for the peer QP goes (cm.lock held).
+ */
+static void
+softrdma_cm_forget_request(struct softrdma_cm_id *id)
+{
+	if (!id->remote_entry)
+		return;
+	softrdma__cm_ops(cm.verbs)->secret_forget_remote(id->peer.sin_addr, id->remote_qpn);
+	id->remote_entry = 0;
+}
+
+/*
  * Destroy an id once all its retrieved events were acknowledged; an id
  * inherited through fork does not wait (the parent's threads that may hold
  * its events are not in this process) and goes without a word to its peer.
@@ -537,6 +559,7 @@ rdma_destroy_id(struct rdma_cm_id *cid)
 	while (!id->inherited && id->acked < __atomic_load_n(&id->reported, __ATOMIC_RELAXED))
 		pthread_cond_wait(&cm.cond, &cm.lock);
 	softrdma_cm_close_fd(id);
+	softrdma_cm_forget_request(id);
 	softrdma__list_del(&id->node);
 	/* a QP left on the id stays the application's; the CM lets go of it */
 	if (cid->qp)
@@ -558,6 +581,7 @@ rdma_destroy_id(struct rdma_cm_id *cid)
 			     softrdma_cm_withdraw((struct softrdma_cm_chan *)c->id.channel, c,
 						  NULL))) {
 				softrdma_cm_close_fd(c);
+				softrdma_cm_forget_request(c);
 				softrdma__list_del(&c->node);
 				if (c->sync)
 					rdma_destroy_event_channel(c->id.channel);
@@ -950,6 +974,25 @@ softrdma_cm_qp_connect(struct softrdma_cm_id *id)
 	return ibv_modify_qp(id->id.qp, &a, mask);
 }
 
+/*
+ * Give local QP @qpn the id's connection secret, drawing one first when the
+ * id has none yet (the active side); 0 or an errno (cm.lock held).
+ */
+static int
+softrdma_cm_secure_qp(struct softrdma_cm_id *id, uint32_t qpn)
+{
+	const struct softrdma_cm_ops *ops = softrdma__cm_ops(cm.verbs);
+	int err;
+
+	if (!id->has_secret) {
+		err = ops->secret_new(id->secret);
+		if (err)
+			return err;
+		id->has_secret = 1;
+	}
+	return qpn ? ops->secret_set_local(qpn, id->secret) : 0;
+}
+
 /* Fill the common part of a REQ or REP from @param. */
 static int
 softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m, uint8_t type,
@@ -1042,8 +1085,11 @@ rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 		goto out;
 	}
 	err = softrdma_cm_fill(id, &id->out_req, SOFTRDMA_CM_REQ, param, SOFTRDMA_CM_REQ_PDATA);
+	if (!err)
+		err = softrdma_cm_secure_qp(id, id->out_req.qpn);
 	if (err)
 		goto out;
+	memcpy(id->out_req.secret, id->secret, sizeof(id->secret));
 	id->rnr_retry = param ? param->rnr_retry_count : 7;
 	if (id->rnr_retry > 7)
 		id->rnr_retry = 7;
@@ -1118,6 +1164,8 @@ rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 		goto out;
 	}
 	err = softrdma_cm_fill(id, &m, SOFTRDMA_CM_REP, param, SOFTRDMA_CM_REP_PDATA);
+	if (!err)
+		err = softrdma_cm_secure_qp(id, m.qpn);
 	if (err)
 		goto out;
 	if (param)
@@ -1128,6 +1176,8 @@ rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	err = softrdma_cm_send(id, &m);
 	if (err)
 		goto out;
+	/* the QP has its own entry now, and any hello it sends went out at RTR */
+	softrdma_cm_forget_request(id);
 	id->state = CM_ACCEPTING;
 	pthread_mutex_unlock(&cm.lock);
 	if (id->sync)
@@ -1162,6 +1212,7 @@ rdma_reject(struct rdma_cm_id *cid, const void *private_data, uint8_t private_da
 		memcpy(m.pdata, private_data, private_data_len);
 	err = softrdma_cm_send(id, &m);
 	softrdma_cm_close_fd(id);
+	softrdma_cm_forget_request(id);
 	id->state = CM_ERROR;
 out:
 	pthread_mutex_unlock(&cm.lock);
@@ -1288,6 +1339,7 @@ rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 {
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	struct ibv_qp *qp;
+	int err;
 
 	if (id->inherited)
 		return softrdma_cm_err(EIO);
@@ -1307,7 +1359,8 @@ rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 	}
 	if (!attr->srq && cid->srq)
 		attr->srq = cid->srq;
-	qp = ibv_create_qp_ex(cid->verbs, attr);
+	qp = softrdma__cm_ops(cid->verbs)
+		 ->create_qp(cid->verbs, attr, id->id.route.addr.src_sin.sin_addr);
 	if (!qp) {
 		int err = errno;
 
@@ -1319,6 +1372,15 @@ rdma_create_qp_ex(struct rdma_cm_id *cid, struct ibv_qp_init_attr_ex *attr)
 	ibv_modify_qp(qp, NULL, SOFTRDMA_QP_CM_HOLD);
 	/* under cm.lock: the CM thread reads @qp of ids it handles */
 	pthread_mutex_lock(&cm.lock);
+	/* no hello attaches to the QP without the connection's secret, from now on */
+	err = softrdma_cm_secure_qp(id, qp->qp_num);
+	if (err) {
+		pthread_mutex_unlock(&cm.lock);
+		ibv_modify_qp(qp, NULL, SOFTRDMA_QP_CM_RELEASE);
+		ibv_destroy_qp(qp);
+		softrdma_cm_destroy_cqs(id);
+		return softrdma_cm_err(err);
+	}
 	cid->qp = qp;
 	softrdma_cm_qp_init(id);
 	pthread_mutex_unlock(&cm.lock);
@@ -1794,6 +1856,11 @@ softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 	id->id.port_num = 1;
 	id->remote_qpn = m->qpn;
 	id->remote_rnr_retry = m->rnr_retry;
+	memcpy(id->secret, m->secret, sizeof(id->secret));
+	id->has_secret = 1;
+	/* for a QP the application moves to RTR before it accepts */
+	if (!softrdma__cm_ops(cm.verbs)->secret_set_remote(peer.sin_addr, m->qpn, id->secret))
+		id->remote_entry = 1;
 	id->state = CM_REQ_RCVD;
 	softrdma_cm_event(id, id->listen, RDMA_CM_EVENT_CONNECT_REQUEST, 0, m,
 			  SOFTRDMA_CM_REQ_PDATA);

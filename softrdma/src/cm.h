@@ -36,6 +36,8 @@ struct softrdma_cm_msg {
 	uint8_t flow_control;
 	uint32_t qpn;
 	uint8_t gid[16];
+	/* REQ: the connection's secret (secret.h), drawn by the active side */
+	uint8_t secret[16];
 	uint8_t pdata[SOFTRDMA_CM_REP_PDATA];
 };
 

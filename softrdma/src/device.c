@@ -19,6 +19,7 @@
 #include "progress.h"
 #include "qp.h"
 #include "req.h"
+#include "secret.h"
 #include "shm.h"
 #include "softrdma.h"
 #include "srq.h"
@@ -154,6 +155,15 @@ ibv_get_device_index(struct ibv_device *device)
 	return 0;
 }
 
+/* What the CM of this build asks of every context (cmops.h). */
+static const struct softrdma_cm_ops softrdma_cm_ops = {
+    .create_qp = softrdma__create_qp_bound,
+    .secret_new = softrdma__secret_new,
+    .secret_set_local = softrdma__secret_set_local,
+    .secret_set_remote = softrdma__secret_set_remote,
+    .secret_forget_remote = softrdma__secret_forget_remote,
+};
+
 /* Open a context on softrdma0 and start the progress machinery. */
 struct ibv_context *
 ibv_open_device(struct ibv_device *device)
@@ -177,6 +187,7 @@ ibv_open_device(struct ibv_device *device)
 	err = softrdma__evq_init(&c->async_q);
 	if (err)
 		goto free_c;
+	c->cm_ops = &softrdma_cm_ops;
 	c->vctx.sz = sizeof(c->vctx);
 	c->vctx.query_port = softrdma__query_port_op;
 	c->vctx.query_device_ex = softrdma__query_device_ex;
@@ -844,12 +855,14 @@ softrdma_fork_prepare(void)
 	softrdma__cq_fork_prepare();
 	pthread_mutex_lock(&softrdma_ctxs.lock);
 	softrdma__evq_fork_prepare();
+	softrdma__secret_fork_prepare();
 }
 
 /* fork(), in the parent: release them, last taken first. */
 static void
 softrdma_fork_parent(void)
 {
+	softrdma__secret_fork_parent();
 	softrdma__evq_fork_parent();
 	pthread_mutex_unlock(&softrdma_ctxs.lock);
 	softrdma__cq_fork_parent();
@@ -873,6 +886,7 @@ softrdma_fork_child(void)
 	softrdma__progress_fork_child(dead);
 	softrdma__shm_fork_child();
 	softrdma__mr_fork_child();
+	softrdma__secret_fork_child();
 	if (dead >= 0)
 		close(dead);
 }

@@ -616,17 +616,21 @@ softrdma_conn_dial(struct softrdma_conn *c, struct softrdma_qp *qp)
 }
 
 /*
- * Queue the hello of @c: it names both QPs and offers same-host rings;
- * 0 or ENOMEM.
+ * Queue the hello of @c: it names both QPs, carries the connection's secret
+ * (secret.h) and offers same-host rings; 0 or ENOMEM.
  */
 static int
 softrdma_conn_hello(struct softrdma_conn *c, struct softrdma_qp *qp)
 {
+	const struct sockaddr_in *peer = (const struct sockaddr_in *)&qp->peer;
+	uint8_t secret[SOFTRDMA_SECRET_LEN];
 	struct softrdma_wire_hello hello;
 	struct softrdma_wire_shm offer;
 	struct softrdma_txbuf *b;
 
-	softrdma__wire_hello_init(&hello, qp->qpx.qp_base.qp_num, qp->dest_qpn);
+	softrdma__secret_for_hello(qp->qpx.qp_base.qp_num, peer->sin_addr, qp->dest_qpn, secret);
+	softrdma__wire_hello_init(&hello, qp->qpx.qp_base.qp_num, qp->dest_qpn, secret);
+	explicit_bzero(secret, sizeof(secret));
 	/* offer rings when this side may use them; the answer decides */
 	softrdma__shm_ring_create(c);
 	softrdma__shm_offer(&offer, c->ring_fd);

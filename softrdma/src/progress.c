@@ -26,12 +26,17 @@
 #include "net.h"
 #include "progress.h"
 #include "resp.h"
+#include "secret.h"
 #include "shm.h"
 
-/* A TCP listener hosting up to 255 QP numbers (qpn = port << 8 | index). */
+/*
+ * A TCP listener hosting up to 255 QP numbers (qpn = port << 8 | index),
+ * bound to one local address (the CM id's of its QPs) or to any.
+ */
 struct softrdma_listener {
 	int fd;
 	uint16_t port;
+	struct in_addr addr;
 	int used;
 	/* slot handed out last: numbers are reused as late as possible */
 	int last;
@@ -269,6 +274,39 @@ softrdma_hello_read(struct softrdma_conn *c)
 }
 
 /*
+ * Whether the hello on @c names a QP of the listener that accepted @c: a
+ * listener bound to one address serves the QPs of that address alone.
+ */
+static int
+softrdma_hello_port_ok(struct softrdma_conn *c, uint32_t dst_qpn)
+{
+	struct sockaddr_in local;
+	socklen_t len = sizeof(local);
+
+	if (getsockname(c->fd, (struct sockaddr *)&local, &len) < 0 || local.sin_family != AF_INET)
+		return 0;
+	return ntohs(local.sin_port) == dst_qpn >> 8;
+}
+
+/*
+ * Whether @qp takes the hello @h: it is alive, not in error, connected to
+ * the hello's source (when it knows its peer), has no inbound connection
+ * yet (one is never replaced) and the hello carries its secret, when it has
+ * one (qp->lock held).
+ */
+static int
+softrdma_hello_admitted(struct softrdma_qp *qp, const struct softrdma_wire_hello *h)
+{
+	enum ibv_qp_state st = qp->qpx.qp_base.state;
+
+	if (qp->destroyed || st == IBV_QPS_ERR || qp->in)
+		return 0;
+	if (st != IBV_QPS_RESET && st != IBV_QPS_INIT && qp->dest_qpn != h->src_qpn)
+		return 0;
+	return softrdma__secret_admits(h->dst_qpn, h->secret);
+}
+
+/*
  * Read and check the hello of a new connection, answer it (taking up a
  * same-host offer when possible), then attach it to its QP.
  */
@@ -290,15 +328,15 @@ softrdma_hello(struct softrdma_conn *c)
 	memcpy(&offer, c->abuf, sizeof(offer));
 	softrdma__wire_shm_from_le(&offer);
 	c->hhave = 0;
-	qp = softrdma__wire_hello_check(&h) ? NULL : softrdma__progress_find_qp(h.dst_qpn);
+	qp = softrdma__wire_hello_check(&h) || !softrdma_hello_port_ok(c, h.dst_qpn)
+		 ? NULL
+		 : softrdma__progress_find_qp(h.dst_qpn);
 	if (!qp) {
 		softrdma_drop_hello(c);
 		return;
 	}
 	pthread_mutex_lock(&qp->lock);
-	if (qp->destroyed || qp->qpx.qp_base.state == IBV_QPS_ERR ||
-	    (qp->qpx.qp_base.state != IBV_QPS_RESET && qp->qpx.qp_base.state != IBV_QPS_INIT &&
-	     qp->dest_qpn != h.src_qpn)) {
+	if (!softrdma_hello_admitted(qp, &h)) {
 		pthread_mutex_unlock(&qp->lock);
 		softrdma_drop_hello(c);
 		return;
@@ -313,8 +351,6 @@ softrdma_hello(struct softrdma_conn *c)
 		softrdma_drop_hello(c);
 		return;
 	}
-	if (qp->in)
-		softrdma__conn_close(qp->in);
 	softrdma__list_del(&c->node);
 	c->qp = qp;
 	c->rx = SOFTRDMA_RX_HDR;
@@ -554,13 +590,69 @@ softrdma_progress_main(void *arg)
 	return NULL;
 }
 
-/* Open one more listener; returns it or NULL with errno (prog.lock held). */
+/* Whether a listener of this process already has port @port (prog.lock held). */
+static int
+softrdma_port_taken(uint16_t port)
+{
+	int k;
+
+	for (k = 0; k < softrdma_prog.nlis; k++)
+		if (softrdma_prog.lis[k]->port == port)
+			return 1;
+	return 0;
+}
+
+/*
+ * A socket bound to @addr on a port the kernel picks that no other listener
+ * of this process has (listeners on different addresses may be given the
+ * same port, and the port names the QPs): the sockets given a taken port are
+ * held until one is not, so the kernel picks another. The socket, or -1 with
+ * errno.
+ */
+static int
+softrdma_listener_socket(struct in_addr addr, uint16_t *port)
+{
+	struct sockaddr_in sin = {.sin_family = AF_INET, .sin_addr = addr};
+	int held[16], nheld = 0, fd = -1, err = EADDRINUSE;
+
+	while (nheld < (int)(sizeof(held) / sizeof(held[0]))) {
+		socklen_t len = sizeof(sin);
+
+		fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		if (fd < 0) {
+			err = errno;
+			break;
+		}
+		sin.sin_port = 0;
+		if (bind(fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 ||
+		    getsockname(fd, (struct sockaddr *)&sin, &len) < 0) {
+			err = errno;
+			close(fd);
+			fd = -1;
+			break;
+		}
+		if (!softrdma_port_taken(ntohs(sin.sin_port))) {
+			*port = ntohs(sin.sin_port);
+			break;
+		}
+		held[nheld++] = fd;
+		fd = -1;
+	}
+	while (nheld)
+		close(held[--nheld]);
+	if (fd < 0)
+		errno = err;
+	return fd;
+}
+
+/*
+ * Open one more listener, at local address @addr; returns it or NULL with
+ * errno (prog.lock held).
+ */
 static struct softrdma_listener *
-softrdma_listener_new(void)
+softrdma_listener_new(struct in_addr addr)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
-	struct sockaddr_in sin = {.sin_family = AF_INET};
-	socklen_t len = sizeof(sin);
 	struct softrdma_listener *l;
 	int err;
 
@@ -571,14 +663,12 @@ softrdma_listener_new(void)
 	l = calloc(1, sizeof(*l));
 	if (!l)
 		return NULL;
-	l->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	l->fd = softrdma_listener_socket(addr, &l->port);
 	if (l->fd < 0)
 		goto free_l;
-	sin.sin_addr.s_addr = htonl(INADDR_ANY);
-	if (bind(l->fd, (struct sockaddr *)&sin, sizeof(sin)) < 0 || listen(l->fd, 128) < 0 ||
-	    getsockname(l->fd, (struct sockaddr *)&sin, &len) < 0)
+	l->addr = addr;
+	if (listen(l->fd, 128) < 0)
 		goto close_fd;
-	l->port = ntohs(sin.sin_port);
 	ev.data.ptr = (void *)((uintptr_t)l | 1);
 	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, l->fd, &ev) < 0)
 		goto close_fd;
@@ -598,8 +688,9 @@ free_l:
 }
 
 /*
- * Create the epoll set, the first listener and the thread (prog.lock held);
- * returns 0 or an errno, with nothing left behind on failure.
+ * Create the epoll set and the thread (prog.lock held); listeners come with
+ * the first QP of each local address. Returns 0 or an errno, with nothing
+ * left behind on failure.
  */
 static int
 softrdma_progress_init(void)
@@ -619,9 +710,8 @@ softrdma_progress_init(void)
 		goto close_ep;
 	}
 	ev.data.ptr = &softrdma_tag_wake;
-	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.wakefd, &ev) < 0 ||
-	    !softrdma_listener_new()) {
-		err = errno ? errno : ENOMEM;
+	if (epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, softrdma_prog.wakefd, &ev) < 0) {
+		err = errno;
 		goto close_wake;
 	}
 	sigfillset(&all);
@@ -629,16 +719,11 @@ softrdma_progress_init(void)
 	err = pthread_create(&softrdma_prog.thr, NULL, softrdma_progress_main, NULL);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (err)
-		goto close_lis;
+		goto close_wake;
 	pthread_detach(softrdma_prog.thr);
 	__atomic_store_n(&softrdma_prog.started, 1, __ATOMIC_RELEASE);
 	return 0;
 
-close_lis:
-	close(softrdma_prog.lis[0]->fd);
-	free(softrdma_prog.lis[0]);
-	softrdma_prog.lis[0] = NULL;
-	softrdma_prog.nlis = 0;
 close_wake:
 	close(softrdma_prog.wakefd);
 	softrdma_prog.wakefd = -1;
@@ -674,11 +759,12 @@ softrdma__progress_bell(void)
 }
 
 /*
- * Give @qp a listener slot and a QP number, opening a listener if needed.
- * A QP on a context inherited through fork gets none (EIO).
+ * Give @qp a slot and a QP number in a listener at local address @bind,
+ * opening one if needed. A QP on a context inherited through fork gets none
+ * (EIO).
  */
 int
-softrdma__progress_add_qp(struct softrdma_qp *qp)
+softrdma__progress_add_qp(struct softrdma_qp *qp, struct in_addr bind)
 {
 	struct softrdma_listener *l = NULL;
 	int i, j, k, err;
@@ -690,13 +776,14 @@ softrdma__progress_add_qp(struct softrdma_qp *qp)
 		return err;
 	pthread_mutex_lock(&softrdma_prog.lock);
 	for (k = softrdma_prog.nlis - 1; k >= 0; k--) {
-		if (softrdma_prog.lis[k]->used < SOFTRDMA_QP_PER_PORT) {
+		if (softrdma_prog.lis[k]->addr.s_addr == bind.s_addr &&
+		    softrdma_prog.lis[k]->used < SOFTRDMA_QP_PER_PORT) {
 			l = softrdma_prog.lis[k];
 			break;
 		}
 	}
 	if (!l) {
-		l = softrdma_listener_new();
+		l = softrdma_listener_new(bind);
 		if (!l) {
 			err = errno ? errno : ENOMEM;
 			pthread_mutex_unlock(&softrdma_prog.lock);

@@ -18,7 +18,7 @@ void softrdma__progress_fork_prepare(void);
 void softrdma__progress_fork_parent(void);
 void softrdma__progress_fork_child(int dead);
 int softrdma__progress_start(void);
-int softrdma__progress_add_qp(struct softrdma_qp *qp);
+int softrdma__progress_add_qp(struct softrdma_qp *qp, struct in_addr bind);
 void softrdma__progress_del_qp(struct softrdma_qp *qp);
 struct softrdma_qp *softrdma__progress_find_qp(uint32_t qpn);
 int softrdma__progress_watch(struct softrdma_conn *c, uint32_t events);

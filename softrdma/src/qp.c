@@ -20,6 +20,7 @@
 #include "net.h"
 #include "progress.h"
 #include "qp.h"
+#include "secret.h"
 #include "shm.h"
 #include "srq.h"
 #include "wr.h"
@@ -133,9 +134,12 @@ softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx, struct ib
 	pthread_cond_init(&q->cond, NULL);
 }
 
-/* Attach @qp to its CQs and to the progress thread, which numbers it. */
+/*
+ * Attach @qp to its CQs and to the progress thread, which numbers it after
+ * a listener at local address @bind.
+ */
 static int
-softrdma_qp_register(struct softrdma_qp *qp)
+softrdma_qp_register(struct softrdma_qp *qp, struct in_addr bind)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
 	int err;
@@ -148,7 +152,7 @@ softrdma_qp_register(struct softrdma_qp *qp)
 		if (err)
 			goto detach_send;
 	}
-	err = softrdma__progress_add_qp(qp);
+	err = softrdma__progress_add_qp(qp, bind);
 	if (err)
 		goto detach_recv;
 	return 0;
@@ -160,9 +164,13 @@ detach_send:
 	return err;
 }
 
-/* Create an RC QP (shared by ibv_create_qp and ibv_create_qp_ex). */
+/*
+ * Create an RC QP (shared by ibv_create_qp, ibv_create_qp_ex and the CM)
+ * whose connections arrive at local address @bind.
+ */
 static struct ibv_qp *
-softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_qp_init_attr_ex *a)
+softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_qp_init_attr_ex *a,
+		   struct in_addr bind)
 {
 	struct softrdma_qp *qp;
 	int err;
@@ -179,7 +187,7 @@ softrdma_qp_create(struct ibv_context *ctx, struct ibv_pd *pd, struct ibv_qp_ini
 		goto free_qp;
 	softrdma_qp_init_cap(qp, a);
 	softrdma_qp_init_base(qp, ctx, pd, a);
-	err = softrdma_qp_register(qp);
+	err = softrdma_qp_register(qp, bind);
 	if (err)
 		goto free_queues;
 	qp->qpx.qp_base.handle = qp->qpx.qp_base.qp_num;
@@ -208,7 +216,7 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 	memcpy(&ex, attr, sizeof(*attr));
 	ex.comp_mask = IBV_QP_INIT_ATTR_PD;
 	ex.pd = pd;
-	qp = softrdma_qp_create(pd->context, pd, &ex);
+	qp = softrdma_qp_create(pd->context, pd, &ex, (struct in_addr){htonl(INADDR_ANY)});
 	if (qp)
 		attr->cap = ex.cap;
 	return qp;
@@ -217,6 +225,14 @@ ibv_create_qp(struct ibv_pd *pd, struct ibv_qp_init_attr *attr)
 /* verbs_context.create_qp_ex: extended creation. */
 struct ibv_qp *
 softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr)
+{
+	return softrdma__create_qp_bound(ctx, attr, (struct in_addr){htonl(INADDR_ANY)});
+}
+
+/* The CM's ibv_create_qp_ex: a QP reached at local address @bind only. */
+struct ibv_qp *
+softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+			  struct in_addr bind)
 {
 	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
 
@@ -233,7 +249,7 @@ softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
-	return softrdma_qp_create(ctx, attr->pd, attr);
+	return softrdma_qp_create(ctx, attr->pd, attr, bind);
 }
 
 /* Free what is left of a destroyed QP: its lock and itself. */
@@ -272,6 +288,7 @@ ibv_destroy_qp(struct ibv_qp *q)
 	softrdma__cq_detach(q->send_cq, qp);
 	softrdma__cq_detach(q->recv_cq, qp);
 	softrdma__progress_del_qp(qp);
+	softrdma__secret_forget_local(q->qp_num);
 	softrdma__pd_put(q->pd);
 	free(qp->xwr);
 	free(qp->xsge);
@@ -414,6 +431,8 @@ softrdma_qp_to_reset(struct softrdma_qp *qp)
 {
 	qp->qpx.qp_base.state = IBV_QPS_RESET;
 	softrdma__qp_close_conns(qp);
+	/* a new connection of this QP gets a new secret from the CM, or none */
+	softrdma__secret_forget_local(qp->qpx.qp_base.qp_num);
 	qp->peer_eos = 0;
 	__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 	qp->sq_head = qp->sq_count = qp->sq_ndone = 0;

@@ -19,6 +19,13 @@
  * QP to a CQ or to the progress thread.
  */
 struct ibv_qp *softrdma__create_qp_ex(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr);
+/*
+ * The same, for the CM (softrdma_cm_ops.create_qp): the QP's number comes
+ * from a listener bound to @bind alone, so that its data connections
+ * arrive only where its CM id is (INADDR_ANY: any address).
+ */
+struct ibv_qp *softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
+					 struct in_addr bind);
 
 /*
  * Move @qp to the error state: executed WRs at the head of the send queue

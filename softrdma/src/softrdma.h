@@ -87,6 +87,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "cmops.h"
 #include "util.h"
 #include "wire.h"
 
@@ -117,8 +118,17 @@ struct softrdma_context {
 	struct softrdma_list node;
 	/* set in a forked child on every context of the parent */
 	int inherited;
+	/* what the CM asks beyond the public verbs (cmops.h) */
+	const struct softrdma_cm_ops *cm_ops;
 	struct verbs_context vctx;
 };
+
+/* The CM's operations on a softrdma context; inline, since the CM is another library. */
+static inline const struct softrdma_cm_ops *
+softrdma__cm_ops(struct ibv_context *ctx)
+{
+	return SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context)->cm_ops;
+}
 
 struct softrdma_async_item {
 	struct softrdma_list node;

@@ -72,9 +72,11 @@ softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side)
 
 /* Fill the hello a requester sends first on a new data connection. */
 void
-softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst)
+softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst,
+			  const uint8_t secret[SOFTRDMA_WIRE_SECRET_LEN])
 {
 	memset(h, 0, sizeof(*h));
+	memcpy(h->secret, secret, SOFTRDMA_WIRE_SECRET_LEN);
 	h->magic = htole32(SOFTRDMA_WIRE_MAGIC);
 	h->version = htole16(SOFTRDMA_WIRE_VERSION);
 	h->src_qpn = htole32(src);

@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #define SOFTRDMA_WIRE_MAGIC   0x4d445253u /* "SRDM" */
-#define SOFTRDMA_WIRE_VERSION 2
+#define SOFTRDMA_WIRE_VERSION 3
 #define SOFTRDMA_MAX_MSG      (1u << 30)
 
 enum softrdma_wire_op {
@@ -28,12 +28,21 @@ enum softrdma_wire_op {
 
 #define SOFTRDMA_WF_ACK_REQ 0x01
 
+/*
+ * The first bytes of a data connection: the requester QP names itself and
+ * the responder QP, and proves it speaks for the connection the CM set up
+ * with the secret both sides got from the CM (zeroes for QPs connected
+ * without it).
+ */
+#define SOFTRDMA_WIRE_SECRET_LEN 16
+
 struct softrdma_wire_hello {
 	uint32_t magic;
 	uint16_t version;
 	uint16_t rsvd;
 	uint32_t src_qpn;
 	uint32_t dst_qpn;
+	uint8_t secret[SOFTRDMA_WIRE_SECRET_LEN];
 };
 
 /*
@@ -72,7 +81,7 @@ struct softrdma_wire_hdr {
 };
 
 _Static_assert(sizeof(struct softrdma_wire_hdr) == 32, "wire header size");
-_Static_assert(sizeof(struct softrdma_wire_hello) == 16, "wire hello size");
+_Static_assert(sizeof(struct softrdma_wire_hello) == 32, "wire hello size");
 _Static_assert(sizeof(struct softrdma_wire_shm) == 64, "wire shm offer size");
 
 #define SOFTRDMA_WIRE_HELLO_LEN                                                                    \
@@ -81,7 +90,8 @@ _Static_assert(sizeof(struct softrdma_wire_shm) == 64, "wire shm offer size");
 void softrdma__wire_hdr_to_le(struct softrdma_wire_hdr *h);
 void softrdma__wire_hdr_from_le(struct softrdma_wire_hdr *h);
 int softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side);
-void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst);
+void softrdma__wire_hello_init(struct softrdma_wire_hello *h, uint32_t src, uint32_t dst,
+			       const uint8_t secret[SOFTRDMA_WIRE_SECRET_LEN]);
 int softrdma__wire_hello_check(struct softrdma_wire_hello *h);
 void softrdma__wire_shm_to_le(struct softrdma_wire_shm *w);
 void softrdma__wire_shm_from_le(struct softrdma_wire_shm *w);

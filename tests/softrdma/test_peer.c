@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/wait.h>
 
 #include "softrdma_test.h"
@@ -275,7 +276,8 @@ target_cm(void *arg)
 		if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
 			struct ibv_qp_init_attr a = t_rc_attr(NULL, 4, 4, 1);
 
-			if (rdma_create_qp(ev->id, NULL, &a) || rdma_accept(ev->id, NULL))
+			/* in the MR's PD: the takeover test writes into it */
+			if (rdma_create_qp(ev->id, t->pd, &a) || rdma_accept(ev->id, NULL))
 				rdma_reject(ev->id, NULL, 0);
 		}
 		rdma_ack_cm_event(ev);
@@ -780,6 +782,104 @@ test_hostile_requests(void **state)
 	assert_true(child_alive(&h->c));
 }
 
+/* A hello from @src to @dst carrying @secret (NULL: none), in wire order. */
+static void
+hello_secret(unsigned char *out, uint32_t src, uint32_t dst, const uint8_t *secret)
+{
+	struct softrdma_wire_hello *hl = (struct softrdma_wire_hello *)out;
+
+	hello(out, SOFTRDMA_WIRE_MAGIC, SOFTRDMA_WIRE_VERSION, src, dst);
+	if (secret)
+		memcpy(hl->secret, secret, sizeof(hl->secret));
+}
+
+/* A plain socket says @buf to 127.0.0.1:@port and must be turned away. */
+static void
+refused_hello(uint16_t port, const unsigned char *buf)
+{
+	int fd = tcp_to(port);
+
+	put(fd, buf, SOFTRDMA_WIRE_HELLO_LEN);
+	expect_closed(fd);
+}
+
+/* WRITE @tag into the target's MR over @id's QP; it must complete. */
+static void
+write_through(struct rdma_cm_id *id, struct ibv_mr *mr, struct hostile *h, const char *tag)
+{
+	struct ibv_wc wc;
+
+	strcpy(mr->addr, tag);
+	assert_int_equal(t_post(id->qp, IBV_WR_RDMA_WRITE, mr->addr, strlen(tag) + 1, mr->lkey,
+				h->addr + 2048, h->rkey, IBV_SEND_SIGNALED, 7),
+			 0);
+	wc = t_wait_wc(id->send_cq);
+	if (wc.status != IBV_WC_SUCCESS)
+		fail_msg("WRITE %s: %s", tag, ibv_wc_status_str(wc.status));
+}
+
+/*
+ * A plain socket that knows both QP numbers of a connection the CM set up
+ * (they are guessable: port << 8 | index) but not the connection's secret
+ * can neither take the connection over nor squat a QP waiting for its
+ * peer; the target's data listener for a connection over 127.0.0.1 is not
+ * reachable at another address.
+ */
+static void
+test_hostile_takeover(void **state)
+{
+	struct hostile *h = *state;
+	struct rdma_event_channel *ch = rdma_create_event_channel();
+	struct rdma_conn_param p = t_conn_param(NULL, 0);
+	unsigned char buf[SOFTRDMA_WIRE_HELLO_LEN];
+	struct sockaddr_in other = t_lo(0);
+	uint8_t guess[SOFTRDMA_WIRE_SECRET_LEN];
+	struct rdma_cm_event *ev;
+	struct rdma_cm_id *id;
+	struct ibv_mr *mr;
+	uint32_t mine, theirs;
+	int fd, i;
+
+	assert_non_null(ch);
+	id = t_resolve(ch, h->cm_port);
+	t_create_qp(id);
+	mine = id->qp->qp_num;
+	/* our QP waits for its peer: a hello naming it without the secret is refused */
+	hello_secret(buf, h->fake[0], mine, NULL);
+	refused_hello(mine >> 8, buf);
+	assert_int_equal(rdma_connect(id, &p), 0);
+	ev = t_event(ch, RDMA_CM_EVENT_ESTABLISHED);
+	theirs = ev->param.conn.qp_num;
+	rdma_ack_cm_event(ev);
+	mr = ibv_reg_mr(id->pd, calloc(1, 4096), 4096, IBV_ACCESS_LOCAL_WRITE);
+	assert_non_null(mr);
+	write_through(id, mr, h, "before");
+	/* the right pair of numbers, with no secret, then with guessed ones */
+	for (i = 0; i < 64; i++) {
+		assert_int_equal(getrandom(guess, sizeof(guess), 0), (ssize_t)sizeof(guess));
+		hello_secret(buf, mine, theirs, i ? guess : NULL);
+		refused_hello(theirs >> 8, buf);
+	}
+	write_through(id, mr, h, "after");
+	/* the target's QP was connected over 127.0.0.1: its listener is there alone */
+	other.sin_addr.s_addr = htonl(INADDR_LOOPBACK + 1);
+	other.sin_port = htons(theirs >> 8);
+	fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	assert_true(fd >= 0);
+	if (!connect(fd, (struct sockaddr *)&other, sizeof(other)))
+		fail_msg("the data listener of a 127.0.0.1 connection answers at 127.0.0.2");
+	assert_int_equal(errno, ECONNREFUSED);
+	close(fd);
+	assert_int_equal(rdma_disconnect(id), 0);
+	t_event_ack(ch, RDMA_CM_EVENT_DISCONNECTED);
+	free(mr->addr);
+	ibv_dereg_mr(mr);
+	rdma_destroy_qp(id);
+	rdma_destroy_id(id);
+	rdma_destroy_event_channel(ch);
+	assert_true(child_alive(&h->c));
+}
+
 /* Run the tests, or play the victim or target role for them. */
 int
 main(int argc, char **argv)
@@ -789,6 +889,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_hostile_cm, hostile_setup, hostile_teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_hello, hostile_setup, hostile_teardown),
 	    cmocka_unit_test_setup_teardown(test_hostile_requests, hostile_setup, hostile_teardown),
+	    cmocka_unit_test_setup_teardown(test_hostile_takeover, hostile_setup, hostile_teardown),
 	};
 
 	if (argc > 1 && !strcmp(argv[1], "victim"))
