@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "device.h"
 #include "mr.h"
@@ -21,6 +22,21 @@ static struct softrdma_mr *softrdma_mr_tab[SOFTRDMA_MAX_MR];
 static uint8_t softrdma_mr_variant[SOFTRDMA_MAX_MR];
 static uint32_t softrdma_mr_next = 1;
 static uint32_t softrdma_pd_next;
+
+/*
+ * How far a slot's key byte moves at each registration: 1 to 255, drawn at
+ * random, so a key never comes back right after it was freed and a peer
+ * that saw one key of a slot cannot tell the next.
+ */
+static uint8_t
+softrdma_mr_key_step(void)
+{
+	uint8_t b = 0;
+
+	if (getrandom(&b, 1, GRND_NONBLOCK) != 1)
+		b = 0; /* no entropy yet (early boot): the next key, as before */
+	return 1 + b % 255;
+}
 
 /* Take a reference on @pd for an object created in it. */
 void
@@ -167,7 +183,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, un
 		goto free_mr;
 	}
 	softrdma_mr_next = slot + 1;
-	softrdma_mr_variant[slot]++;
+	softrdma_mr_variant[slot] += softrdma_mr_key_step();
 	mr->mr.context = pd->context;
 	mr->mr.pd = pd;
 	mr->mr.addr = addr;
@@ -248,7 +264,7 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 		pthread_rwlock_unlock(&softrdma_mr_lock);
 		return IBV_REREG_MR_ERR_INPUT;
 	}
-	softrdma_mr_variant[slot]++;
+	softrdma_mr_variant[slot] += softrdma_mr_key_step();
 	if (npd != mr->pd) {
 		softrdma__pd_put(mr->pd);
 		softrdma__pd_get(npd);
