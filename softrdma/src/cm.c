@@ -10,7 +10,9 @@
  * (default 2000) before REJECTED (status 8) is reported, so a client that
  * races its server's rdma_listen still connects. A connect whose REQ is not
  * acknowledged (MRA, REP or REJ) within SOFTRDMA_CM_TIMEOUT_MS (default
- * 10000) reports UNREACHABLE with status -ETIMEDOUT.
+ * 10000) reports UNREACHABLE with status -ETIMEDOUT. An accepted connection
+ * whose REQ has not come is pending: capped and timed out (util.h,
+ * SOFTRDMA_PENDING_MAX and SOFTRDMA_PENDING_TIMEOUT_MS).
  */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
@@ -87,10 +90,18 @@ struct softrdma_cm_id {
 	struct ibv_pd *ep_pd;
 	int has_ep_attr;
 	int own_cqs;
-	/* active side timers (CLOCK_MONOTONIC ns, 0 = off) */
+	/*
+	 * timers (CLOCK_MONOTONIC ns, 0 = off) of the active side; @deadline
+	 * also ends a passive connection's wait for its request, and
+	 * @retry_at the pause of a listener short of descriptors
+	 */
 	uint64_t deadline;
 	uint64_t refuse_until;
 	uint64_t retry_at;
+	/* accepted, its request not read yet: on cm.pending, oldest first */
+	struct softrdma_list pend;
+	/* a listener whose last accept4() ran out of descriptors (logged once) */
+	int starved;
 	/*
 	 * Set in a forked child on every id of the parent: the id speaks for
 	 * the parent, so every call on it but rdma_destroy_id fails with EIO.
@@ -123,6 +134,11 @@ static struct {
 	int port_offset;
 	uint64_t timeout_ns;
 	uint64_t grace_ns;
+	/* pending connections (see util.h): list, count and limits */
+	struct softrdma_list pending;
+	long npending;
+	long pending_max;
+	uint64_t pending_ns;
 } cm = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .cond = PTHREAD_COND_INITIALIZER,
@@ -241,6 +257,9 @@ softrdma_cm_init(void)
 	int err;
 
 	softrdma__list_init(&cm.ids);
+	softrdma__list_init(&cm.pending);
+	cm.npending = 0;
+	softrdma__pending_limits(&cm.pending_max, &cm.pending_ns);
 	cm.port_offset = off ? atoi(off) : 0;
 	cm.timeout_ns = softrdma_cm_env_ms("SOFTRDMA_CM_TIMEOUT_MS", SOFTRDMA_CM_TIMEOUT_MS);
 	cm.grace_ns =
@@ -446,6 +465,7 @@ softrdma_cm_id_new(struct rdma_event_channel *channel, void *context, enum rdma_
 	id->id.qp_type = IBV_QPT_RC;
 	id->rnr_retry = 7;
 	softrdma__list_init(&id->node);
+	softrdma__list_init(&id->pend);
 	if (!channel) {
 		channel = rdma_create_event_channel();
 		if (!channel) {
@@ -491,6 +511,46 @@ softrdma_cm_close_fd(struct softrdma_cm_id *id)
 	id->fd = -1;
 }
 
+/* Take @id off the pending connections, if it is there (cm.lock held). */
+static void
+softrdma_cm_pend_del(struct softrdma_cm_id *id)
+{
+	if (softrdma__list_empty(&id->pend))
+		return;
+	softrdma__list_del(&id->pend);
+	cm.npending--;
+	id->deadline = 0;
+}
+
+/*
+ * The passive side is done with the request of @id: the secret it recorded
+ * for the peer QP goes (cm.lock held).
+ */
+static void
+softrdma_cm_forget_request(struct softrdma_cm_id *id)
+{
+	if (!id->remote_entry)
+		return;
+	softrdma__cm_ops(cm.verbs)->secret_forget_remote(id->peer.sin_addr, id->remote_qpn);
+	id->remote_entry = 0;
+}
+
+/*
+ * Close and free @id, a passive connection never announced to the
+ * application (CM thread, cm.lock held).
+ */
+static void
+softrdma_cm_pend_drop(struct softrdma_cm_id *id)
+{
+	softrdma_cm_close_fd(id);
+	softrdma_cm_forget_request(id);
+	softrdma_cm_pend_del(id);
+	softrdma__list_del(&id->node);
+	if (id->sync)
+		rdma_destroy_event_channel(id->id.channel);
+	free(id);
+}
+
 /* Withdraw events of @id still queued on channel @c; returns how many (cm.lock held). */
 static int
 softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
@@ -524,19 +584,6 @@ softrdma_cm_withdraw(struct softrdma_cm_chan *c, struct softrdma_cm_id *id,
 		softrdma__evq_push(&move_to->q, n);
 	}
 	return count;
-}
-
-/*
- * The passive side is done with the request of @id: the secret it recorded
- * for the peer QP goes (cm.lock held).
- */
-static void
-softrdma_cm_forget_request(struct softrdma_cm_id *id)
-{
-	if (!id->remote_entry)
-		return;
-	softrdma__cm_ops(cm.verbs)->secret_forget_remote(id->peer.sin_addr, id->remote_qpn);
-	id->remote_entry = 0;
 }
 
 /*
@@ -582,6 +629,7 @@ rdma_destroy_id(struct rdma_cm_id *cid)
 						  NULL))) {
 				softrdma_cm_close_fd(c);
 				softrdma_cm_forget_request(c);
+				softrdma_cm_pend_del(c);
 				softrdma__list_del(&c->node);
 				if (c->sync)
 					rdma_destroy_event_channel(c->id.channel);
@@ -1805,17 +1853,100 @@ rdma_destroy_ep(struct rdma_cm_id *cid)
 	rdma_destroy_id(cid);
 }
 
-/* Accept new TCP connections on a listener (CM thread, cm.lock held). */
+static void softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev);
+
+/*
+ * Make room among the pending connections: the oldest goes, unless its
+ * whole request already waits in its socket, which is then served, so a
+ * client that spoke at once is not lost to a flood (CM thread, cm.lock
+ * held). Either way the oldest leaves cm.pending or its socket is drained,
+ * so a caller's loop ends.
+ */
+static void
+softrdma_cm_pend_evict(void)
+{
+	struct softrdma_cm_id *id =
+	    SOFTRDMA_CONTAINER_OF(cm.pending.next, struct softrdma_cm_id, pend);
+	int avail = 0;
+
+	if (!ioctl(id->fd, FIONREAD, &avail) && avail > 0 &&
+	    id->rhave + (size_t)avail >= sizeof(struct softrdma_cm_msg)) {
+		softrdma_cm_on_io(id, EPOLLIN);
+		return;
+	}
+	softrdma_cm_pend_drop(id);
+}
+
+/*
+ * Close the pending connections whose request did not come in time; the
+ * deadline of the oldest that stays, 0 when none (CM thread, cm.lock held).
+ */
+static uint64_t
+softrdma_cm_pend_timers(uint64_t now)
+{
+	while (!softrdma__list_empty(&cm.pending)) {
+		struct softrdma_cm_id *id =
+		    SOFTRDMA_CONTAINER_OF(cm.pending.next, struct softrdma_cm_id, pend);
+
+		if (id->deadline > now)
+			return id->deadline;
+		softrdma_cm_pend_evict();
+	}
+	return 0;
+}
+
+/*
+ * accept4() on listener @l failed with @err (CM thread, cm.lock held).
+ * Returns non-zero when the next connection may be tried at once. Out of
+ * descriptors or memory, the listener is unwatched for a while instead of
+ * being reported ready again and again, and the burst is logged once.
+ */
+static int
+softrdma_cm_accept_failed(struct softrdma_cm_id *l, int err)
+{
+	if (err == EINTR || err == ECONNABORTED || err == EPROTO)
+		return 1;
+	if (!softrdma__accept_starved(err)) {
+		l->starved = 0;
+		return 0;
+	}
+	epoll_ctl(cm.epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	l->retry_at = softrdma_cm_now() + SOFTRDMA_ACCEPT_PAUSE_NS;
+	if (!l->starved) {
+		struct sockaddr_in sin = {.sin_family = AF_INET};
+		socklen_t len = sizeof(sin);
+
+		getsockname(l->fd, (struct sockaddr *)&sin, &len);
+		softrdma__log("CM listener on TCP port %u: accept: %s; new connections wait, "
+			      "tried again every %llu ms",
+			      ntohs(sin.sin_port), strerror(err),
+			      SOFTRDMA_ACCEPT_PAUSE_NS / 1000000);
+	}
+	l->starved = 1;
+	return 0;
+}
+
+/*
+ * Accept new TCP connections on a listener, a batch at a time so that a
+ * flood does not starve the connections already accepted; each waits for
+ * its request as a pending connection (CM thread, cm.lock held).
+ */
 static void
 softrdma_cm_accept(struct softrdma_cm_id *l)
 {
-	for (;;) {
+	long cap = softrdma__pending_cap(cm.pending_max);
+	int i;
+
+	for (i = 0; i < SOFTRDMA_ACCEPT_BATCH; i++) {
 		struct softrdma_cm_id *id;
 		int one = 1;
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (softrdma_cm_accept_failed(l, errno))
+				continue;
 			return;
+		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		id = softrdma_cm_id_new(l->sync ? NULL : l->id.channel, l->id.context, l->id.ps);
 		if (!id) {
@@ -1825,11 +1956,16 @@ softrdma_cm_accept(struct softrdma_cm_id *l)
 		id->fd = fd;
 		id->listen = l;
 		id->state = CM_REQ_WAIT;
+		id->deadline = softrdma_cm_now() + cm.pending_ns;
 		softrdma__list_add_tail(&cm.ids, &id->node);
+		softrdma__list_add_tail(&cm.pending, &id->pend);
+		cm.npending++;
 		if (softrdma_cm_watch(id, EPOLLIN, 1)) {
-			softrdma_cm_close_fd(id);
-			id->state = CM_ERROR;
+			softrdma_cm_pend_drop(id);
+			continue;
 		}
+		while (cm.npending > cap)
+			softrdma_cm_pend_evict();
 	}
 }
 
@@ -1997,10 +2133,7 @@ softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
 		softrdma_cm_close_fd(id);
 		if (id->state == CM_REQ_WAIT && id->listen) {
 			/* never announced: forget it */
-			softrdma__list_del(&id->node);
-			if (id->sync)
-				rdma_destroy_event_channel(id->id.channel);
-			free(id);
+			softrdma_cm_pend_drop(id);
 			return;
 		}
 		id->state = CM_ERROR;
@@ -2064,18 +2197,40 @@ softrdma_cm_on_io(struct softrdma_cm_id *id, uint32_t ev)
 			softrdma_cm_conn_lost(id, EPROTO);
 			return;
 		}
+		if (id->state != CM_REQ_WAIT)
+			softrdma_cm_pend_del(id); /* its request came */
 	}
 }
 
 /*
- * Run the active-side timers (CM thread, cm.lock held): retry refused
- * connects, report UNREACHABLE when the REQ was never acknowledged. Returns
- * the epoll timeout in milliseconds until the next timer, -1 when none.
+ * A listener paused for want of descriptors: watch it again once its pause
+ * is over, or add the pause's end to *@next (CM thread, cm.lock held).
+ */
+static void
+softrdma_cm_listen_timer(struct softrdma_cm_id *l, uint64_t now, uint64_t *next)
+{
+	if (!l->retry_at)
+		return;
+	if (now >= l->retry_at) {
+		l->retry_at = 0;
+		if (!softrdma_cm_watch(l, EPOLLIN, 1))
+			return;
+		l->retry_at = now + SOFTRDMA_ACCEPT_PAUSE_NS;
+	}
+	if (!*next || l->retry_at < *next)
+		*next = l->retry_at;
+}
+
+/*
+ * Run the timers (CM thread, cm.lock held): retry refused connects, report
+ * UNREACHABLE when the REQ was never acknowledged, close pending passive
+ * connections whose request is late, resume paused listeners. Returns the
+ * epoll timeout in milliseconds until the next timer, -1 when none.
  */
 static int
 softrdma_cm_timers(void)
 {
-	uint64_t now = softrdma_cm_now(), next = 0;
+	uint64_t now = softrdma_cm_now(), next = softrdma_cm_pend_timers(now);
 	struct softrdma_list *n, *nx;
 	int err;
 
@@ -2083,6 +2238,8 @@ softrdma_cm_timers(void)
 		struct softrdma_cm_id *id = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node);
 
 		nx = n->next;
+		if (id->state == CM_LISTEN)
+			softrdma_cm_listen_timer(id, now, &next);
 		if (id->state != CM_CONNECTING)
 			continue;
 		if (id->deadline && now >= id->deadline) {
@@ -2210,6 +2367,8 @@ softrdma_cm_fork_child(void)
 		softrdma_cm_id_disown(SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node));
 	}
 	softrdma__list_init(&cm.ids);
+	softrdma__list_init(&cm.pending);
+	cm.npending = 0;
 	close(cm.wakefd);
 	close(cm.epfd);
 	cm.wakefd = -1;

@@ -40,6 +40,10 @@ struct softrdma_listener {
 	int used;
 	/* slot handed out last: numbers are reused as late as possible */
 	int last;
+	/* progress thread: unwatched until then for want of descriptors (0: watched) */
+	uint64_t resume_at;
+	/* progress thread: the last accept4() ran out of descriptors (logged once) */
+	int starved;
 	struct softrdma_qp *qps[SOFTRDMA_QP_PER_PORT + 1];
 };
 
@@ -49,7 +53,8 @@ struct softrdma_listener {
  * @epoch, @park/@parked and the start (@started is set with a release
  * store once everything is up, and cleared in a forked child). @cond
  * signals a new epoch and parking. The hello and shm lists belong to the
- * progress thread.
+ * progress thread, and so do @npending (connections on the hello list),
+ * @pending_max, @pending_ns and @npaused (listeners with a resume_at).
  */
 static struct {
 	int started;
@@ -68,6 +73,10 @@ static struct {
 	struct softrdma_list grave;
 	struct softrdma_list hello;
 	struct softrdma_list shm;
+	long npending;
+	long pending_max;
+	uint64_t pending_ns;
+	int npaused;
 } softrdma_prog = {
     .epfd = -1,
     .wakefd = -1,
@@ -203,17 +212,93 @@ softrdma__progress_kick(void)
 	}
 }
 
-/* Accept new data connections on @l; they wait for their hello. */
+/*
+ * accept4() on @l failed with @err (progress thread). Returns non-zero when
+ * the next connection may be tried at once. Out of descriptors or memory,
+ * the listener is unwatched for a while instead of being reported ready
+ * again and again, and the burst is logged once.
+ */
+static int
+softrdma_accept_failed(struct softrdma_listener *l, int err)
+{
+	if (err == EINTR || err == ECONNABORTED || err == EPROTO)
+		return 1;
+	if (!softrdma__accept_starved(err)) {
+		l->starved = 0;
+		return 0;
+	}
+	if (!l->resume_at)
+		softrdma_prog.npaused++;
+	epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_DEL, l->fd, NULL);
+	l->resume_at = softrdma__now_ns() + SOFTRDMA_ACCEPT_PAUSE_NS;
+	if (!l->starved)
+		softrdma__log("data listener on TCP port %u: accept: %s; new connections wait, "
+			      "tried again every %llu ms",
+			      l->port, strerror(err), SOFTRDMA_ACCEPT_PAUSE_NS / 1000000);
+	l->starved = 1;
+	return 0;
+}
+
+static void softrdma_drop_hello(struct softrdma_conn *c);
+static void softrdma_hello(struct softrdma_conn *c);
+
+/*
+ * Read the hello of @c, a connection on the hello list, and count it out
+ * of the pending ones once it left the list, attached or dropped
+ * (progress thread).
+ */
+static void
+softrdma_hello_step(struct softrdma_conn *c)
+{
+	softrdma_hello(c);
+	if (c->pending_until && (__atomic_load_n(&c->dead, __ATOMIC_RELAXED) ||
+				 __atomic_load_n(&c->qp, __ATOMIC_ACQUIRE))) {
+		c->pending_until = 0;
+		softrdma_prog.npending--;
+	}
+}
+
+/*
+ * Close the oldest connection waiting for its hello, after a last read: a
+ * hello already in its socket is served instead, so a peer that spoke at
+ * once is not lost to a flood (progress thread; @c stays allocated until
+ * the next reap).
+ */
+static void
+softrdma_hello_evict(void)
+{
+	struct softrdma_conn *c =
+	    SOFTRDMA_CONTAINER_OF(softrdma_prog.hello.next, struct softrdma_conn, node);
+
+	softrdma_hello_step(c);
+	if (!c->pending_until)
+		return;
+	softrdma_drop_hello(c);
+	c->pending_until = 0;
+	softrdma_prog.npending--;
+}
+
+/*
+ * Accept new data connections on @l, a batch at a time so that a flood
+ * does not starve the connections already open; they wait for their hello
+ * on the hello list, at most softrdma__pending_cap() of them.
+ */
 static void
 softrdma_accept(struct softrdma_listener *l)
 {
-	for (;;) {
+	long cap = softrdma__pending_cap(softrdma_prog.pending_max);
+	int i;
+
+	for (i = 0; i < SOFTRDMA_ACCEPT_BATCH; i++) {
 		struct softrdma_conn *c;
 		int one = 1;
 		int fd = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-		if (fd < 0)
+		if (fd < 0) {
+			if (softrdma_accept_failed(l, errno))
+				continue;
 			return;
+		}
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
 		c = calloc(1, sizeof(*c));
 		if (!c) {
@@ -229,8 +314,56 @@ softrdma_accept(struct softrdma_listener *l)
 			softrdma__list_del(&c->node);
 			close(fd);
 			free(c);
+			continue;
 		}
+		c->pending_until = softrdma__now_ns() + softrdma_prog.pending_ns;
+		softrdma_prog.npending++;
+		while (softrdma_prog.npending > cap)
+			softrdma_hello_evict();
 	}
+}
+
+/*
+ * Close the connections whose hello did not come in time and watch paused
+ * listeners again once their pause is over (progress thread). Returns the
+ * epoll timeout in milliseconds until the next of these, -1 when none.
+ */
+static int
+softrdma_pending_timers(void)
+{
+	uint64_t now = softrdma__now_ns(), next = 0;
+	int k, nlis = __atomic_load_n(&softrdma_prog.nlis, __ATOMIC_ACQUIRE);
+
+	while (!softrdma__list_empty(&softrdma_prog.hello)) {
+		struct softrdma_conn *c =
+		    SOFTRDMA_CONTAINER_OF(softrdma_prog.hello.next, struct softrdma_conn, node);
+
+		if (c->pending_until > now) {
+			next = c->pending_until;
+			break;
+		}
+		softrdma_hello_evict();
+	}
+	for (k = 0; softrdma_prog.npaused && k < nlis; k++) {
+		struct softrdma_listener *l = softrdma_prog.lis[k];
+		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)((uintptr_t)l | 1)};
+
+		if (!l->resume_at)
+			continue;
+		if (now >= l->resume_at) {
+			l->resume_at = 0;
+			softrdma_prog.npaused--;
+			if (!epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_ADD, l->fd, &ev))
+				continue;
+			l->resume_at = now + SOFTRDMA_ACCEPT_PAUSE_NS;
+			softrdma_prog.npaused++;
+		}
+		if (!next || l->resume_at < next)
+			next = l->resume_at;
+	}
+	if (!next)
+		return -1;
+	return (int)((next - now) / 1000000) + 1;
 }
 
 /* Drop a connection that never became a valid data connection. */
@@ -379,7 +512,7 @@ softrdma_conn_event(struct softrdma_conn *c, uint32_t ev)
 		 * detached and closed since the look at dead above
 		 */
 		if (!__atomic_load_n(&c->dead, __ATOMIC_RELAXED))
-			softrdma_hello(c);
+			softrdma_hello_step(c);
 		return;
 	}
 	pthread_mutex_lock(&qp->lock);
@@ -579,6 +712,9 @@ softrdma_progress_main(void *arg)
 			__builtin_ia32_pause();
 		}
 		timeout = softrdma_rescan();
+		i = softrdma_pending_timers();
+		if (i >= 0 && (timeout < 0 || i < timeout))
+			timeout = i;
 		now = softrdma__now_ns();
 		if (work)
 			last = now;
@@ -701,6 +837,7 @@ softrdma_progress_init(void)
 	int err;
 
 	softrdma_prog.spin_ns = (spin ? strtoull(spin, NULL, 10) : 50) * 1000;
+	softrdma__pending_limits(&softrdma_prog.pending_max, &softrdma_prog.pending_ns);
 	softrdma_prog.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (softrdma_prog.epfd < 0)
 		return errno;
@@ -1002,6 +1139,7 @@ softrdma_conns_fork_child(int dead)
 	softrdma__list_init(&softrdma_prog.shm);
 	softrdma__list_init(&softrdma_prog.hello);
 	softrdma__list_init(&softrdma_prog.grave);
+	softrdma_prog.npending = 0;
 }
 
 /*
@@ -1034,6 +1172,7 @@ softrdma__progress_fork_child(int dead)
 		softrdma_prog.lis[l] = NULL;
 	}
 	softrdma_prog.nlis = 0;
+	softrdma_prog.npaused = 0;
 	close(softrdma_prog.wakefd);
 	close(softrdma_prog.epfd);
 	softrdma_prog.wakefd = -1;

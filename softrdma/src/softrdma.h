@@ -231,6 +231,8 @@ struct softrdma_ring_area;
 
 struct softrdma_conn {
 	struct softrdma_list node;
+	/* accepted, no hello yet: closed at this time (progress thread; 0 = not pending) */
+	uint64_t pending_until;
 	int fd;
 	struct softrdma_qp *qp;
 	int is_out;

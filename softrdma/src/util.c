@@ -6,10 +6,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <sys/uio.h>
 #include <time.h>
 #include <unistd.h>
@@ -331,4 +333,85 @@ softrdma__block_signals(void)
 
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, NULL);
+}
+
+/*
+ * Value of environment variable @name, or @def when it is unset or not a
+ * whole number of at least @min.
+ */
+long
+softrdma__env_long(const char *name, long def, long min)
+{
+	const char *v = getenv(name);
+	char *end;
+	long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtol(v, &end, 10);
+	return *end || errno || n < min ? def : n;
+}
+
+/*
+ * Limits of the connections a listener accepted but whose peer has not
+ * named itself yet (a CM request, a data hello): @max from
+ * SOFTRDMA_PENDING_MAX (0: derived from the descriptor limit at each
+ * accept), @timeout_ns from SOFTRDMA_PENDING_TIMEOUT_MS.
+ */
+void
+softrdma__pending_limits(long *max, uint64_t *timeout_ns)
+{
+	*max = softrdma__env_long("SOFTRDMA_PENDING_MAX", 0, 1);
+	*timeout_ns = (uint64_t)softrdma__env_long("SOFTRDMA_PENDING_TIMEOUT_MS",
+						   SOFTRDMA_PENDING_TIMEOUT_MS, 1) *
+		      1000000ull;
+}
+
+/*
+ * How many pending connections a thread keeps: @max when set, otherwise an
+ * eighth of the descriptor limit (it may have been lowered since start),
+ * within [SOFTRDMA_PENDING_MIN, SOFTRDMA_PENDING_CEIL]. Both threads
+ * together then hold at most a quarter of the descriptors in idle sockets,
+ * leaving the rest to the application and the connections being made.
+ */
+long
+softrdma__pending_cap(long max)
+{
+	struct rlimit rl;
+	long cap = SOFTRDMA_PENDING_CEIL;
+
+	if (max > 0)
+		return max;
+	if (!getrlimit(RLIMIT_NOFILE, &rl) && rl.rlim_cur != RLIM_INFINITY &&
+	    rl.rlim_cur / 8 < SOFTRDMA_PENDING_CEIL)
+		cap = (long)(rl.rlim_cur / 8);
+	return cap < SOFTRDMA_PENDING_MIN ? SOFTRDMA_PENDING_MIN : cap;
+}
+
+/* Whether an accept4() error @err means descriptors or memory ran out. */
+int
+softrdma__accept_starved(int err)
+{
+	return err == EMFILE || err == ENFILE || err == ENOBUFS || err == ENOMEM;
+}
+
+/*
+ * One line to stderr, prefixed "softrdma: ", unless SOFTRDMA_LOG=0. Only
+ * for what a background thread cannot return to a caller; callers say
+ * each condition once, not once per occurrence.
+ */
+void
+softrdma__log(const char *fmt, ...)
+{
+	const char *v = getenv("SOFTRDMA_LOG");
+	char line[256];
+	va_list ap;
+
+	if (v && !strcmp(v, "0"))
+		return;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "softrdma: %s\n", line);
 }

@@ -90,6 +90,28 @@ int softrdma__range_mapped(const void *addr, size_t len, int need_write);
 uint64_t softrdma__now_ns(void);
 int softrdma__set_nonblock(int fd);
 void softrdma__block_signals(void);
+long softrdma__env_long(const char *name, long def, long min);
+
+/*
+ * Connections accepted whose peer has not named itself yet (no CM request,
+ * no data hello) are pending: each thread that accepts keeps at most
+ * softrdma__pending_cap() of them, closing the oldest to make room (a
+ * flood of idle sockets then ages out within the cap, while a peer that
+ * speaks at once is served before its turn to go), and closes any still
+ * pending SOFTRDMA_PENDING_TIMEOUT_MS after its accept. A listener whose
+ * accept4() fails with softrdma__accept_starved() is not watched for
+ * SOFTRDMA_ACCEPT_PAUSE_NS, then tried again, and says so once a burst.
+ * No locking: these read the environment and the process's limits only.
+ */
+#define SOFTRDMA_PENDING_TIMEOUT_MS 5000
+#define SOFTRDMA_PENDING_MIN	    8
+#define SOFTRDMA_PENDING_CEIL	    1024
+#define SOFTRDMA_ACCEPT_PAUSE_NS    100000000ull
+#define SOFTRDMA_ACCEPT_BATCH	    32
+void softrdma__pending_limits(long *max, uint64_t *timeout_ns);
+long softrdma__pending_cap(long max);
+int softrdma__accept_starved(int err);
+void softrdma__log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * Private request of the connection manager to the verbs library: with
