@@ -6,6 +6,10 @@
 #   make check-rpma-load       its tests over softrdma (tools/rpma-load/test-rpma-load.sh)
 #   make fuzz-workload         build/fuzz/fuzz_workload (libFuzzer) of the workload parser
 #   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/fuzz_workload/
+#   make fuzz-vfile            build/fuzz/fuzz_vfile (libFuzzer) of --verify-file's readers:
+#                              the journal and the region file (check-fuzz-vfile runs it)
+#   make rpma-load-fuzz-seeds  write fuzz/corpus/fuzz_vfile/real-* again from a real run
+#                              (tools/rpma-load/fuzz-seeds.sh)
 #   make check-rpma-load-tsan  rpma-load, the framework and librpma on ThreadSanitizer
 #                              against rpma-server (tools/rpma-load/test-rpma-load-tsan.sh)
 #   make bench-service         rpma-load against rpma-server beside rpma-bench on bare
@@ -74,6 +78,22 @@ $(RPMA_LOAD_FUZZ_BIN): fuzz/fuzz_workload.c $(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_
 		$(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) -lyaml
 
 $(eval $(call fuzz_targets,workload,$(RPMA_LOAD_FUZZ_BIN)))
+
+# the harness of --verify-file: the journal and the region file, read by the tool's own code
+RPMA_LOAD_VFILE_SRCS := $(addprefix tools/rpma-load/,journal.c record.c vfile.c)
+RPMA_LOAD_VFILE_FUZZ_BIN := $(BUILD)/fuzz/fuzz_vfile
+
+$(RPMA_LOAD_VFILE_FUZZ_BIN): fuzz/fuzz_vfile.c $(RPMA_LOAD_VFILE_SRCS) $(RPMA_LOAD_HDRS) \
+		fuzz/fuzz_assert.h
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(RPMA_LOAD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
+		$(RPMA_LOAD_VFILE_SRCS) -pthread
+
+$(eval $(call fuzz_targets,vfile,$(RPMA_LOAD_VFILE_FUZZ_BIN)))
+
+.PHONY: rpma-load-fuzz-seeds
+rpma-load-fuzz-seeds: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+	@tools/rpma-load/fuzz-seeds.sh $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) fuzz/corpus/fuzz_vfile
 
 CHECK_TARGETS += check-rpma-load
 CHECK_SLOW_TARGETS += check-bench-service-smoke check-rpma-load-tsan
