@@ -157,25 +157,42 @@ check-install: librpma
 	@tools/check-install.sh
 
 # ---------------------------------------------------------------- fuzzing
-# the harnesses of other modules have their own rules in their .mk
-FUZZ_NAMES := $(filter-out fuzz_config fuzz_proto fuzz_workload fuzz_poolset fuzz_softrdma_%, \
-	$(notdir $(basename $(wildcard fuzz/fuzz_*.c))))
+# Every harness is fuzz/fuzz_NAME.c with its seeds in fuzz/corpus/fuzz_NAME/. librpma's
+# are listed here and built by the rule below; a module's have their own rule in its .mk,
+# which registers each with $(eval $(call fuzz_targets,NAME,BIN)). make fuzz builds every
+# registered harness, make check-fuzz runs each for FUZZ_CHECK_SECONDS, make fuzz-run for
+# SECONDS (tools/fuzz-run.sh).
+FUZZ_NAMES := fuzz_mr_descriptor fuzz_peer_cfg_descriptor fuzz_private_data
 FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
+FUZZ_ALL_BINS := $(FUZZ_BINS)
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
-$(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
+# fuzz_targets NAME,BINS -- fuzz-NAME builds the harnesses BINS, check-fuzz-NAME runs them
+# for FUZZ_CHECK_SECONDS, fuzz-run-NAME for SECONDS; make fuzz and check-fuzz take them
+define fuzz_targets
+.PHONY: fuzz-$(1) check-fuzz-$(1) fuzz-run-$(1)
+fuzz-$(1): $(2)
+check-fuzz-$(1): $(2)
+	@tools/fuzz-run.sh $$(FUZZ_CHECK_SECONDS) $(2)
+fuzz-run-$(1): $(2)
+	@tools/fuzz-run.sh $$(SECONDS) $(2)
+FUZZ_ALL_BINS += $(2)
+endef
+
+$(FUZZ_BINS): $(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Ilibrpma/src $(FUZZ_FLAGS) -o $@ $< $(RPMA_SRCS) \
 		$(PROVIDER_LIBS) -pthread -Wl,--wrap=malloc,--wrap=free
 
-fuzz: $(FUZZ_BINS)
+# the modules' harnesses are registered below: these take the whole list (second expansion)
+fuzz: $$(FUZZ_ALL_BINS)
 
-fuzz-run: $(FUZZ_BINS)
-	@tools/fuzz-run.sh $(SECONDS) $(FUZZ_BINS)
+fuzz-run: $$(FUZZ_ALL_BINS)
+	@tools/fuzz-run.sh $(SECONDS) $(FUZZ_ALL_BINS)
 
-check-fuzz: $(FUZZ_BINS)
-	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(FUZZ_BINS)
+check-fuzz: $$(FUZZ_ALL_BINS)
+	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(FUZZ_ALL_BINS)
 
 # ---------------------------------------------------------------- modules
 # The checks of this file, in the order make check runs them; every module

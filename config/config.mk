@@ -62,7 +62,7 @@ $(BUILD)/config/unit-asan/%: $(CONFIG_TEST_DIR)/%.c $(CONFIG_TEST_DEPS) $(CONFIG
 		$(CONFIG_DEP_SRCS) \
 		$(CONFIG_TEST_LIBS) $(CONFIG_TEST_WRAP)
 
-.PHONY: check-config coverage-config fuzz-config check-fuzz-config fuzz-run-config
+.PHONY: check-config coverage-config
 
 check-config: $(CONFIG_UNIT_BINS) $(CONFIG_ASAN_BINS)
 	@tools/run-tests.sh config $(CONFIG_UNIT_BINS)
@@ -87,16 +87,7 @@ $(CONFIG_FUZZ_BIN): fuzz/fuzz_config.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS) $(CONFI
 	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iconfig $(FUZZ_FLAGS) -o $@ $< $(CONFIG_SRCS) \
 		$(CONFIG_DEP_SRCS) -lyaml $(CONFIG_DEP_LIBS) -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
-fuzz-config: $(CONFIG_FUZZ_BIN)
+$(eval $(call fuzz_targets,config,$(CONFIG_FUZZ_BIN)))
 
-check-fuzz-config: $(CONFIG_FUZZ_BIN)
-	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(CONFIG_FUZZ_BIN)
-
-fuzz-run-config: $(CONFIG_FUZZ_BIN)
-	@tools/fuzz-run.sh $(SECONDS) $(CONFIG_FUZZ_BIN)
-
-fuzz: fuzz-config
-fuzz-run: fuzz-run-config
-
-CHECK_TARGETS += check-config check-fuzz-config
+CHECK_TARGETS += check-config
 CLEAN_DIRS += $(BUILD)/config

@@ -22,7 +22,7 @@ SFZ_WARN := $(WARN) -Wno-gnu-variable-sized-type-not-at-end
 SFZ_CFLAGS := -g -O1 $(SFZ_WARN) -pthread -Isoftrdma/src $(FUZZ_FLAGS)
 SFZ_RECORD := $(BUILD)/fuzz/softrdma-record
 
-.PHONY: fuzz-softrdma check-fuzz-softrdma fuzz-run-softrdma softrdma-fuzz-seeds
+.PHONY: softrdma-fuzz-seeds
 
 # static pattern rules: these targets never fall to the librpma harnesses' rule
 $(SFZ_LIB_OBJS): $(SFZ_OBJ)/%.o: softrdma/src/%.c $(SOFTRDMA_HDRS)
@@ -38,13 +38,7 @@ $(SFZ_BINS): $(BUILD)/fuzz/%: fuzz/%.c fuzz/softrdma_fuzz.h $(SFZ_OBJS)
 
 $(BUILD)/fuzz/fuzz_softrdma_cm: softrdma/src/cm.c softrdma/src/cm.h
 
-fuzz-softrdma: $(SFZ_BINS)
-
-check-fuzz-softrdma: $(SFZ_BINS)
-	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(SFZ_BINS)
-
-fuzz-run-softrdma: $(SFZ_BINS)
-	@tools/fuzz-run.sh $(SECONDS) $(SFZ_BINS)
+$(eval $(call fuzz_targets,softrdma,$(SFZ_BINS)))
 
 # The seed recorder runs real softrdma traffic in one process and keeps
 # what softrdma's receive paths read (recv, readv and close are wrapped at
@@ -61,8 +55,4 @@ softrdma-fuzz-seeds: $(SFZ_RECORD)
 	$(SFZ_RECORD) tcp fuzz/corpus
 	$(SFZ_RECORD) shm fuzz/corpus
 
-fuzz: fuzz-softrdma
-fuzz-run: fuzz-run-softrdma
-
-CHECK_TARGETS += check-fuzz-softrdma
 CLEAN_DIRS += $(SFZ_OBJ) $(SFZ_BINS) $(SFZ_RECORD)

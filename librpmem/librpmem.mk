@@ -7,6 +7,8 @@
 #   make check-librpmem-symbols   exactly the header's functions, all LIBRPMEM_1.0
 #   make check-librpmem-unit      tests/unit/librpmem/test_target.c: target strings,
 #                        per-thread errors, errno mapping (gcc, and clang ASan+UBSan)
+#   make fuzz-rpmem-target        build/fuzz/fuzz_rpmem_target (libFuzzer) of the target
+#                        parser (check-fuzz-rpmem-target runs it)
 #   make install-librpmem / uninstall-librpmem   the library, its header, its
 #                        pkg-config file, its man pages and rpmemd (PREFIX,
 #                        LIBDIR, INCLUDEDIR, MANDIR, BINDIR, DESTDIR)
@@ -95,6 +97,17 @@ check-librpmem-unit: $(LIBRPMEM_UNIT) $(LIBRPMEM_UNIT_ASAN)
 	@tools/run-tests.sh librpmem $(LIBRPMEM_UNIT)
 	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
 		tools/run-tests.sh librpmem-asan $(LIBRPMEM_UNIT_ASAN)
+
+# the harness of the target parser, with the per-thread message it sets
+LIBRPMEM_TARGET_FUZZ_BIN := $(BUILD)/fuzz/fuzz_rpmem_target
+
+$(LIBRPMEM_TARGET_FUZZ_BIN): fuzz/fuzz_rpmem_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS) \
+		fuzz/fuzz_assert.h
+	@mkdir -p $(@D)
+	$(CLANG) $(LIBRPMEM_CFLAGS) -O1 $(FUZZ_FLAGS) -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) \
+		-pthread
+
+$(eval $(call fuzz_targets,rpmem-target,$(LIBRPMEM_TARGET_FUZZ_BIN)))
 
 CHECK_TARGETS += check-librpmem-symbols check-librpmem-unit
 CLEAN_DIRS += $(BUILD)/librpmem

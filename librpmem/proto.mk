@@ -9,9 +9,9 @@
 #                                 run both
 #   make coverage-rpmem-proto     line coverage of rpmem_proto.c from the gcc run (a figure)
 #   make fuzz-rpmem-proto         build/fuzz/fuzz_rpmem_proto (libFuzzer)
-#   make check-fuzz-rpmem-proto   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/rpmem_proto/;
+#   make check-fuzz-rpmem-proto   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/fuzz_rpmem_proto/;
 #                                 make fuzz-run-rpmem-proto SECONDS=N for longer
-#   make rpmem-proto-seeds        write fuzz/corpus/rpmem_proto/ again from the test's samples
+#   make rpmem-proto-seeds        write fuzz/corpus/fuzz_rpmem_proto/ again from the test's samples
 #                                 (check-rpmem-proto-unit fails while it is not current)
 
 RPMEM_PROTO_SRCS := librpmem/rpmem_proto.c
@@ -41,8 +41,7 @@ $(RPMEM_PROTO_ASAN_BIN): $(RPMEM_PROTO_TEST) $(RPMEM_PROTO_HDRS) $(RPMEM_PROTO_S
 	@mkdir -p $(@D)
 	$(CLANG) $(RPMEM_PROTO_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(RPMEM_PROTO_SRCS) -lcmocka
 
-.PHONY: check-rpmem-proto-unit coverage-rpmem-proto fuzz-rpmem-proto check-fuzz-rpmem-proto \
-	fuzz-run-rpmem-proto rpmem-proto-seeds
+.PHONY: check-rpmem-proto-unit coverage-rpmem-proto rpmem-proto-seeds
 
 check-rpmem-proto-unit: $(RPMEM_PROTO_UNIT_BIN) $(RPMEM_PROTO_ASAN_BIN)
 	@tools/run-tests.sh rpmem-proto $(RPMEM_PROTO_UNIT_BIN)
@@ -57,9 +56,9 @@ coverage-rpmem-proto: $(RPMEM_PROTO_UNIT_BIN)
 		sed -n "s/^File '\([^']*\)'.*Lines executed:/\1: lines executed /p"
 
 rpmem-proto-seeds: $(RPMEM_PROTO_UNIT_BIN)
-	@mkdir -p fuzz/corpus/rpmem_proto
-	@RPMEM_PROTO_WRITE_SEEDS=$(abspath fuzz/corpus/rpmem_proto) $(RPMEM_PROTO_UNIT_BIN) >/dev/null
-	@echo "fuzz/corpus/rpmem_proto: $$(ls fuzz/corpus/rpmem_proto | wc -l) seeds"
+	@mkdir -p fuzz/corpus/fuzz_rpmem_proto
+	@RPMEM_PROTO_WRITE_SEEDS=$(abspath fuzz/corpus/fuzz_rpmem_proto) $(RPMEM_PROTO_UNIT_BIN) >/dev/null
+	@echo "fuzz/corpus/fuzz_rpmem_proto: $$(ls fuzz/corpus/fuzz_rpmem_proto | wc -l) seeds"
 
 # the harness: an explicit rule, so the generic one of fuzz/ does not apply
 RPMEM_PROTO_FUZZ_BIN := $(BUILD)/fuzz/fuzz_rpmem_proto
@@ -69,23 +68,7 @@ $(RPMEM_PROTO_FUZZ_BIN): fuzz/fuzz_rpmem_proto.c $(RPMEM_PROTO_SRCS) $(RPMEM_PRO
 	@mkdir -p $(@D)
 	$(CLANG) $(RPMEM_PROTO_CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ $< $(RPMEM_PROTO_SRCS)
 
-fuzz-rpmem-proto: $(RPMEM_PROTO_FUZZ_BIN)
+$(eval $(call fuzz_targets,rpmem-proto,$(RPMEM_PROTO_FUZZ_BIN)))
 
-# rpmem_proto_fuzz_run SECONDS -- fuzz-run.sh takes the corpus of the binary's name: a
-# copy of fuzz/corpus/rpmem_proto/ under it
-rpmem_proto_fuzz_run = dir=$$(mktemp -d) && mkdir -p $$dir/fuzz/corpus && \
-	cp -r fuzz/corpus/rpmem_proto $$dir/fuzz/corpus/fuzz_rpmem_proto && \
-	(cd $$dir && $(abspath tools/fuzz-run.sh) $(1) $(abspath $(RPMEM_PROTO_FUZZ_BIN))); \
-	st=$$?; rm -rf $$dir; exit $$st
-
-check-fuzz-rpmem-proto: $(RPMEM_PROTO_FUZZ_BIN)
-	@$(call rpmem_proto_fuzz_run,$(FUZZ_CHECK_SECONDS))
-
-fuzz-run-rpmem-proto: $(RPMEM_PROTO_FUZZ_BIN)
-	@$(call rpmem_proto_fuzz_run,$(SECONDS))
-
-fuzz: fuzz-rpmem-proto
-fuzz-run: fuzz-run-rpmem-proto
-
-CHECK_TARGETS += check-rpmem-proto-unit coverage-rpmem-proto check-fuzz-rpmem-proto
+CHECK_TARGETS += check-rpmem-proto-unit coverage-rpmem-proto
 CLEAN_DIRS += $(BUILD)/rpmem-proto

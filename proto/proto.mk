@@ -52,7 +52,7 @@ $(BUILD)/proto/unit-asan/%: $(PROTO_TEST_DIR)/%.c $(PROTO_TEST_DEPS) $(PROTO_SRC
 	$(CLANG) $(PROTO_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(PROTO_TEST_HELPERS) $(PROTO_SRCS) \
 		$(PROTO_TEST_LIBS) $(PROTO_TEST_WRAP)
 
-.PHONY: check-proto coverage-proto fuzz-proto check-fuzz-proto fuzz-run-proto proto-seeds
+.PHONY: check-proto coverage-proto proto-seeds
 
 check-proto: $(PROTO_UNIT_BINS) $(PROTO_ASAN_BINS)
 	@tools/run-tests.sh proto $(PROTO_UNIT_BINS)
@@ -77,21 +77,12 @@ $(PROTO_FUZZ_BIN): fuzz/fuzz_proto.c $(PROTO_SRCS) $(PROTO_HDRS)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Iproto $(FUZZ_FLAGS) -o $@ $< $(PROTO_SRCS) $(PROTO_LIBS) \
 		-Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
 
-fuzz-proto: $(PROTO_FUZZ_BIN)
-
-check-fuzz-proto: $(PROTO_FUZZ_BIN)
-	@tools/fuzz-run.sh $(FUZZ_CHECK_SECONDS) $(PROTO_FUZZ_BIN)
-
-fuzz-run-proto: $(PROTO_FUZZ_BIN)
-	@tools/fuzz-run.sh $(SECONDS) $(PROTO_FUZZ_BIN)
+$(eval $(call fuzz_targets,proto,$(PROTO_FUZZ_BIN)))
 
 # the seed corpus, written by the test that checks it is current (test_seeds.c)
 proto-seeds: $(BUILD)/proto/unit/test_seeds
 	rm -rf fuzz/corpus/fuzz_proto && mkdir -p fuzz/corpus/fuzz_proto
 	PROTO_WRITE_SEEDS=fuzz/corpus/fuzz_proto $<
 
-fuzz: fuzz-proto
-fuzz-run: fuzz-run-proto
-
-CHECK_TARGETS += check-proto check-fuzz-proto
+CHECK_TARGETS += check-proto
 CLEAN_DIRS += $(BUILD)/proto

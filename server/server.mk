@@ -5,6 +5,9 @@
 #                            clients speaking the control protocol through ctl/
 #   make check-server-tsan   the same test on ThreadSanitizer builds of librpma and of
 #                            the framework's sources (check-slow)
+#   make fuzz-ctl-server     build/fuzz/fuzz_ctl_server (libFuzzer): sequences of client
+#                            messages through the channel and the connection's dispatch,
+#                            over the harness's own worker (check-fuzz-ctl-server runs it)
 #
 # The test links the sources of the modules it needs (config, proto, workers, ctl,
 # server) directly, so that it does not depend on the rest of librpmaf.
@@ -48,3 +51,19 @@ check-server-tsan: $(SERVER_TEST_TSAN) softrdma
 CHECK_TARGETS += check-server
 CHECK_SLOW_TARGETS += check-server-tsan
 CLEAN_DIRS += $(BUILD)/server
+
+# the harness of the server's control dispatch: the channel, the connection, its requests
+# and the protocol, over a worker of the harness's own (no workers/ but its log); librpma's
+# static library for what the region table names, rpma_send() the harness's own
+SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c) \
+	workers/wlog.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
+
+$(SERVER_FUZZ_BIN): fuzz/fuzz_ctl_server.c $(SERVER_FUZZ_SRCS) $(SERVER_MODULE_HDRS) \
+		fuzz/fuzz_assert.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
+		$(SERVER_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium \
+		-lpmem2 -lurcu-memb -lurcu-common -pthread
+
+$(eval $(call fuzz_targets,ctl-server,$(SERVER_FUZZ_BIN)))

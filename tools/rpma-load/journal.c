@@ -54,25 +54,42 @@ journal_head(FILE *f, struct journal *j)
 		   &j->layout.atomic_len, &j->run, &j->n) != 7)
 		return -1;
 	if (j->layout.slot_size < REC_HDR || j->layout.slot_size % REC_ALIGN ||
-	    j->layout.nslots > j->region_size / j->layout.slot_size || j->n > j->layout.nslots)
+	    j->layout.nslots > j->region_size / j->layout.slot_size || j->n > j->layout.nslots ||
+	    j->layout.atomic_len > j->region_size - j->layout.nslots * j->layout.slot_size)
 		return -1;
 	j->layout.atomic_off = j->region_size - j->layout.atomic_len;
 	return 0;
 }
 
-/* journal_entries -- the j->n entry lines of f */
+/*
+ * journal_entries -- the j->n entry lines of f, in increasing slot order
+ * (as journal_write() writes them: one entry per slot). The array grows
+ * with the lines read, so that a count of entries the file does not hold
+ * allocates no more than the lines it does hold need.
+ */
 static int
 journal_entries(FILE *f, struct journal *j)
 {
-	if (j->n && !(j->e = calloc(j->n, sizeof(*j->e))))
-		return -1;
-	for (size_t i = 0; i < j->n; i++) {
-		struct jentry *e = &j->e[i];
+	size_t n = j->n, cap = 0;
 
-		if (fscanf(f, "%" SCNu64 " %" SCNx64 " %u %x", &e->slot, &e->seq, &e->len,
-			   &e->crc) != 4 ||
-		    e->slot >= j->layout.nslots || e->len < REC_HDR || e->len > j->layout.slot_size)
+	j->n = 0;
+	for (size_t i = 0; i < n; i++) {
+		struct jentry e, *grown;
+
+		if (fscanf(f, "%" SCNu64 " %" SCNx64 " %u %x", &e.slot, &e.seq, &e.len, &e.crc) !=
+			4 ||
+		    e.slot >= j->layout.nslots || (i && e.slot <= j->e[i - 1].slot) ||
+		    e.len < REC_HDR || e.len > j->layout.slot_size)
 			return -1;
+		if (i == cap) {
+			cap = cap ? cap * 2 : 64;
+			if (cap > n)
+				cap = n;
+			if (!(grown = realloc(j->e, cap * sizeof(*j->e))))
+				return -1;
+			j->e = grown;
+		}
+		j->e[j->n++] = e;
 	}
 	return 0;
 }

@@ -5,7 +5,11 @@
 #   make rpma-load             build/tools/rpma-load, linked with build/lib/librpmaf.so
 #   make check-rpma-load       its tests over softrdma (tools/rpma-load/test-rpma-load.sh)
 #   make fuzz-workload         build/fuzz/fuzz_workload (libFuzzer) of the workload parser
-#   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/workload/
+#   make check-fuzz-workload   run it for FUZZ_CHECK_SECONDS on fuzz/corpus/fuzz_workload/
+#   make fuzz-vfile            build/fuzz/fuzz_vfile (libFuzzer) of --verify-file's readers:
+#                              the journal and the region file (check-fuzz-vfile runs it)
+#   make rpma-load-fuzz-seeds  write fuzz/corpus/fuzz_vfile/real-* again from a real run
+#                              (tools/rpma-load/fuzz-seeds.sh)
 #   make check-rpma-load-tsan  rpma-load, the framework and librpma on ThreadSanitizer
 #                              against rpma-server (tools/rpma-load/test-rpma-load-tsan.sh)
 #   make bench-service         rpma-load against rpma-server beside rpma-bench on bare
@@ -25,7 +29,7 @@ RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/h
 	rpmaf/include/rpmaf.h
 RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
 
-.PHONY: rpma-load check-rpma-load fuzz-workload check-fuzz-workload bench-service \
+.PHONY: rpma-load check-rpma-load bench-service \
 	check-bench-service-smoke check-rpma-load-tsan
 
 rpma-load: $(RPMA_LOAD_BIN)
@@ -73,14 +77,23 @@ $(RPMA_LOAD_FUZZ_BIN): fuzz/fuzz_workload.c $(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_
 	$(CLANG) $(CFLAGS_BASE) -O1 $(RPMA_LOAD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
 		$(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) -lyaml
 
-fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
+$(eval $(call fuzz_targets,workload,$(RPMA_LOAD_FUZZ_BIN)))
 
-# fuzz-run.sh takes the corpus of the binary's name: give it a copy of fuzz/corpus/workload/
-check-fuzz-workload: $(RPMA_LOAD_FUZZ_BIN)
-	@dir=$$(mktemp -d) && mkdir -p $$dir/fuzz/corpus && \
-	cp -r fuzz/corpus/workload $$dir/fuzz/corpus/fuzz_workload && \
-	(cd $$dir && $(abspath tools/fuzz-run.sh) $(FUZZ_CHECK_SECONDS) \
-		$(abspath $(RPMA_LOAD_FUZZ_BIN))); st=$$?; rm -rf $$dir; exit $$st
+# the harness of --verify-file: the journal and the region file, read by the tool's own code
+RPMA_LOAD_VFILE_SRCS := $(addprefix tools/rpma-load/,journal.c record.c vfile.c)
+RPMA_LOAD_VFILE_FUZZ_BIN := $(BUILD)/fuzz/fuzz_vfile
 
-CHECK_TARGETS += check-rpma-load check-fuzz-workload
+$(RPMA_LOAD_VFILE_FUZZ_BIN): fuzz/fuzz_vfile.c $(RPMA_LOAD_VFILE_SRCS) $(RPMA_LOAD_HDRS) \
+		fuzz/fuzz_assert.h
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 $(RPMA_LOAD_CFLAGS) $(FUZZ_FLAGS) -o $@ $< \
+		$(RPMA_LOAD_VFILE_SRCS) -pthread
+
+$(eval $(call fuzz_targets,vfile,$(RPMA_LOAD_VFILE_FUZZ_BIN)))
+
+.PHONY: rpma-load-fuzz-seeds
+rpma-load-fuzz-seeds: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+	@tools/rpma-load/fuzz-seeds.sh $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) fuzz/corpus/fuzz_vfile
+
+CHECK_TARGETS += check-rpma-load
 CHECK_SLOW_TARGETS += check-bench-service-smoke check-rpma-load-tsan

@@ -8,7 +8,7 @@
 #   make coverage-rpmemd        line coverage of the sources from the gcc run (a figure)
 #   make fuzz-poolset           build/fuzz/fuzz_poolset (libFuzzer): the set file parser
 #                               and the header decoder
-#   make check-fuzz-poolset     run it for FUZZ_CHECK_SECONDS on fuzz/corpus/poolset/;
+#   make check-fuzz-poolset     run it for FUZZ_CHECK_SECONDS on fuzz/corpus/fuzz_poolset/;
 #                               make fuzz-run-poolset SECONDS=N for longer
 #   make check-rpmemd           the daemon program: usage, bad configurations, a port
 #                               taken, SIGTERM and SIGINT (tools/rpmemd/test-rpmemd.sh)
@@ -58,8 +58,7 @@ $(BUILD)/rpmemd/unit-asan/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD
 	$(CLANG) $(RPMEMD_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) \
 		$(RPMEMD_UNIT_SRCS) -lcmocka $(RPMEMD_POOL_LIBS) $(RPMEMD_TEST_WRAP)
 
-.PHONY: check-rpmemd-unit coverage-rpmemd fuzz-poolset check-fuzz-poolset fuzz-run-poolset \
-	check-rpmemd-pmempool
+.PHONY: check-rpmemd-unit coverage-rpmemd check-rpmemd-pmempool
 
 check-rpmemd-unit: $(RPMEMD_UNIT_BINS) $(RPMEMD_ASAN_BINS)
 	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS)
@@ -80,23 +79,7 @@ $(RPMEMD_FUZZ_BIN): fuzz/fuzz_poolset.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS) fuzz/f
 	@mkdir -p $(@D)
 	$(CLANG) $(RPMEMD_CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ $< $(RPMEMD_LIB_SRCS)
 
-fuzz-poolset: $(RPMEMD_FUZZ_BIN)
-
-# fuzz_run_poolset SECONDS -- fuzz-run.sh takes the corpus of the binary's name: a copy
-# of fuzz/corpus/poolset/ under it
-fuzz_run_poolset = dir=$$(mktemp -d) && mkdir -p $$dir/fuzz/corpus && \
-	cp -r fuzz/corpus/poolset $$dir/fuzz/corpus/fuzz_poolset && \
-	(cd $$dir && $(abspath tools/fuzz-run.sh) $(1) $(abspath $(RPMEMD_FUZZ_BIN))); \
-	st=$$?; rm -rf $$dir; exit $$st
-
-check-fuzz-poolset: $(RPMEMD_FUZZ_BIN)
-	@$(call fuzz_run_poolset,$(FUZZ_CHECK_SECONDS))
-
-fuzz-run-poolset: $(RPMEMD_FUZZ_BIN)
-	@$(call fuzz_run_poolset,$(SECONDS))
-
-fuzz: fuzz-poolset
-fuzz-run: fuzz-run-poolset
+$(eval $(call fuzz_targets,poolset,$(RPMEMD_FUZZ_BIN)))
 
 # part files of each shape of set, written by this code, read by Debian's pmempool
 RPMEMD_PARTS_BIN := $(BUILD)/rpmemd/write-parts
@@ -129,5 +112,5 @@ $(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools
 check-rpmemd: $(RPMEMD_BIN) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpmemd/test-rpmemd.sh $(RPMEMD_BIN)
 
-CHECK_TARGETS += check-rpmemd-unit check-fuzz-poolset check-rpmemd-pmempool check-rpmemd
+CHECK_TARGETS += check-rpmemd-unit check-rpmemd-pmempool check-rpmemd
 CLEAN_DIRS += $(BUILD)/rpmemd

@@ -25,7 +25,7 @@
 
 #include "rpmem_proto.h"
 
-#define CORPUS RPMEM_PROTO_TOP_DIR "/fuzz/corpus/rpmem_proto"
+#define CORPUS RPMEM_PROTO_TOP_DIR "/fuzz/corpus/fuzz_rpmem_proto"
 #define BUF    512
 
 /* a payload laid out by hand, independently of the encoder */
@@ -1400,7 +1400,7 @@ seed_emit(const char *name, uint8_t selector, const uint8_t *b, size_t len)
 	assert_int_equal(fclose(f), 0);
 }
 
-/* fuzz/corpus/rpmem_proto/: each sample, a 0 byte before a request, a 1 before an answer */
+/* fuzz/corpus/fuzz_rpmem_proto/: each sample, a 0 byte before a request, a 1 before an answer */
 static void
 test_seeds(void **state)
 {
