@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "daemon.h"
 #include "pool.h"
@@ -41,6 +43,8 @@ struct rpmemd {
 	const struct rpmaf_cfg *cfg;
 	struct rpmaf_server *srv;
 	rpmemd_log_fn log;
+	struct beneath_dir
+	    dir; /* rpmem.poolset_dir, opened once: every file is reached beneath it */
 	pthread_t thread;
 	pthread_mutex_t lock; /* the queue and stop */
 	pthread_cond_t cond;
@@ -157,17 +161,20 @@ on_closed(uint64_t conn_id, void *arg)
 	push(d, j);
 }
 
-/* path_of -- the pool set file of name, under rpmem.poolset_dir */
-static int
-path_of(const struct rpmemd *d, const char *name, char *path, struct answer *an)
+/*
+ * fail_pool -- the answer is the failure err of a pool call on the set
+ * name, whose message is in an->err: the client gets that message (it
+ * names files relative to the directory only, pool.h), except for a
+ * refusal (-EPERM), whose message may quote a path outside the directory
+ * and goes to the daemon's log only
+ */
+static void
+fail_pool(struct answer *an, int err, const char *name)
 {
-	int n = snprintf(path, PATH_MAX, "%s/%s", d->cfg->rpmem.poolset_dir, name);
-
-	if (n < 0 || n >= PATH_MAX) {
-		fail(&an->ans, -ENAMETOOLONG, "the pool set's path is too long");
-		return -1;
-	}
-	return 0;
+	fail(&an->ans, err, an->err);
+	if (err == -EPERM)
+		rpmem_proto_ans_set_msg(&an->ans, "%s: refused by the daemon (its log says why)",
+					name);
 }
 
 /* the codec's attributes and the header's are laid out alike, field for field */
@@ -282,7 +289,6 @@ do_open(struct rpmemd *d, const struct job *j, struct answer *an)
 	const struct rpmem_proto_req *q = &j->req;
 	struct open_pool *p = calloc(1, sizeof(*p));
 	struct pool_hdr_attr attr;
-	char path[PATH_MAX];
 	int ret;
 
 	if (!p) {
@@ -290,16 +296,14 @@ do_open(struct rpmemd *d, const struct job *j, struct answer *an)
 		return;
 	}
 	memcpy(p->name, q->name, sizeof(p->name));
-	if (path_of(d, q->name, path, an))
-		goto err_free;
 	if (q->kind == RPMEM_PROTO_CREATE && q->attr_present)
 		attr_from_wire(q->attr, &attr);
 	ret = q->kind == RPMEM_PROTO_CREATE
-		  ? pool_create(path, q->attr_present ? &attr : NULL, q->pool_size, &p->pool,
-				an->err, sizeof(an->err))
-		  : pool_open(path, q->pool_size, &p->pool, an->err, sizeof(an->err));
+		  ? pool_create(&d->dir, q->name, q->attr_present ? &attr : NULL, q->pool_size,
+				&p->pool, an->err, sizeof(an->err))
+		  : pool_open(&d->dir, q->name, q->pool_size, &p->pool, an->err, sizeof(an->err));
 	if (ret) {
-		fail(&an->ans, ret, an->err);
+		fail_pool(an, ret, q->name);
 		goto err_free;
 	}
 	if (export(d, p, j, an))
@@ -314,7 +318,7 @@ err_close:
 	(void)pool_close(&p->pool, NULL, 0);
 	/* a pool made for nothing is not left behind */
 	if (q->kind == RPMEM_PROTO_CREATE)
-		(void)pool_remove(path, POOL_REMOVE_FORCE, NULL, 0);
+		(void)pool_remove(&d->dir, q->name, POOL_REMOVE_FORCE, NULL, 0);
 err_free:
 	free(p);
 }
@@ -357,13 +361,10 @@ do_set_attr(struct rpmemd *d, const struct job *j, struct answer *an)
 static void
 do_remove(struct rpmemd *d, const struct job *j, struct answer *an)
 {
-	char path[PATH_MAX];
 	int ret;
 
-	if (path_of(d, j->req.name, path, an))
-		return;
-	if ((ret = pool_remove(path, (int)j->req.flags, an->err, sizeof(an->err))))
-		fail(&an->ans, ret, an->err);
+	if ((ret = pool_remove(&d->dir, j->req.name, (int)j->req.flags, an->err, sizeof(an->err))))
+		fail_pool(an, ret, j->req.name);
 }
 
 /* printable -- text for a log line: bytes a terminal would act on become '?' */
@@ -395,7 +396,7 @@ static void
 serve(struct rpmemd *d, const struct job *j)
 {
 	struct answer an = {.ans.kind = j->req.kind};
-	char what[RPMEM_PROTO_NAME_MAX + 1];
+	char what[RPMEM_PROTO_NAME_MAX + 1], why[POOL_ERR_MAX];
 
 	subject(d, j, what, sizeof(what));
 	if (j->req.kind == RPMEM_PROTO_CREATE || j->req.kind == RPMEM_PROTO_OPEN)
@@ -406,10 +407,12 @@ serve(struct rpmemd *d, const struct job *j)
 		do_set_attr(d, j, &an);
 	else
 		do_remove(d, j, &an);
+	/* the log has the whole message, which the client may not have had (fail_pool()) */
+	printable(an.err[0] ? an.err : an.ans.msg, why, sizeof(why));
 	if (an.ans.status)
 		d->log(RPMAF_LOG_WARNING, "client #%llu: %s %s: %s: %s",
 		       (unsigned long long)j->conn_id, rpmem_proto_kind_name(j->req.kind), what,
-		       strerror((int)an.ans.status), an.ans.msg);
+		       strerror((int)an.ans.status), why);
 	else
 		d->log(RPMAF_LOG_INFO, "client #%llu: %s %s: done (pool %016llx)",
 		       (unsigned long long)j->conn_id, rpmem_proto_kind_name(j->req.kind), what,
@@ -453,6 +456,39 @@ control(void *arg)
 	return NULL;
 }
 
+/*
+ * dir_open -- rpmem.poolset_dir opened for good; one warning when others
+ * than the daemon's user and root may write it or own it: whoever writes
+ * there may plant a set file (owned by them, it is refused; but they may
+ * also rename or remove the administrator's own files)
+ */
+static int
+dir_open(struct rpmemd *d)
+{
+	const char *path = d->cfg->rpmem.poolset_dir;
+	char err[BENEATH_ERR_MAX];
+	uid_t euid = geteuid();
+	struct stat st;
+
+	if (beneath_dir_open(path, &d->dir, err, sizeof(err))) {
+		d->log(RPMAF_LOG_ERROR, "rpmem.poolset_dir: %s", err);
+		return RPMAF_E_SYS;
+	}
+	if (fstat(d->dir.fd, &st)) {
+		d->log(RPMAF_LOG_ERROR, "rpmem.poolset_dir: %s: cannot stat: %s", path,
+		       strerror(errno));
+		beneath_dir_close(&d->dir);
+		return RPMAF_E_SYS;
+	}
+	if ((st.st_mode & (S_IWGRP | S_IWOTH)) || (st.st_uid != euid && st.st_uid != 0))
+		d->log(RPMAF_LOG_WARNING,
+		       "rpmem.poolset_dir %s is not private: mode %04o, owner uid %u (the daemon "
+		       "runs as uid %u): whoever may write it can rename or remove pool set files "
+		       "and parts; make it owned by the daemon's user, mode 0700",
+		       path, (unsigned)(st.st_mode & 07777), (unsigned)st.st_uid, (unsigned)euid);
+	return 0;
+}
+
 /* see daemon.h */
 int
 rpmemd_new(const struct rpmaf_cfg *cfg, struct rpmaf_server *srv, rpmemd_log_fn log,
@@ -468,6 +504,10 @@ rpmemd_new(const struct rpmaf_cfg *cfg, struct rpmaf_server *srv, rpmemd_log_fn 
 	d->cfg = cfg;
 	d->srv = srv;
 	d->log = log;
+	if ((ret = dir_open(d))) {
+		free(d);
+		return ret;
+	}
 	for (unsigned k = RPMEM_PROTO_CREATE; k <= RPMEM_PROTO_REMOVE; k++) {
 		if ((ret = rpmaf_server_call_handler_add(srv, RPMEM_PROTO_HANDLER(k), on_call, d)))
 			goto err_free;
@@ -489,6 +529,7 @@ err_cond:
 err_lock:
 	pthread_mutex_destroy(&d->lock);
 err_free:
+	beneath_dir_close(&d->dir);
 	free(d);
 	return ret;
 }
@@ -515,6 +556,7 @@ rpmemd_delete(struct rpmemd **d_ptr)
 	}
 	pthread_cond_destroy(&d->cond);
 	pthread_mutex_destroy(&d->lock);
+	beneath_dir_close(&d->dir);
 	free(d);
 	*d_ptr = NULL;
 }

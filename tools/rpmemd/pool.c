@@ -27,14 +27,18 @@
 
 /* one part file of an open pool */
 struct pool_part {
+	int dirfd;	       /* its directory (beneath_parent()), or a negative errno */
+	const char *last;      /* its name in that directory: the end of its set path */
 	int fd;		       /* -1 while not open */
 	bool created;	       /* made by this pool_create() call: unlinked if it fails */
 	struct pmem2_map *map; /* its bytes in the reservation; NULL while not mapped */
 };
 
 struct pool {
-	char *set_path; /* the set file's, for messages and POOL_REMOVE_POOL_SET */
-	struct poolset *set;
+	char *set_path; /* the set file's, relative to the pool set directory */
+	dev_t set_dev;	/* the set file read, for POOL_REMOVE_POOL_SET */
+	ino_t set_ino;
+	struct poolset *set;		  /* its parts' paths made relative to the directory too */
 	struct pool_part *parts;	  /* set->nparts */
 	unsigned nhdrs;			  /* the parts, from the first, that have a header */
 	struct pool_hdr *hdrs;		  /* nhdrs headers as on disk; NULL when nhdrs is 0 */
@@ -115,10 +119,66 @@ part_len(const struct pool *pool, unsigned i)
 	return (pool->set->parts[i].size & ~PAGE_MASK) - part_skip(pool, i);
 }
 
-/* set_read -- the set file's bytes, POOLSET_MAX_FILE + 1 at most (poolset_parse() refuses more) */
+/*
+ * refused -- the message of a lookup beneath the pool set directory that
+ * failed with code (beneath.h): a symbolic link on the way or a path that
+ * leaves the directory is refused with -EPERM, whatever else with code
+ */
 static int
-set_read(const char *path, char **text_ptr, size_t *len_ptr, char *err, size_t err_len)
+refused(char *err, size_t err_len, int code, const char *path, const char *what)
 {
+	if (code == -ELOOP)
+		return fail(err, err_len, -EPERM,
+			    "%s: refused: a symbolic link on the way (none is followed beneath "
+			    "rpmem.poolset_dir)",
+			    path);
+	if (code == -EXDEV)
+		return fail(err, err_len, -EPERM, "%s: refused: outside rpmem.poolset_dir", path);
+	return fail(err, err_len, code, "%s: cannot %s: %s", path, what, strerror(-code));
+}
+
+/*
+ * set_trust -- the set file open at fd is one the daemon may follow: a
+ * regular file, owned by the daemon's user or by root, that no group or
+ * other user may write (whoever writes it chooses the files the daemon
+ * creates and removes)
+ */
+static int
+set_trust(struct pool *pool, int fd, char *err, size_t err_len)
+{
+	const char *path = pool->set_path;
+	uid_t euid = geteuid();
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
+	if (!S_ISREG(st.st_mode))
+		return fail(err, err_len, -EINVAL, "%s: not a regular file", path);
+	if (st.st_uid != euid && st.st_uid != 0)
+		return fail(err, err_len, -EPERM,
+			    "%s: refused: owned by uid %u, neither the daemon's (%u) nor root",
+			    path, (unsigned)st.st_uid, (unsigned)euid);
+	if (st.st_mode & (S_IWGRP | S_IWOTH))
+		return fail(err, err_len, -EPERM,
+			    "%s: refused: mode %04o lets %s write it (chmod go-w)", path,
+			    (unsigned)(st.st_mode & 07777),
+			    (st.st_mode & S_IWOTH) ? "anyone" : "its group");
+	pool->set_dev = st.st_dev;
+	pool->set_ino = st.st_ino;
+	return 0;
+}
+
+/*
+ * set_read -- the set file's bytes, POOLSET_MAX_FILE + 1 at most
+ * (poolset_parse() refuses more), opened beneath dir and trusted
+ * (set_trust()); O_NONBLOCK, so that a FIFO planted there cannot hang the
+ * daemon before it is refused
+ */
+static int
+set_read(struct pool *pool, const struct beneath_dir *dir, char **text_ptr, size_t *len_ptr,
+	 char *err, size_t err_len)
+{
+	const char *path = pool->set_path;
 	const size_t cap = POOLSET_MAX_FILE + 1;
 	char *text = malloc(cap);
 	size_t len = 0;
@@ -127,12 +187,13 @@ set_read(const char *path, char **text_ptr, size_t *len_ptr, char *err, size_t e
 
 	if (text == NULL)
 		return fail(err, err_len, -ENOMEM, "%s: out of memory", path);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = beneath_open(dir, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
-		ret = fail(err, err_len, -errno, "%s: cannot open: %s", path, strerror(errno));
+		ret = refused(err, err_len, fd, path, "open");
 		goto err_free_text;
 	}
-	while (len < cap && n != 0) {
+	ret = set_trust(pool, fd, err, err_len);
+	while (ret == 0 && len < cap && n != 0) {
 		n = read(fd, text + len, cap - len);
 		if (n < 0 && errno != EINTR) {
 			ret = fail(err, err_len, -errno, "%s: cannot read: %s", path,
@@ -161,8 +222,10 @@ parts_alloc(struct pool *pool, char *err, size_t err_len)
 	pool->parts = calloc(pool->set->nparts, sizeof(*pool->parts));
 	if (pool->parts == NULL)
 		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
-	for (unsigned i = 0; i < pool->set->nparts; i++)
+	for (unsigned i = 0; i < pool->set->nparts; i++) {
 		pool->parts[i].fd = -1;
+		pool->parts[i].dirfd = -ENOENT;
+	}
 	if (pool->nhdrs == 0)
 		return 0;
 	pool->hdrs = calloc(pool->nhdrs, sizeof(*pool->hdrs));
@@ -184,57 +247,133 @@ pool_size(const struct pool *pool)
 	return size + (pool->nhdrs ? POOL_HDR_SIZE : 0);
 }
 
-/* pool_new -- a pool of the set file at set_path, read and parsed, nothing open yet */
+/* set_name -- the set file's path made relative to dir into pool->set_path (beneath_rel()) */
 static int
-pool_new(const char *set_path, struct pool **pool_ptr, char *err, size_t err_len)
+set_name(struct pool *pool, const struct beneath_dir *dir, const char *name, char *err,
+	 size_t err_len)
 {
-	struct pool *pool = calloc(1, sizeof(*pool));
-	size_t path_len = strlen(set_path) + 1;
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
+	char rel[PATH_MAX];
+	int ret = beneath_rel(dir, name, rel, sizeof(rel));
 
-	if (pool == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", set_path);
+	if (ret == 0 && rel[0] == '\0')
+		ret = -EISDIR;
+	if (ret)
+		return refused(err, err_len, ret, name, "resolve");
 	/* not strdup(): the tests make malloc() fail, and strdup() calls libc's own */
-	pool->set_path = malloc(path_len);
-	if (pool->set_path == NULL) {
-		ret = fail(err, err_len, -ENOMEM, "%s: out of memory", set_path);
-		goto err_free_pool;
-	}
-	memcpy(pool->set_path, set_path, path_len);
-	ret = set_read(set_path, &text, &len, err, err_len);
-	if (ret)
-		goto err_free_path;
-	ret = poolset_parse(text, len, set_path, &pool->set, err, err_len);
-	free(text);
-	if (ret)
-		goto err_free_path;
-	ret = parts_alloc(pool, err, err_len);
-	if (ret)
-		goto err_delete_set;
-	pool->size = pool_size(pool);
-	*pool_ptr = pool;
+	pool->set_path = malloc(strlen(rel) + 1);
+	if (pool->set_path == NULL)
+		return fail(err, err_len, -ENOMEM, "%s: out of memory", rel);
+	strcpy(pool->set_path, rel);
 	return 0;
-
-err_delete_set:
-	poolset_delete(&pool->set);
-err_free_path:
-	free(pool->set_path);
-err_free_pool:
-	free(pool);
-	return ret;
 }
 
-/* pool_free -- what pool_new() allocated */
+/*
+ * part_resolve -- part i's path as the set file writes it made relative to
+ * dir (a path outside is refused, naming the set file, its line and the
+ * part as written), and its directory opened; a directory that is missing
+ * is left for part_create() and part_open() to report (dirfd -ENOENT)
+ */
+static int
+part_resolve(struct pool *pool, const struct beneath_dir *dir, unsigned i, char *err,
+	     size_t err_len)
+{
+	struct poolset_part *sp = &pool->set->parts[i];
+	struct pool_part *part = &pool->parts[i];
+	char rel[PATH_MAX], *copy;
+	int ret = beneath_rel(dir, sp->path, rel, sizeof(rel));
+
+	if (ret == -EXDEV)
+		return fail(err, err_len, -EPERM,
+			    "%s:%u: refused: part '%s' is outside rpmem.poolset_dir",
+			    pool->set_path, sp->line, sp->path);
+	if (ret == 0 && rel[0] == '\0')
+		ret = -EISDIR;
+	if (ret)
+		return fail(err, err_len, ret, "%s:%u: part '%s': %s", pool->set_path, sp->line,
+			    sp->path, strerror(-ret));
+	copy = malloc(strlen(rel) + 1);
+	if (copy == NULL)
+		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+	strcpy(copy, rel);
+	free(sp->path);
+	sp->path = copy;
+	part->dirfd = beneath_parent(dir, sp->path, &part->last);
+	if (part->dirfd >= 0 || part->dirfd == -ENOENT)
+		return 0;
+	return refused(err, err_len, part->dirfd, sp->path, "open the directory of");
+}
+
+/* parts_resolve -- every part resolved (part_resolve()); no two parts are one file */
+static int
+parts_resolve(struct pool *pool, const struct beneath_dir *dir, char *err, size_t err_len)
+{
+	const struct poolset *set = pool->set;
+
+	for (unsigned i = 0; i < set->nparts; i++) {
+		int ret = part_resolve(pool, dir, i, err, err_len);
+
+		if (ret)
+			return ret;
+		for (unsigned k = 0; k < i; k++) {
+			if (strcmp(set->parts[k].path, set->parts[i].path) == 0)
+				return fail(err, err_len, -EINVAL,
+					    "%s:%u: the part is the file of line %u",
+					    pool->set_path, set->parts[i].line, set->parts[k].line);
+		}
+	}
+	return 0;
+}
+
+/* pool_free -- what pool_new() allocated and opened (the parts closed before) */
 static void
 pool_free(struct pool *pool)
 {
+	for (unsigned i = 0; pool->parts && i < pool->set->nparts; i++) {
+		if (pool->parts[i].dirfd >= 0)
+			close(pool->parts[i].dirfd);
+	}
 	free(pool->hdrs);
 	free(pool->parts);
 	poolset_delete(&pool->set);
 	free(pool->set_path);
 	free(pool);
+}
+
+/*
+ * pool_new -- a pool of the set file name beneath dir, read (set_read()),
+ * parsed and its parts resolved (parts_resolve()), nothing open but their
+ * directories
+ */
+static int
+pool_new(const struct beneath_dir *dir, const char *name, struct pool **pool_ptr, char *err,
+	 size_t err_len)
+{
+	struct pool *pool = calloc(1, sizeof(*pool));
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	if (pool == NULL)
+		return fail(err, err_len, -ENOMEM, "out of memory");
+	ret = set_name(pool, dir, name, err, err_len);
+	ret = ret ? ret : set_read(pool, dir, &text, &len, err, err_len);
+	if (ret)
+		goto err_free_pool;
+	ret = poolset_parse(text, len, pool->set_path, &pool->set, err, err_len);
+	free(text);
+	ret = ret ? ret : parts_alloc(pool, err, err_len);
+	if (ret)
+		goto err_free_pool;
+	ret = parts_resolve(pool, dir, err, err_len);
+	if (ret)
+		goto err_free_pool;
+	pool->size = pool_size(pool);
+	*pool_ptr = pool;
+	return 0;
+
+err_free_pool:
+	pool_free(pool);
+	return ret;
 }
 
 /* size_check -- the pool holds the size the client asks for */
@@ -319,7 +458,12 @@ part_create(struct pool *pool, unsigned i, char *err, size_t err_len)
 	struct pool_part *part = &pool->parts[i];
 	int ret;
 
-	part->fd = open(part_path(pool, i), O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, CREATE_MODE);
+	if (part->dirfd < 0)
+		return fail(err, err_len, part->dirfd, "%s: cannot create: its directory: %s",
+			    part_path(pool, i), strerror(-part->dirfd));
+	/* O_EXCL: a symbolic link there is not followed either */
+	part->fd =
+	    openat(part->dirfd, part->last, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, CREATE_MODE);
 	if (part->fd < 0)
 		return fail(err, err_len, -errno, "%s: cannot create: %s", part_path(pool, i),
 			    strerror(errno));
@@ -338,7 +482,7 @@ parts_close(struct pool *pool, bool unlink_created)
 		struct pool_part *part = &pool->parts[i - 1];
 
 		if (unlink_created && part->created)
-			(void)unlink(part_path(pool, i - 1));
+			(void)unlinkat(part->dirfd, part->last, 0);
 		part->created = false;
 		if (part->fd >= 0)
 			close(part->fd);
@@ -369,12 +513,13 @@ parts_create(struct pool *pool, char *err, size_t err_len)
 static int
 part_same_file(const struct pool *pool, unsigned i, char *err, size_t err_len)
 {
+	const struct pool_part *part = &pool->parts[i];
 	const char *path = part_path(pool, i);
 	struct stat by_fd, by_name;
 
-	if (fstat(pool->parts[i].fd, &by_fd))
+	if (fstat(part->fd, &by_fd))
 		return fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
-	if (stat(path, &by_name))
+	if (fstatat(part->dirfd, part->last, &by_name, AT_SYMLINK_NOFOLLOW))
 		return fail(err, err_len, -errno, "%s: cannot stat: %s%s", path, strerror(errno),
 			    errno == ENOENT ? " (removed while being opened)" : "");
 	if (by_fd.st_dev != by_name.st_dev || by_fd.st_ino != by_name.st_ino)
@@ -389,12 +534,20 @@ part_open(struct pool *pool, unsigned i, bool missing_ok, char *err, size_t err_
 	struct pool_part *part = &pool->parts[i];
 	int ret;
 
-	part->fd = open(part_path(pool, i), O_RDWR | O_CLOEXEC);
-	if (part->fd < 0 && errno == ENOENT && missing_ok)
+	part->fd = part->dirfd < 0
+		       ? part->dirfd
+		       : openat(part->dirfd, part->last, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (part->fd < 0 && part->dirfd >= 0)
+		part->fd = -errno;
+	if (part->fd == -ENOENT && missing_ok) {
+		part->fd = -1;
 		return 0;
-	if (part->fd < 0)
-		return fail(err, err_len, -errno, "%s: cannot open: %s", part_path(pool, i),
-			    strerror(errno));
+	}
+	if (part->fd < 0) {
+		ret = refused(err, err_len, part->fd, part_path(pool, i), "open");
+		part->fd = -1;
+		return ret;
+	}
 	ret = part_lock(pool, i, err, err_len);
 	if (ret)
 		return ret;
@@ -679,17 +832,17 @@ pool_map(struct pool *pool, char *err, size_t err_len)
 
 /* see pool.h */
 int
-pool_create(const char *set_path, const struct pool_hdr_attr *attr, size_t size,
-	    struct pool **pool_ptr, char *err, size_t err_len)
+pool_create(const struct beneath_dir *dir, const char *set_path, const struct pool_hdr_attr *attr,
+	    size_t size, struct pool **pool_ptr, char *err, size_t err_len)
 {
 	struct pool *pool = NULL;
 	int ret;
 
 	err_clear(err, err_len);
-	if (set_path == NULL || pool_ptr == NULL)
+	if (dir == NULL || set_path == NULL || pool_ptr == NULL)
 		return fail(err, err_len, -EINVAL, "pool_create: invalid argument");
 	attr = attr ? attr : &Zero_attr;
-	ret = pool_new(set_path, &pool, err, err_len);
+	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
 		return ret;
 	ret = attr_check(pool, attr, err, err_len);
@@ -718,15 +871,16 @@ err_free_pool:
 
 /* see pool.h */
 int
-pool_open(const char *set_path, size_t size, struct pool **pool_ptr, char *err, size_t err_len)
+pool_open(const struct beneath_dir *dir, const char *set_path, size_t size, struct pool **pool_ptr,
+	  char *err, size_t err_len)
 {
 	struct pool *pool = NULL;
 	int ret;
 
 	err_clear(err, err_len);
-	if (set_path == NULL || pool_ptr == NULL)
+	if (dir == NULL || set_path == NULL || pool_ptr == NULL)
 		return fail(err, err_len, -EINVAL, "pool_open: invalid argument");
-	ret = pool_new(set_path, &pool, err, err_len);
+	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
 		return ret;
 	ret = size_check(pool, size, err, err_len);
@@ -795,14 +949,22 @@ pool_close(struct pool **pool_ptr, char *err, size_t err_len)
 	return ret;
 }
 
-/* parts_unlink -- every part's file unlinked, even after a failure; the first error */
+/*
+ * parts_unlink -- every part open and locked (a missing one, passed over
+ * by a forced remove, is not open) unlinked by its name in its directory,
+ * even after a failure; the first error
+ */
 static int
 parts_unlink(const struct pool *pool, bool force, char *err, size_t err_len)
 {
 	int ret = 0;
 
 	for (unsigned i = 0; i < pool->set->nparts; i++) {
-		if (unlink(part_path(pool, i)) == 0 || (force && errno == ENOENT) || ret)
+		const struct pool_part *part = &pool->parts[i];
+
+		if (part->fd < 0 || unlinkat(part->dirfd, part->last, 0) == 0)
+			continue;
+		if ((force && errno == ENOENT) || ret)
 			continue;
 		ret = fail(err, err_len, -errno, "%s: cannot unlink: %s", part_path(pool, i),
 			   strerror(errno));
@@ -810,9 +972,33 @@ parts_unlink(const struct pool *pool, bool force, char *err, size_t err_len)
 	return ret;
 }
 
+/*
+ * set_unlink -- the set file read by pool_new() unlinked by its name in its
+ * directory; a file put there since is left alone (-EBUSY)
+ */
+static int
+set_unlink(const struct pool *pool, const struct beneath_dir *dir, char *err, size_t err_len)
+{
+	const char *path = pool->set_path, *last;
+	int at = beneath_parent(dir, path, &last), ret = 0;
+	struct stat st;
+
+	if (at < 0)
+		return refused(err, err_len, at, path, "open the directory of");
+	if (fstatat(at, last, &st, AT_SYMLINK_NOFOLLOW))
+		ret = fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
+	else if (st.st_dev != pool->set_dev || st.st_ino != pool->set_ino)
+		ret = fail(err, err_len, -EBUSY, "%s: replaced while the pool was removed", path);
+	else if (unlinkat(at, last, 0))
+		ret = fail(err, err_len, -errno, "%s: cannot unlink: %s", path, strerror(errno));
+	close(at);
+	return ret;
+}
+
 /* see pool.h */
 int
-pool_remove(const char *set_path, int flags, char *err, size_t err_len)
+pool_remove(const struct beneath_dir *dir, const char *set_path, int flags, char *err,
+	    size_t err_len)
 {
 	const int known = POOL_REMOVE_FORCE | POOL_REMOVE_POOL_SET;
 	bool force = flags & POOL_REMOVE_FORCE;
@@ -820,9 +1006,9 @@ pool_remove(const char *set_path, int flags, char *err, size_t err_len)
 	int ret;
 
 	err_clear(err, err_len);
-	if (set_path == NULL || (flags & ~known))
+	if (dir == NULL || set_path == NULL || (flags & ~known))
 		return fail(err, err_len, -EINVAL, "pool_remove: invalid argument");
-	ret = pool_new(set_path, &pool, err, err_len);
+	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
 		return ret;
 	ret = parts_open(pool, force, err, err_len);
@@ -831,9 +1017,8 @@ pool_remove(const char *set_path, int flags, char *err, size_t err_len)
 	ret = force ? 0 : parts_check(pool, err, err_len);
 	ret = ret ? ret : parts_unlink(pool, force, err, err_len);
 	parts_close(pool, false);
-	if (ret == 0 && (flags & POOL_REMOVE_POOL_SET) && unlink(set_path))
-		ret =
-		    fail(err, err_len, -errno, "%s: cannot unlink: %s", set_path, strerror(errno));
+	if (ret == 0 && (flags & POOL_REMOVE_POOL_SET))
+		ret = set_unlink(pool, dir, err, err_len);
 out_free_pool:
 	pool_free(pool);
 	return ret;

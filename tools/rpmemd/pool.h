@@ -46,11 +46,28 @@
  * closes them. Over NFS Linux emulates flock() with record locks, and the
  * per-process semantics come back: keep pools on local file systems.
  *
+ * FILES
+ * Every file is reached beneath one directory, the dir argument
+ * (beneath.h): the set file's path is relative to it, and so is a part's
+ * when the set file writes it relative (then to the set file's own
+ * directory beneath it); an absolute part must name a file beneath it
+ * too. Nothing is reached through a symbolic link, and nothing outside:
+ * such a set file or part is refused with -EPERM before any file is
+ * created, opened or unlinked. Parts are created and unlinked by their
+ * names in their directories' descriptors, never by a path looked up
+ * again. The set file must be a regular file owned by the daemon's
+ * effective user or by root, that neither its group nor others may write
+ * (-EPERM otherwise): whoever may write it chooses the files the daemon
+ * creates and removes.
+ *
  * ERRORS
  * Every function returns 0 or a negative errno, as librpmem reports them
  * to its caller, and puts one message in err (err_len bytes at most, NUL
  * included; POOL_ERR_MAX is enough when paths are shorter than PATH_MAX)
- * naming the file and what is wrong. err may be NULL. Beside those listed:
+ * naming the file and what is wrong. err may be NULL. Files are named by
+ * their paths relative to dir, never by an absolute path, except a part
+ * refused for being outside dir (-EPERM), whose message quotes it as the
+ * set file writes it: a daemon passes -EPERM's messages to its log only. Beside those listed:
  * -EACCES, -ENOSPC, -EIO and the like, from the system call named in the
  * message, and -ENOMEM.
  *
@@ -75,6 +92,7 @@
 
 #include <libpmem2.h>
 
+#include "beneath.h"
 #include "pool_hdr.h"
 #include "poolset.h"
 
@@ -86,7 +104,7 @@
 struct pool;
 
 /*
- * pool_create -- a new pool of the set file at set_path: every part file
+ * pool_create -- a new pool of the set file set_path beneath dir: every part file
  * created (O_EXCL, mode 0666 less the umask), given all its blocks
  * (posix_fallocate(3), so that a store into the mapping never meets a full
  * file system), locked, its header written from attr and synced, then all
@@ -100,11 +118,13 @@ struct pool;
  * RETURN VALUE
  * 0; or a negative errno with *pool_ptr untouched and no file left that
  * this call created:
- * -EINVAL   set_path or pool_ptr is NULL; the set file is not a valid
+ * -EINVAL   dir, set_path or pool_ptr is NULL; the set file is not a valid
  *           remote pool set (poolset_parse()); attributes given for a
  *           NOHDRS set or none for a set with headers; the attributes'
  *           incompat SINGLEHDR bit (POOL_FEAT_SINGLEHDR) and the set's
  *           OPTION SINGLEHDR disagree (as PMDK's rpmemd refuses them)
+ * -EPERM    the set file or a part is outside dir or reached through a
+ *           symbolic link; the set file is not trusted (FILES)
  * -ENOENT   no set file, or a part's directory does not exist
  * -EFBIG    the pool is smaller than size (checked before any file is made)
  * -EEXIST   a part file exists (it is left as it is)
@@ -112,19 +132,21 @@ struct pool;
  *           was created
  * -E2BIG, -EOVERFLOW, -ENAMETOOLONG  the set file, as poolset_parse() says
  */
-int pool_create(const char *set_path, const struct pool_hdr_attr *attr, size_t size,
-		struct pool **pool_ptr, char *err, size_t err_len);
+int pool_create(const struct beneath_dir *dir, const char *set_path,
+		const struct pool_hdr_attr *attr, size_t size, struct pool **pool_ptr, char *err,
+		size_t err_len);
 
 /*
- * pool_open -- the existing pool of the set file at set_path: every part
+ * pool_open -- the existing pool of the set file set_path beneath dir: every part
  * opened and locked, its size checked against the set, every header read
  * and verified, alone and as a set, then all mapped as LAYOUT says; into
  * *pool_ptr (close it with pool_close())
  *
  * RETURN VALUE
  * 0; or a negative errno with *pool_ptr untouched:
- * -EINVAL   set_path or pool_ptr is NULL; the set file is not valid; a part
- *           is not a regular file
+ * -EINVAL   dir, set_path or pool_ptr is NULL; the set file is not valid; a
+ *           part is not a regular file
+ * -EPERM    as for pool_create()
  * -ENOENT   no set file, or a part file is missing
  * -EFBIG    the pool is smaller than size (0 asks for nothing)
  * -EBUSY    a part is locked: the pool, or a set sharing a part, is open
@@ -133,7 +155,8 @@ int pool_create(const char *set_path, const struct pool_hdr_attr *attr, size_t s
  *           agree with the others, or the headers' SINGLEHDR bit is not the
  *           set's option
  */
-int pool_open(const char *set_path, size_t size, struct pool **pool_ptr, char *err, size_t err_len);
+int pool_open(const struct beneath_dir *dir, const char *set_path, size_t size,
+	      struct pool **pool_ptr, char *err, size_t err_len);
 
 /*
  * pool_set_attr -- new attributes for an open pool, as rpmem_set_attr()
@@ -163,7 +186,7 @@ int pool_set_attr(struct pool *pool, const struct pool_hdr_attr *attr, char *err
 int pool_close(struct pool **pool_ptr, char *err, size_t err_len);
 
 /*
- * pool_remove -- unlink the part files of the set file at set_path, and the
+ * pool_remove -- unlink the part files of the set file set_path beneath dir, and the
  * set file as well with POOL_REMOVE_POOL_SET. Each part is locked before
  * it is unlinked, so a pool in use is never removed. Without
  * POOL_REMOVE_FORCE the pool is checked first as pool_open() checks it and
@@ -173,12 +196,14 @@ int pool_close(struct pool **pool_ptr, char *err, size_t err_len);
  * are, and the set file is kept.
  *
  * RETURN VALUE
- * 0; or a negative errno: -EINVAL (set_path NULL, flags other than the two
- * above, an invalid set file), -ENOENT (no set file; a missing part
+ * 0; or a negative errno: -EINVAL (dir or set_path NULL, flags other than
+ * the two above, an invalid set file), -EPERM (as for pool_create(): then
+ * nothing is unlinked, even with FORCE), -ENOENT (no set file; a missing part
  * without FORCE), -EBUSY (a part is locked), -EUCLEAN (without FORCE: as
  * pool_open()), or an unlink(2) error.
  */
-int pool_remove(const char *set_path, int flags, char *err, size_t err_len);
+int pool_remove(const struct beneath_dir *dir, const char *set_path, int flags, char *err,
+		size_t err_len);
 
 /*
  * pool_get_addr -- byte 0 of the pool (LAYOUT), page-aligned

@@ -21,7 +21,9 @@
  * slash is left to the code that opens the parts to refuse), two parts with
  * one PATH, a size or a sum of sizes beyond SIZE_MAX, control characters and
  * NUL bytes, and more than the limits below. poolset(5) wants absolute
- * paths; a relative one is taken here as the set file's neighbour.
+ * paths; a relative one is taken here as the set file's neighbour. Where
+ * a path leads is not looked at here: pool.c refuses a part outside the
+ * pool set directory (pool.h, FILES).
  *
  * Every error is a negative errno and one message, "FILE:LINE:COLUMN: what
  * is wrong", LINE and COLUMN counted from 1 (COLUMN in bytes).

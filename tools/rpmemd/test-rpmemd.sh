@@ -5,8 +5,9 @@
 # configuration that does not validate or has no rpmem section, a pool set
 # directory that does not exist, a port already taken (each a clear message
 # and exit 1), and a running daemon stopped by SIGTERM and by SIGINT (exit
-# 0, its pools closed). The requests themselves are tested by
-# check-librpmem-integration.
+# 0, its pools closed), and the one warning at start about a pool set
+# directory others may write or own (none for a private one). The requests
+# themselves are tested by check-librpmem-integration.
 #   RPMEMD_TEST_PORT   the TCP port used (default 17720)
 set -u
 TOOL=$1
@@ -47,6 +48,30 @@ stop_with() {
 
 stop_with TERM
 stop_with INT
+
+# warned_with MODE OWNER WANT -- a daemon on a pool set directory of MODE and OWNER (uid) logs
+# WANT lines saying it is not private, once, at start
+warned_with() {
+	local n
+	mkdir -p "$tmp/pools"
+	chmod "$1" "$tmp/pools"
+	chown "$2" "$tmp/pools"
+	sed "s|poolset_dir: $tmp,|poolset_dir: $tmp/pools,|" "$tmp/d.yaml" >"$tmp/w.yaml"
+	server_start "$TOOL" "$tmp/w.yaml"
+	kill -TERM "$pid"
+	wait "$pid"
+	pid=
+	n=$(grep -c "rpmem.poolset_dir $tmp/pools is not private" "$tmp/srv.log")
+	[ "$n" -eq "$3" ] && ok || ko "warn-$1-$2" "$n warnings, expected $3"
+}
+
+me=$(id -u)
+warned_with 0700 "$me" 0
+warned_with 0777 "$me" 1
+warned_with 0770 "$me" 1
+# another user's directory (root may give it away)
+[ "$me" -eq 0 ] && warned_with 0700 12345 1
+chown "$me" "$tmp/pools"
 
 # a port taken: the second daemon refuses to start, the first keeps running
 server_start "$TOOL" "$tmp/d.yaml"

@@ -8,7 +8,7 @@
 #                                     and run it under tools/softrdma-run
 #
 # The program starts build/tools/rpmemd itself, one daemon per group on the
-# ports 17670 to 17674, with configurations in a directory of its own under
+# ports 17670 to 17676, with configurations in a directory of its own under
 # /tmp (TMPDIR), which it removes; it kills and restarts the daemon. It talks
 # to the daemon through librpmem (build/lib/librpmem.so) and, for malformed
 # requests, through the framework (librpmaf) with the request codec

@@ -5,7 +5,7 @@
  * test_librpmem.c -- librpmem.so.1 against rpmemd over softrdma. The test
  * starts build/tools/rpmemd itself (RPMEMD_PATH, or the environment's
  * RPMEMD) with a configuration it writes into a directory of its own under
- * /tmp (TMPDIR), one daemon per group on ports 17670 to 17675 (17699 is
+ * /tmp (TMPDIR), one daemon per group on ports 17670 to 17676 (17699 is
  * the port where nobody listens), and kills, restarts and stops it.
  * librpmem reads the client configuration named by LIBRPMEM_CONFIG (short
  * timeouts and heartbeats, the daemon's key).
@@ -19,6 +19,10 @@
  *   crash   the daemon killed with SIGKILL mid-persist (6)
  *   gone    a client that dies without rpmem_close() (7)
  *   proto   malformed requests through the framework directly (8)
+ *   escape  set files and parts outside the daemon's directory, reached by
+ *           an absolute path, "..", a symbolic link to a set file or to a
+ *           directory; set files others may write or own; no path of the
+ *           daemon's in a client's message (9)
  *
  * Nothing is left behind: every daemon and child gets PR_SET_PDEATHSIG
  * SIGKILL, and a guard process removes the directory once this process is
@@ -69,6 +73,7 @@
 #define PORT_GONE     17673
 #define PORT_PROTO    17674
 #define PORT_DATA_APM 17675
+#define PORT_ESCAPE   17676
 #define GPSPM	      "persistence: gpspm" /* the daemon persists each range (msync here) */
 #define PORT_NONE     17699		   /* where no daemon listens */
 #define MIB	      ((size_t)1 << 20)
@@ -2207,6 +2212,275 @@ test_malformed(void **state)
 	mem_free(mem, POOL);
 }
 
+/* ------------------------------------------------------------------ 9. files outside */
+
+/*
+ * Every case puts a file the daemon must never touch outside its
+ * poolset_dir (Dir/outside, or a pool's part inside that only a set file
+ * reached through a symbolic link names), then asks the daemon to remove
+ * it with RPMEM_REMOVE_FORCE, and to create or open pools over it: each
+ * call fails with EPERM, the file is still there, the client's message
+ * names no path of the daemon's, and the daemon's log says which set file
+ * and part it refused and why.
+ */
+
+static char Outside[PATH_MAX]; /* Dir/outside */
+
+/* victim -- a file of POOL bytes, outside or inside; its path into buf */
+static char *
+victim(char *buf, const char *dir, const char *name)
+{
+	pathf(buf, "%s/%s", dir, name);
+	assert_int_equal(file_write(buf, "not a pool part: keep me\n", 0644), 0);
+	assert_int_equal(truncate(buf, (off_t)POOL), 0);
+	return buf;
+}
+
+/* set_text -- the pool set file D.dir/name holding one part line, mode 0644 */
+static void
+set_text(const char *name, const char *part)
+{
+	char path[PATH_MAX], text[PATH_MAX + 64];
+
+	snprintf(text, sizeof(text), "PMEMPOOLSET\n%zuK %s\n", POOL / 1024, part);
+	assert_int_equal(file_write(pathf(path, "%s/%s", D.dir, name), text, 0644), 0);
+	assert_int_equal(chmod(path, 0644), 0);
+}
+
+/* no_daemon_path -- the client's last message names neither the test's nor the daemon's dirs */
+static void
+no_daemon_path(void)
+{
+	const char *msg = rpmem_errormsg();
+
+	if (strstr(msg, Dir) || strstr(msg, D.dir)) {
+		print_error("the client was sent a path of the daemon's: \"%s\"\n", msg);
+		fail();
+	}
+}
+
+/*
+ * refused_all -- remove (FORCE, and FORCE | POOL_SET), open and create of
+ * name all fail with EPERM, with no path of the daemon's in the message;
+ * keep (a file) and the set file are still there
+ */
+static void
+refused_all(const char *name, const char *keep)
+{
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL), path[PATH_MAX];
+	unsigned nl = 4;
+
+	attr_make(&a, 21, INCOMPAT);
+	FAILS(rpmem_remove(Target, name, RPMEM_REMOVE_FORCE), EPERM);
+	no_daemon_path();
+	FAILS(rpmem_remove(Target, name, RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET), EPERM);
+	FAILS_NULL(rpmem_open(Target, name, mem, POOL, &nl, NULL), EPERM);
+	no_daemon_path();
+	assert_true(exists(keep));
+	assert_true(exists(pathf(path, "%s/%s", D.dir, name)));
+	mem_free(mem, POOL);
+}
+
+/* refused_create -- create of name fails with EPERM and does not make the file at made */
+static void
+refused_create(const char *name, const char *made)
+{
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL);
+	unsigned nl = 4;
+
+	attr_make(&a, 22, INCOMPAT);
+	FAILS_NULL(rpmem_create(Target, name, mem, POOL, &nl, &a), EPERM);
+	no_daemon_path();
+	assert_false(exists(made));
+	mem_free(mem, POOL);
+}
+
+/* logged -- the daemon's log has the refusal: the set file, the part, why */
+static void
+logged(const char *needle)
+{
+	if (!log_wait(needle)) {
+		print_error("no \"%s\" in the daemon's log\n", needle);
+		log_dump();
+		fail();
+	}
+}
+
+/* setup_escape -- the daemon of group escape, and the directory outside its poolset_dir */
+static int
+setup_escape(void **state)
+{
+	(void)state;
+	pathf(Outside, "%s/outside", Dir);
+	if (mkdir(Outside, 0700))
+		return -1;
+	return daemon_up(PORT_ESCAPE, GPSPM);
+}
+
+/* test_escape_absolute -- a set file's part named by an absolute path outside the directory */
+static void
+test_escape_absolute(void **state)
+{
+	char keep[PATH_MAX], made[PATH_MAX], needle[PATH_MAX + 64];
+
+	(void)state;
+	set_text("abs.set", victim(keep, Outside, "abs.victim"));
+	refused_all("abs.set", keep);
+	snprintf(needle, sizeof(needle), "abs.set:2: refused: part '%s' is outside", keep);
+	logged(needle);
+	set_text("absnew.set", pathf(made, "%s/absnew.part", Outside));
+	refused_create("absnew.set", made);
+}
+
+/* test_escape_dotdot -- a part reached through "..": refused outside, taken inside */
+static void
+test_escape_dotdot(void **state)
+{
+	struct rpmem_pool_attr a;
+	char keep[PATH_MAX], made[PATH_MAX], *mem = mem_new(POOL);
+	unsigned nl = 4;
+
+	(void)state;
+	/* D.dir is Dir/dPORT/pools: two ".." reach Dir */
+	victim(keep, Outside, "dd.victim");
+	set_text("dd.set", "../../outside/dd.victim");
+	refused_all("dd.set", keep);
+	logged("dd.set:2: refused: part '../../outside/dd.victim' is outside");
+	assert_int_equal(mkdir(pathf(made, "%s/sub", D.dir), 0700), 0);
+	set_text("ddnew.set", "sub/../../ddnew.part");
+	refused_create("ddnew.set", pathf(made, "%s/../ddnew.part", D.dir));
+	/* ".." that stays inside is a path like any other */
+	set_text("sub/in.set", "../in.part");
+	attr_make(&a, 23, INCOMPAT);
+	OK(rpmem_close(MUST(rpmem_create(Target, "sub/in.set", mem, POOL, &nl, &a))));
+	assert_true(exists(pathf(made, "%s/in.part", D.dir)));
+	OK(rpmem_remove(Target, "sub/in.set", RPMEM_REMOVE_POOL_SET));
+	assert_false(exists(made));
+	mem_free(mem, POOL);
+}
+
+/*
+ * test_escape_symlinked_set -- a set file that is a symbolic link to one
+ * outside: the set outside names a part beside the link, inside the
+ * directory (another pool's file), which it must not reach
+ */
+static void
+test_escape_symlinked_set(void **state)
+{
+	char keep[PATH_MAX], real[PATH_MAX], link[PATH_MAX], made[PATH_MAX];
+	char text[128];
+
+	(void)state;
+	victim(keep, D.dir, "ls.victim");
+	snprintf(text, sizeof(text), "PMEMPOOLSET\n%zuK ls.victim\n", POOL / 1024);
+	assert_int_equal(file_write(pathf(real, "%s/real.set", Outside), text, 0644), 0);
+	assert_int_equal(symlink(real, pathf(link, "%s/ls.set", D.dir)), 0);
+	refused_all("ls.set", keep);
+	logged("ls.set: refused: a symbolic link on the way");
+	assert_int_equal(unlink(keep), 0);
+	refused_create("ls.set", keep);
+	/* a link inside to a set file inside is not followed either */
+	set_text("target.set", "ls.victim");
+	assert_int_equal(unlink(link), 0);
+	assert_int_equal(symlink("target.set", link), 0);
+	refused_create("ls.set", pathf(made, "%s/ls.victim", D.dir));
+}
+
+/*
+ * test_escape_symlinked_dir -- a directory inside that is a symbolic link
+ * to one outside: neither a set file nor a part is reached through it
+ */
+static void
+test_escape_symlinked_dir(void **state)
+{
+	char keep[PATH_MAX], keep2[PATH_MAX], path[PATH_MAX], text[128];
+
+	(void)state;
+	assert_int_equal(symlink(Outside, pathf(path, "%s/ldir", D.dir)), 0);
+	/* the set file outside, named through the link; its part beside it */
+	victim(keep, Outside, "ld.victim");
+	snprintf(text, sizeof(text), "PMEMPOOLSET\n%zuK ld.victim\n", POOL / 1024);
+	assert_int_equal(file_write(pathf(path, "%s/ld.set", Outside), text, 0644), 0);
+	FAILS(rpmem_remove(Target, "ldir/ld.set", RPMEM_REMOVE_FORCE), EPERM);
+	no_daemon_path();
+	assert_true(exists(keep));
+	logged("ldir/ld.set: refused: a symbolic link on the way");
+	/* the set file inside, its part through the link */
+	victim(keep2, Outside, "ld2.victim");
+	set_text("ld2.set", "ldir/ld2.victim");
+	refused_all("ld2.set", keep2);
+	logged("ldir/ld2.victim: refused: a symbolic link on the way");
+	set_text("ld3.set", "ldir/ld3.part");
+	refused_create("ld3.set", pathf(path, "%s/ld3.part", Outside));
+}
+
+/*
+ * test_untrusted_set -- a set file others may write, or another user owns,
+ * is refused: nothing it names is created, opened or removed
+ */
+static void
+test_untrusted_set(void **state)
+{
+	struct layout l = {"un", NULL, 1, {POOL}};
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL), set[PATH_MAX], part[PATH_MAX];
+	unsigned nl = 4;
+
+	(void)state;
+	layout_write(&l);
+	attr_make(&a, 24, INCOMPAT);
+	OK(rpmem_close(MUST(rpmem_create(Target, "un.set", mem, POOL, &nl, &a))));
+	assert_int_equal(chmod(set_path(&l, set), 0666), 0);
+	refused_all("un.set", part_path(&l, 0, part));
+	logged("un.set: refused: mode 0666 lets anyone write it");
+	assert_int_equal(chmod(set, 0664), 0);
+	FAILS(rpmem_remove(Target, "un.set", RPMEM_REMOVE_FORCE), EPERM);
+	logged("un.set: refused: mode 0664 lets its group write it");
+	assert_int_equal(chmod(set, 0644), 0);
+	assert_int_equal(chown(set, 12345, 12345), 0);
+	refused_all("un.set", part);
+	logged("un.set: refused: owned by uid 12345");
+	/* its owner's again: the pool is whole */
+	assert_int_equal(chown(set, geteuid(), getegid()), 0);
+	OK(rpmem_remove(Target, "un.set", 0));
+	assert_false(exists(part));
+	assert_int_equal(chmod(set, 0646), 0);
+	refused_create("un.set", part);
+	mem_free(mem, POOL);
+}
+
+/*
+ * test_no_daemon_paths -- the errors a client meets every day (no set
+ * file, a pool that exists, a damaged one) name the set as the client
+ * named it, never the daemon's directory
+ */
+static void
+test_no_daemon_paths(void **state)
+{
+	struct layout l = {"np", NULL, 1, {POOL}};
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL), path[PATH_MAX];
+	unsigned nl = 4;
+
+	(void)state;
+	layout_write(&l);
+	attr_make(&a, 25, INCOMPAT);
+	FAILS_NULL(rpmem_open(Target, "nosuch.set", mem, POOL, &nl, NULL), ENOENT);
+	no_daemon_path();
+	FAILS(rpmem_remove(Target, "nosuch.set", 0), ENOENT);
+	no_daemon_path();
+	OK(rpmem_close(MUST(rpmem_create(Target, "np.set", mem, POOL, &nl, &a))));
+	FAILS_NULL(rpmem_create(Target, "np.set", mem, POOL, &nl, &a), EEXIST);
+	no_daemon_path();
+	assert_int_equal(truncate(part_path(&l, 0, path), MIB * 4), 0);
+	FAILS_NULL(rpmem_open(Target, "np.set", mem, POOL, &nl, NULL), EUCLEAN);
+	no_daemon_path();
+	OK(rpmem_remove(Target, "np.set", RPMEM_REMOVE_FORCE | RPMEM_REMOVE_POOL_SET));
+	mem_free(mem, POOL);
+}
+
 /* ------------------------------------------------------------------ the program */
 
 /* guard_start -- a process that removes Dir once this one is gone, however it ends */
@@ -2308,6 +2582,14 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_client_killed),
 	};
 	const struct CMUnitTest proto[] = {cmocka_unit_test(test_malformed)};
+	const struct CMUnitTest escape[] = {
+	    cmocka_unit_test(test_escape_absolute),
+	    cmocka_unit_test(test_escape_dotdot),
+	    cmocka_unit_test(test_escape_symlinked_set),
+	    cmocka_unit_test(test_escape_symlinked_dir),
+	    cmocka_unit_test(test_untrusted_set),
+	    cmocka_unit_test(test_no_daemon_paths),
+	};
 	int failed = 0;
 
 	if (argc >= 2 && strcmp(argv[1], "--client") == 0)
@@ -2325,6 +2607,8 @@ main(int argc, char *argv[])
 	failed += cmocka_run_group_tests_name("librpmem crash", crash, setup_crash, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem gone", gone, setup_gone, teardown_group);
 	failed += cmocka_run_group_tests_name("librpmem proto", proto, setup_proto, teardown_group);
+	failed +=
+	    cmocka_run_group_tests_name("librpmem escape", escape, setup_escape, teardown_group);
 	cleanup_all();
 	return failed ? 1 : 0;
 }

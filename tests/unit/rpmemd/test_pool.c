@@ -39,6 +39,7 @@
 #define ERR_SIZE POOL_ERR_MAX
 
 static char Dir[PATH_MAX - 64]; /* the test's temporary directory */
+static struct beneath_dir Bdir; /* Dir, the pools' directory (pool.h FILES) */
 
 /* path_in -- Dir/name into buf */
 static char *
@@ -147,6 +148,13 @@ attr_fill(struct pool_hdr_attr *attr, unsigned seed, int single)
 static void
 expect_err(int ret, int want, const char *err, const char *what)
 {
+	size_t n = strlen(Dir);
+
+	/* files are named relative to the pools' directory, which no message names */
+	if (strncmp(what, Dir, n) == 0 && what[n] == '/')
+		what += n + 1;
+	if (strstr(err, Dir))
+		fail_msg("message '%s' names the directory %s", err, Dir);
 	if (ret != want || strstr(err, what) == NULL)
 		fail_msg("got %d (want %d), message '%s' (want it to name '%s')", ret, want, err,
 			 what);
@@ -278,27 +286,27 @@ check_hdrs(const char *name, unsigned n, const struct pool_hdr_attr *attr, struc
 	assert_memory_equal(&back, attr, sizeof(back));
 }
 
-/* create_ok -- pool_create() that must succeed */
+/* create_ok -- pool_create(&Bdir, ) that must succeed */
 static struct pool *
 create_ok(const char *set, const struct pool_hdr_attr *attr, size_t size)
 {
 	struct pool *pool = NULL;
 	char err[ERR_SIZE];
 
-	ok(pool_create(set, attr, size, &pool, err, sizeof(err)), err);
+	ok(pool_create(&Bdir, set, attr, size, &pool, err, sizeof(err)), err);
 	assert_string_equal(err, "");
 	assert_non_null(pool);
 	return pool;
 }
 
-/* open_ok -- pool_open() that must succeed */
+/* open_ok -- pool_open(&Bdir, ) that must succeed */
 static struct pool *
 open_ok(const char *set, size_t size)
 {
 	struct pool *pool = NULL;
 	char err[ERR_SIZE];
 
-	ok(pool_open(set, size, &pool, err, sizeof(err)), err);
+	ok(pool_open(&Bdir, set, size, &pool, err, sizeof(err)), err);
 	assert_non_null(pool);
 	return pool;
 }
@@ -313,13 +321,13 @@ close_ok(struct pool **pool)
 	assert_null(*pool);
 }
 
-/* remove_ok -- pool_remove() that must succeed */
+/* remove_ok -- pool_remove(&Bdir, ) that must succeed */
 static void
 remove_ok(const char *set, int flags)
 {
 	char err[ERR_SIZE];
 
-	ok(pool_remove(set, flags, err, sizeof(err)), err);
+	ok(pool_remove(&Bdir, set, flags, err, sizeof(err)), err);
 }
 
 /* expect_attr -- the pool's attributes are attr, bit for bit */
@@ -482,7 +490,7 @@ test_eexist(void **state)
 	fd = open(part_of(path, "exist", 1), O_CREAT | O_WRONLY, 0600);
 	assert_int_equal(write(fd, "keep", 4), 4);
 	close(fd);
-	expect_err(pool_create(set, &attr, 0, &pool, err, sizeof(err)), -EEXIST, err, path);
+	expect_err(pool_create(&Bdir, set, &attr, 0, &pool, err, sizeof(err)), -EEXIST, err, path);
 	assert_null(pool);
 	assert_int_equal(dir_count(), 2); /* the set and the part that was there */
 	fd = open(path, O_RDONLY);
@@ -504,17 +512,18 @@ test_enoent(void **state)
 	(void)state;
 	attr_fill(&attr, 5, 0);
 	path_in(path, "none.set");
-	expect_err(pool_open(path, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
-	expect_err(pool_create(path, &attr, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
-	expect_err(pool_remove(path, POOL_REMOVE_FORCE, err, sizeof(err)), -ENOENT, err, path);
+	expect_err(pool_open(&Bdir, path, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
+	expect_err(pool_create(&Bdir, path, &attr, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
+	expect_err(pool_remove(&Bdir, path, POOL_REMOVE_FORCE, err, sizeof(err)), -ENOENT, err,
+		   path);
 
 	set_write(set, "gone", NULL, 2, PART);
 	pool = create_ok(set, &attr, 0);
 	close_ok(&pool);
 	assert_int_equal(unlink(part_of(path, "gone", 1)), 0);
-	expect_err(pool_open(set, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
+	expect_err(pool_open(&Bdir, set, 0, &pool, err, sizeof(err)), -ENOENT, err, path);
 	assert_null(pool);
-	expect_err(pool_remove(set, 0, err, sizeof(err)), -ENOENT, err, path);
+	expect_err(pool_remove(&Bdir, set, 0, err, sizeof(err)), -ENOENT, err, path);
 	assert_true(exists(part_of(path, "gone", 0)));
 	remove_ok(set, POOL_REMOVE_FORCE);
 	assert_false(exists(path));
@@ -534,15 +543,15 @@ test_ebusy(void **state)
 	set_write(set, "busy", NULL, 2, PART);
 	pool = create_ok(set, &attr, 0);
 	part_of(path, "busy", 0);
-	expect_err(pool_open(set, 0, &again, err, sizeof(err)), -EBUSY, err, path);
+	expect_err(pool_open(&Bdir, set, 0, &again, err, sizeof(err)), -EBUSY, err, path);
 	assert_null(again);
-	expect_err(pool_remove(set, POOL_REMOVE_FORCE, err, sizeof(err)), -EBUSY, err, path);
-	expect_err(pool_create(set, &attr, 0, &again, err, sizeof(err)), -EEXIST, err, path);
+	expect_err(pool_remove(&Bdir, set, POOL_REMOVE_FORCE, err, sizeof(err)), -EBUSY, err, path);
+	expect_err(pool_create(&Bdir, set, &attr, 0, &again, err, sizeof(err)), -EEXIST, err, path);
 	assert_int_equal(dir_count(), 3);
 	close_ok(&pool);
 
 	pool = open_ok(set, 0);
-	expect_err(pool_open(set, 0, &again, err, sizeof(err)), -EBUSY, err, path);
+	expect_err(pool_open(&Bdir, set, 0, &again, err, sizeof(err)), -EBUSY, err, path);
 	close_ok(&pool);
 	remove_ok(set, POOL_REMOVE_POOL_SET);
 	assert_int_equal(dir_count(), 0);
@@ -560,12 +569,13 @@ test_efbig(void **state)
 	(void)state;
 	attr_fill(&attr, 7, 0);
 	set_write(set, "big", NULL, 2, PART);
-	expect_err(pool_create(set, &attr, size + 1, &pool, err, sizeof(err)), -EFBIG, err, set);
+	expect_err(pool_create(&Bdir, set, &attr, size + 1, &pool, err, sizeof(err)), -EFBIG, err,
+		   set);
 	assert_null(pool);
 	assert_int_equal(dir_count(), 1);
 	pool = create_ok(set, &attr, size);
 	close_ok(&pool);
-	expect_err(pool_open(set, size + HDR, &pool, err, sizeof(err)), -EFBIG, err, set);
+	expect_err(pool_open(&Bdir, set, size + HDR, &pool, err, sizeof(err)), -EFBIG, err, set);
 	assert_null(pool);
 	pool = open_ok(set, size);
 	close_ok(&pool);
@@ -580,9 +590,10 @@ expect_unclean(const char *set, const char *what)
 	struct pool *pool = NULL;
 	unsigned files = dir_count();
 
-	expect_err(pool_open(set, 0, &pool, err, sizeof(err)), -EUCLEAN, err, what);
+	expect_err(pool_open(&Bdir, set, 0, &pool, err, sizeof(err)), -EUCLEAN, err, what);
 	assert_null(pool);
-	expect_err(pool_remove(set, POOL_REMOVE_POOL_SET, err, sizeof(err)), -EUCLEAN, err, what);
+	expect_err(pool_remove(&Bdir, set, POOL_REMOVE_POOL_SET, err, sizeof(err)), -EUCLEAN, err,
+		   what);
 	assert_int_equal(dir_count(), files);
 	remove_ok(set, POOL_REMOVE_FORCE | POOL_REMOVE_POOL_SET);
 	assert_int_equal(dir_count(), 0);
@@ -732,14 +743,15 @@ test_attr_mismatch(void **state)
 	attr_fill(&plain, 18, 0);
 	attr_fill(&single, 19, 1);
 	set_write(set, "mis", "NOHDRS", 2, PART);
-	expect_err(pool_create(set, &plain, 0, &pool, err, sizeof(err)), -EINVAL, err, "NOHDRS");
+	expect_err(pool_create(&Bdir, set, &plain, 0, &pool, err, sizeof(err)), -EINVAL, err,
+		   "NOHDRS");
 	set_write(set, "mis", NULL, 2, PART);
-	expect_err(pool_create(set, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, set);
-	expect_err(pool_create(set, &zero, 0, &pool, err, sizeof(err)), -EINVAL, err, set);
-	expect_err(pool_create(set, &single, 0, &pool, err, sizeof(err)), -EINVAL, err,
+	expect_err(pool_create(&Bdir, set, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, set);
+	expect_err(pool_create(&Bdir, set, &zero, 0, &pool, err, sizeof(err)), -EINVAL, err, set);
+	expect_err(pool_create(&Bdir, set, &single, 0, &pool, err, sizeof(err)), -EINVAL, err,
 		   "have SINGLEHDR");
 	set_write(set, "mis", "SINGLEHDR", 2, PART);
-	expect_err(pool_create(set, &plain, 0, &pool, err, sizeof(err)), -EINVAL, err,
+	expect_err(pool_create(&Bdir, set, &plain, 0, &pool, err, sizeof(err)), -EINVAL, err,
 		   "lack SINGLEHDR");
 	assert_null(pool);
 	assert_int_equal(dir_count(), 1);
@@ -754,20 +766,23 @@ test_remove_flags(void **state)
 
 	(void)state;
 	make_pool(set, "flags", NULL, 2, 20);
-	expect_err(pool_remove(set, 0x4, err, sizeof(err)), -EINVAL, err, "invalid argument");
-	expect_err(pool_remove(NULL, 0, err, sizeof(err)), -EINVAL, err, "invalid argument");
+	expect_err(pool_remove(&Bdir, set, 0x4, err, sizeof(err)), -EINVAL, err,
+		   "invalid argument");
+	expect_err(pool_remove(&Bdir, NULL, 0, err, sizeof(err)), -EINVAL, err, "invalid argument");
 	assert_int_equal(dir_count(), 3);
 	remove_ok(set, POOL_REMOVE_POOL_SET);
 	assert_int_equal(dir_count(), 0);
 
-	expect_err(pool_create(NULL, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, "invalid");
-	expect_err(pool_create(set, NULL, 0, NULL, err, sizeof(err)), -EINVAL, err, "invalid");
-	expect_err(pool_open(NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, "invalid");
-	expect_err(pool_open(set, 0, NULL, err, sizeof(err)), -EINVAL, err, "invalid");
+	expect_err(pool_create(&Bdir, NULL, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err,
+		   "invalid");
+	expect_err(pool_create(&Bdir, set, NULL, 0, NULL, err, sizeof(err)), -EINVAL, err,
+		   "invalid");
+	expect_err(pool_open(&Bdir, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, "invalid");
+	expect_err(pool_open(&Bdir, set, 0, NULL, err, sizeof(err)), -EINVAL, err, "invalid");
 	expect_err(pool_set_attr(NULL, NULL, err, sizeof(err)), -EINVAL, err, "invalid");
 	assert_int_equal(pool_close(NULL, err, sizeof(err)), 0);
 	assert_int_equal(pool_close(&pool, NULL, 0), 0);
-	assert_int_equal(pool_open(set, 0, &pool, NULL, 0), -ENOENT); /* no message wanted */
+	assert_int_equal(pool_open(&Bdir, set, 0, &pool, NULL, 0), -ENOENT); /* no message wanted */
 }
 
 /* an invalid set file, and a part that is not a regular file: -EINVAL */
@@ -782,12 +797,14 @@ test_bad_set(void **state)
 	f = fopen(path_in(set, "bad.set"), "w");
 	fprintf(f, "PMEMPOOLSET\nREPLICA host x.set\n");
 	fclose(f);
-	expect_err(pool_create(set, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err, "REPLICA");
-	expect_err(pool_remove(set, POOL_REMOVE_FORCE, err, sizeof(err)), -EINVAL, err, ":2:1:");
+	expect_err(pool_create(&Bdir, set, NULL, 0, &pool, err, sizeof(err)), -EINVAL, err,
+		   "REPLICA");
+	expect_err(pool_remove(&Bdir, set, POOL_REMOVE_FORCE, err, sizeof(err)), -EINVAL, err,
+		   ":2:1:");
 
 	set_write(set, "fifo", "NOHDRS", 1, PART);
 	assert_int_equal(mkfifo(part_of(path, "fifo", 0), 0600), 0);
-	expect_err(pool_open(set, 0, &pool, err, sizeof(err)), -EINVAL, err, path);
+	expect_err(pool_open(&Bdir, set, 0, &pool, err, sizeof(err)), -EINVAL, err, path);
 	assert_null(pool);
 	assert_int_equal(unlink(path), 0);
 }
@@ -833,7 +850,7 @@ test_nomem(void **state)
 	for (n = 0, ret = -1; ret; n++) {
 		before = leftovers_take();
 		fail_alloc_after(n);
-		ret = pool_create(set, &attr, 0, &pool, err, sizeof(err));
+		ret = pool_create(&Bdir, set, &attr, 0, &pool, err, sizeof(err));
 		fail_alloc_after(-1);
 		if (ret) {
 			expect_err(ret, -ENOMEM, err, "out of memory");
@@ -854,7 +871,7 @@ test_nomem(void **state)
 	for (n = 0, ret = -1; ret; n++) {
 		before = leftovers_take();
 		fail_alloc_after(n);
-		ret = pool_open(set, 0, &pool, err, sizeof(err));
+		ret = pool_open(&Bdir, set, 0, &pool, err, sizeof(err));
 		fail_alloc_after(-1);
 		if (ret) {
 			expect_err(ret, -ENOMEM, err, "out of memory");
@@ -866,7 +883,7 @@ test_nomem(void **state)
 	for (n = 0, ret = -1; ret; n++) {
 		before = leftovers_take();
 		fail_alloc_after(n);
-		ret = pool_remove(set, POOL_REMOVE_POOL_SET, err, sizeof(err));
+		ret = pool_remove(&Bdir, set, POOL_REMOVE_POOL_SET, err, sizeof(err));
 		fail_alloc_after(-1);
 		if (ret) {
 			expect_err(ret, -ENOMEM, err, "out of memory");
@@ -891,7 +908,7 @@ opener_main(void *arg)
 	struct opener *o = arg;
 
 	pthread_barrier_wait(o->barrier);
-	o->ret = pool_open(o->set, 0, &o->pool, NULL, 0);
+	o->ret = pool_open(&Bdir, o->set, 0, &o->pool, NULL, 0);
 	pthread_barrier_wait(o->barrier);
 	return NULL;
 }
@@ -946,7 +963,9 @@ dir_make(void **state)
 
 	(void)state;
 	snprintf(Dir, sizeof(Dir), "%s/rpmemd-pool-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	return mkdtemp(Dir) ? 0 : -1;
+	if (!mkdtemp(Dir))
+		return -1;
+	return beneath_dir_open(Dir, &Bdir, NULL, 0);
 }
 
 /* dir_remove -- the temporary directory, emptied and removed */
@@ -954,6 +973,7 @@ static int
 dir_remove(void **state)
 {
 	dir_empty(state);
+	beneath_dir_close(&Bdir);
 	return rmdir(Dir);
 }
 
