@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -503,6 +504,27 @@ log_has(const struct srv *s, const char *text)
 	return found;
 }
 
+/* log_match -- a line of the server's log matches the extended regular expression re */
+static bool
+log_match(const struct srv *s, const char *re)
+{
+	char line[1024];
+	bool found = false;
+	regex_t rx;
+	FILE *f;
+
+	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	f = fopen(s->log, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = regexec(&rx, line, 0, NULL, 0) == 0;
+	}
+	if (f)
+		fclose(f);
+	regfree(&rx);
+	return found;
+}
+
 /* stats -- the server's counters */
 static struct rpmaf_server_stats
 stats(const struct srv *s)
@@ -733,7 +755,10 @@ test_app(void **state)
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
-/* a wrong key: ERROR, disconnected, logged; a good client is still served */
+/*
+ * a wrong key: ERROR, disconnected, logged with the client's address, port
+ * and name; a good client is still served
+ */
 static void
 test_wrong_key(void **state)
 {
@@ -756,7 +781,9 @@ test_wrong_key(void **state)
 
 	assert_int_equal(lookup(good, "anon", &e, copy), RPMAF__PROTO_S_OK);
 	assert_int_equal(stats(&s).auth_failed, 1);
-	assert_true(log_has(&s, "refused (AUTH_FAILED)"));
+	/* the line names the client: its address and port, and the name it claimed */
+	assert_true(log_match(&s, "client #[0-9]+ 127\\.0\\.0\\.1:[0-9]+ \\(worker [0-9]+\\) "
+				  "refused \\(AUTH_FAILED\\): .*\\(name \"tester\"\\)$"));
 	cli_delete(good);
 	cli_delete(bad);
 	srv_end(&s);
