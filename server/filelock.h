@@ -21,7 +21,9 @@
  * The cost: fcntl(F_GETLK) cannot name the holder of a flock() lock (nor
  * of an OFD lock: it answers -1). The kernel's table (/proc/locks) can:
  * rpmaf__filelock_holder() looks there, and a holder not found there
- * (no /proc, another namespace) is reported as unknown.
+ * (no /proc, another namespace) is reported as unknown. On NFS, where
+ * Linux emulates flock() with a whole-file fcntl() lock, two servers of
+ * one process do not exclude each other (two processes still do).
  */
 
 #ifndef RPMAF_SERVER_FILELOCK_H
