@@ -64,6 +64,8 @@ rpmaf_err_str(int code)
 		return "the peer broke the protocol";
 	case RPMAF_E_SHUTDOWN:
 		return "shutting down";
+	case RPMAF_E_BUSY:
+		return "in use by another server or process";
 	default:
 		return "unknown error";
 	}

@@ -6,6 +6,8 @@
  * close (see sconn.h; the requests themselves are served in serve.c).
  */
 
+#include <netdb.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +18,33 @@
 
 /* how long an ERROR may take to reach the client before the connection is closed anyway */
 #define LINGER_MS 500
+
+/*
+ * addr_of -- the client's address and port, as the log names it:
+ * ADDRESS:PORT for IPv4, [ADDRESS]:PORT for IPv6 (from librpma: the
+ * framework asks nothing of the connection manager itself)
+ */
+static void
+addr_of(struct rpma_conn *conn, char *buf, size_t len)
+{
+	struct sockaddr_storage sa;
+	char host[NI_MAXHOST], port[NI_MAXSERV];
+	socklen_t salen = sizeof(struct sockaddr_in6);
+
+	if (rpma_conn_get_peer_addr(conn, &sa) ||
+	    (sa.ss_family != AF_INET && sa.ss_family != AF_INET6)) {
+		snprintf(buf, len, "(address unknown)");
+		return;
+	}
+	if (sa.ss_family == AF_INET)
+		salen = sizeof(struct sockaddr_in);
+	if (getnameinfo((struct sockaddr *)&sa, salen, host, sizeof(host), port, sizeof(port),
+			NI_NUMERICHOST | NI_NUMERICSERV)) {
+		snprintf(buf, len, "(address unknown)");
+		return;
+	}
+	snprintf(buf, len, sa.ss_family == AF_INET6 ? "[%s]:%s" : "%s:%s", host, port);
+}
 
 /* wlog_of -- the server's log */
 static const struct rpmaf__wlog *
@@ -299,14 +328,23 @@ static void
 refused(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m, int code,
 	const struct rpmaf__proto_err *err)
 {
+	char why[sizeof(err->msg) + RPMAF__PROTO_NAME_MAX + 16];
+
 	if (sc->sess.status == RPMAF__PROTO_S_OK) {
 		sconn_close(sc, "the client sent ERROR");
 		return;
 	}
+	/* a failed proof: the name it claimed too (a decoded name is printable) */
+	if (m->hdr.type == RPMAF__PROTO_T_AUTH)
+		snprintf(why, sizeof(why), "%s (name \"%.*s\")", err->msg,
+			 (int)m->body.auth.name_len,
+			 m->body.auth.name_len ? m->body.auth.name : "");
+	else
+		snprintf(why, sizeof(why), "%s", err->msg);
 	rpmaf__sconn_refuse(sc, sc->sess.status, m->hdr.req_id,
 			    code == RPMAF__PROTO_E_AUTH ? &sc->srv->st.auth_failed
 							: &sc->srv->st.proto_errors,
-			    err->msg);
+			    why);
 }
 
 /* on_msg -- the channel's on_msg: the session first, then the request */
@@ -408,6 +446,7 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 {
 	const struct rpmaf_cfg *cfg = srv->cfg;
 	struct rpmaf__sconn *sc = calloc(1, sizeof(*sc));
+	char addr[INET6_ADDRSTRLEN + 16];
 
 	if (!sc)
 		return RPMAF_E_NOMEM;
@@ -431,7 +470,8 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 		return RPMAF_E_SYS;
 	}
 	sc->id = seq;
-	snprintf(sc->peer, sizeof(sc->peer), "client #%llu (worker %u)", seq,
+	addr_of(conn, addr, sizeof(addr));
+	snprintf(sc->peer, sizeof(sc->peer), "client #%llu %s (worker %u)", seq, addr,
 		 rpmaf_worker_index(w));
 	atomic_fetch_add(&srv->nobjs, 1);
 	*sc_ptr = sc;

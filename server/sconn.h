@@ -50,7 +50,7 @@ struct rpmaf__sconn {
 	struct rpmaf__ctl ctl;
 	struct rpmaf__proto_server sess;
 	uint8_t nonce[RPMAF__PROTO_NONCE_SIZE];
-	char peer[48];		  /* how the log names it */
+	char peer[96];		  /* how the log names it: "client #N ADDRESS:PORT (worker W)" */
 	struct rpmaf_work work;	  /* attach, then free */
 	struct rpmaf_timer timer; /* the handshake's deadline, then the ERROR's linger */
 	bool timer_armed;

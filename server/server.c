@@ -516,7 +516,8 @@ rpmaf_server_delete(struct rpmaf_server **srv_ptr)
 	if (srv->started)
 		ret = rpmaf_server_stop(srv, srv->cfg->timeouts.operation_ms);
 	calls_wait(srv);
-	if ((rr = regions_drop(srv, false)) && !ret)
+	/* a server that never served (its start failed, or never came) leaves nothing it made */
+	if ((rr = regions_drop(srv, !srv->started)) && !ret)
 		ret = rr;
 	rpmaf__sregtab_fini(&srv->regs);
 	wst_delete(srv);

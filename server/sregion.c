@@ -16,6 +16,7 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "filelock.h"
 #include "sregion.h"
 
 /* what opening a region file did, to undo it */
@@ -34,13 +35,106 @@ io_fail(const struct rpmaf__wlog *log, const struct rpmaf_cfg_region *rc, const 
 	return RPMAF_E_IO;
 }
 
-/* file_open -- open (create, extend) the region's file as its configuration says */
+/*
+ * file_close -- cut back or remove what file_open() made, and close, which
+ * releases the lock once the file is unmapped: the removal comes first, so
+ * that no other server locks a file about to be removed
+ */
+static void
+file_close(const struct rpmaf_cfg_region *rc, int fd, const struct file_undo *u)
+{
+	if (u->extended && !u->created)
+		(void)ftruncate(fd, u->old_size);
+	if (u->created)
+		(void)unlink(rc->path);
+	close(fd);
+}
+
+/*
+ * file_lock -- lock the region's file (filelock.h) before anything changes
+ * it: one held by another server is RPMAF_E_BUSY, logged with its holder
+ */
+static int
+file_lock(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int fd)
+{
+	int err = -rpmaf__filelock_take(fd);
+	pid_t pid;
+
+	if (!err)
+		return 0;
+	if (err != EWOULDBLOCK)
+		return io_fail(log, rc, "flock", err);
+	pid = rpmaf__filelock_holder(fd);
+	if (pid == getpid())
+		rpmaf__wlog(log, RPMAF_LOG_ERROR,
+			    "region %s: %s is in use: another server of this process (pid %d) "
+			    "exports it",
+			    rc->name, rc->path, (int)pid);
+	else if (pid)
+		rpmaf__wlog(log, RPMAF_LOG_ERROR,
+			    "region %s: %s is in use: locked by pid %d (a server exporting it?)",
+			    rc->name, rc->path, (int)pid);
+	else
+		rpmaf__wlog(log, RPMAF_LOG_ERROR,
+			    "region %s: %s is in use: locked by another process (pid unknown)",
+			    rc->name, rc->path);
+	return RPMAF_E_BUSY;
+}
+
+/*
+ * file_same -- the path still names the file locked: one removed or
+ * replaced between our open() and our lock (by a server that gave it up)
+ * is not the region's file
+ */
+static int
+file_same(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int fd)
+{
+	struct stat by_fd, by_name;
+
+	if (fstat(fd, &by_fd))
+		return io_fail(log, rc, "fstat", errno);
+	if (stat(rc->path, &by_name))
+		return io_fail(log, rc, "stat", errno);
+	if (by_fd.st_dev == by_name.st_dev && by_fd.st_ino == by_name.st_ino)
+		return 0;
+	rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s was replaced while being opened", rc->name,
+		    rc->path);
+	return RPMAF_E_BUSY;
+}
+
+/* file_extend -- extend the (locked) file to the region's size if it is shorter and may be */
+static int
+file_extend(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int fd,
+	    struct file_undo *u)
+{
+	struct stat st;
+
+	if (fstat(fd, &st))
+		return io_fail(log, rc, "fstat", errno);
+	u->old_size = st.st_size;
+	if (!S_ISREG(st.st_mode) || (uint64_t)st.st_size >= rc->size)
+		return 0;
+	if (!rc->create || ftruncate(fd, (off_t)rc->size)) {
+		int err = rc->create ? errno : EFBIG;
+
+		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s is %lld bytes, not %llu", rc->name,
+			    rc->path, (long long)st.st_size, (unsigned long long)rc->size);
+		return io_fail(log, rc, "ftruncate", err);
+	}
+	u->extended = true;
+	return 0;
+}
+
+/*
+ * file_open -- open (create, extend) the region's file as its configuration
+ * says, locked (filelock.h) before it is extended; on failure nothing is
+ * left: a file created is removed, one that was there is left as it was
+ */
 static int
 file_open(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int *fd_ptr,
 	  struct file_undo *u)
 {
-	struct stat st;
-	int fd = open(rc->path, O_RDWR | O_CLOEXEC);
+	int ret, fd = open(rc->path, O_RDWR | O_CLOEXEC);
 
 	memset(u, 0, sizeof(*u));
 	if (fd < 0 && errno == ENOENT && rc->create) {
@@ -49,40 +143,20 @@ file_open(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int 
 	}
 	if (fd < 0)
 		return io_fail(log, rc, "open", errno);
-	if (fstat(fd, &st)) {
-		int err = errno;
-
-		close(fd);
-		return io_fail(log, rc, "fstat", err);
+	if ((ret = file_lock(rc, log, fd)) || (ret = file_same(rc, log, fd))) {
+		/* the file at the path is another's now (it locked what we made): not ours to
+		 * remove */
+		u->created = false;
+		goto err_close;
 	}
-	u->old_size = st.st_size;
-	if (S_ISREG(st.st_mode) && (uint64_t)st.st_size < rc->size) {
-		if (!rc->create || ftruncate(fd, (off_t)rc->size)) {
-			int err = rc->create ? errno : EFBIG;
-
-			close(fd);
-			if (u->created)
-				(void)unlink(rc->path);
-			rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s is %lld bytes, not %llu",
-				    rc->name, rc->path, (long long)st.st_size,
-				    (unsigned long long)rc->size);
-			return io_fail(log, rc, "ftruncate", err);
-		}
-		u->extended = true;
-	}
+	if ((ret = file_extend(rc, log, fd, u)))
+		goto err_close;
 	*fd_ptr = fd;
 	return 0;
-}
 
-/* file_undo -- cut back or remove what file_open() made, and close */
-static void
-file_close(const struct rpmaf_cfg_region *rc, int fd, const struct file_undo *u)
-{
-	if (u->extended && !u->created)
-		(void)ftruncate(fd, u->old_size);
-	close(fd);
-	if (u->created)
-		(void)unlink(rc->path);
+err_close:
+	file_close(rc, fd, u);
+	return ret;
 }
 
 /* map_file -- map the region's file with libpmem2 */

@@ -67,7 +67,7 @@ struct rpmaf__sregion {
 	uint8_t usage;	  /* RPMAF_USAGE_* */
 	bool file;	  /* file-backed (else anonymous or the caller's) */
 	bool caller_mem;  /* the caller's memory: not unmapped, not persisted at the end */
-	int fd;		  /* the file, -1 for anonymous memory */
+	int fd;		  /* the file, locked (filelock.h); -1 for anonymous memory */
 	char *path;	  /* the file's, NULL for anonymous memory */
 	bool created;	  /* the file was created for the region */
 	bool extended;	  /* the file was extended for the region */
@@ -105,8 +105,11 @@ struct rpmaf__sregtab {
 /*
  * rpmaf__sregion_new -- map or allocate, and register, the region rc
  * describes (its generation comes with rpmaf__sregtab_insert()); on failure nothing is left behind
- * (a file created is removed, a file extended is cut back). RETURN VALUE: 0; RPMAF_E_INVAL (a name
- * that is no protocol name); RPMAF_E_NOMEM; RPMAF_E_IO (open, create, extend, map); RPMAF_E_RDMA.
+ * (a file created is removed, a file extended is cut back). A file is locked (filelock.h) before
+ * it is extended, and stays locked until rpmaf__sregion_delete(). RETURN VALUE: 0; RPMAF_E_INVAL
+ * (a name that is no protocol name); RPMAF_E_NOMEM; RPMAF_E_IO (open, create, lock, extend, map);
+ * RPMAF_E_BUSY (another server or process holds the file's lock; the log names the file and,
+ * where it can be known, the holder's pid); RPMAF_E_RDMA.
  * CONCURRENCY: any thread; logs through log.
  */
 int rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
@@ -122,7 +125,8 @@ int rpmaf__sregion_new_mem(const struct rpmaf_mem_region *mr, struct rpma_peer *
 			   const struct rpmaf__wlog *log, struct rpmaf__sregion **r_ptr);
 
 /*
- * rpmaf__sregion_delete -- persist a file region, deregister, unmap, close;
+ * rpmaf__sregion_delete -- persist a file region, deregister, unmap, close
+ * (which releases the file's lock: another server may export it then);
  * with undo, also remove the file it created or cut back the file it
  * extended (a failed start leaves nothing behind); *r_ptr becomes NULL.
  * RETURN VALUE: 0; RPMAF_E_RDMA (the deregistration failed, freed anyway).

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/socket.h>
 
 #include <infiniband/verbs.h>
 
@@ -44,6 +45,12 @@ extern "C" {
  * librpma 1.3 does not have
  */
 #define RPMA_EXT_SHARED_CQ 1
+
+/*
+ * defined when this library has rpma_conn_get_peer_addr() (symbol version
+ * LIBRPMA_1.2), which librpma 1.3 does not have
+ */
+#define RPMA_EXT_PEER_ADDR 1
 
 /* error codes */
 #define RPMA_E_UNKNOWN	       (-100000) /* unknown error */
@@ -615,6 +622,16 @@ int rpma_conn_apply_remote_peer_cfg(struct rpma_conn *conn, const struct rpma_pe
 
 /* rpma_conn_get_qp_num -- the number of the connection's queue pair. ERRORS: RPMA_E_INVAL. */
 int rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num);
+
+/*
+ * rpma_conn_get_peer_addr -- an extension of this librpma (LIBRPMA_1.2,
+ * RPMA_EXT_PEER_ADDR): the address of the connection's peer as the
+ * connection manager knows it (for a server, the client's address and the
+ * port it connected from), copied into *addr: an AF_INET or AF_INET6 socket
+ * address for IP (getnameinfo(3) prints it), another family for other
+ * transports. ERRORS: RPMA_E_INVAL (conn or addr NULL). Thread-safe.
+ */
+int rpma_conn_get_peer_addr(const struct rpma_conn *conn, struct sockaddr_storage *addr);
 
 /*
  * rpma_conn_get_cq -- the connection's main CQ: its own, or the CQ its

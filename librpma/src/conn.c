@@ -281,6 +281,19 @@ rpma_conn_get_qp_num(const struct rpma_conn *conn, uint32_t *qp_num)
 
 /* see librpma.h */
 int
+rpma_conn_get_peer_addr(const struct rpma_conn *conn, struct sockaddr_storage *addr)
+{
+	if (conn == NULL || addr == NULL) {
+		RPMA_LOG_ERROR("conn or addr is NULL");
+		return RPMA_E_INVAL;
+	}
+	/* the id's route holds a whole struct sockaddr_storage for the peer */
+	memcpy(addr, rdma_get_peer_addr(conn->res.id), sizeof(*addr));
+	return 0;
+}
+
+/* see librpma.h */
+int
 rpma_conn_get_cq(const struct rpma_conn *conn, struct rpma_cq **cq_ptr)
 {
 	if (conn == NULL || cq_ptr == NULL) {

@@ -45,6 +45,7 @@ extern "C" {
 #define RPMAF_E_AUTH	 (-13) /* authentication failed (no key, a wrong key) */
 #define RPMAF_E_PROTO	 (-14) /* the peer broke the control protocol; the log says how */
 #define RPMAF_E_SHUTDOWN (-15) /* the pool or server is shutting down */
+#define RPMAF_E_BUSY	 (-16) /* a file is in use: locked by another server or process */
 
 /*
  * rpmaf_err_str -- a short English description of an RPMAF_E_* code.
@@ -810,7 +811,11 @@ int rpmaf_worker_get_stats(const struct rpmaf_worker *w, struct rpmaf_worker_sta
  *   region mapped with libpmem2 (the file created or extended to the
  *   region's size when regions[].create is set), an anonymous one
  *   allocated page-aligned and zeroed; each registered with librpma for the
- *   usage the configuration gives it. A file-backed region with
+ *   usage the configuration gives it. A region file is locked
+ *   exclusively (flock(2), the lock rpmemd takes on its pool parts) before
+ *   it is created or extended, until the region is removed or the server
+ *   deleted: no second server, in this process or another, exports it
+ *   meanwhile (RPMAF_E_BUSY). A file-backed region with
  *   regions[].direct_write is flushed to persistence by the client itself
  *   (APM: the descriptor says so); any other region is persisted on a
  *   client's PERSIST_REQ message (GPSPM), which the server serves by
@@ -923,8 +928,12 @@ struct rpmaf_server_stats {
  * left behind (no file created, no region registered):
  * - RPMAF_E_INVAL   a NULL argument; cfg has no listen section
  * - RPMAF_E_NOMEM   out of memory
- * - RPMAF_E_IO      a region file cannot be opened, created, extended or
- *                   mapped; the key file cannot be read or holds no key
+ * - RPMAF_E_IO      a region file cannot be opened, created, locked,
+ *                   extended or mapped; the key file cannot be read or
+ *                   holds no key
+ * - RPMAF_E_BUSY    a region file is locked by another server (of this
+ *                   process or another) or by rpmemd: the log names the
+ *                   file and, where it can be known, the holder's pid
  * - RPMAF_E_RDMA    a region cannot be registered
  *
  * THREAD SAFETY
@@ -1012,7 +1021,9 @@ int rpmaf_server_on_conn_closed(struct rpmaf_server *srv, rpmaf_conn_closed_fn f
  * 0; RPMAF_E_INVAL (srv NULL or started); RPMAF_E_RDMA (the address
  * cannot be listened on: not local, the port taken; the log says which);
  * RPMAF_E_SYS (the acceptor thread cannot be made). On failure nothing
- * listens.
+ * listens, and rpmaf_server_delete() then removes the region files the
+ * server created and cuts back those it extended (a start that failed
+ * leaves nothing behind; a file that was there keeps its contents).
  *
  * THREAD SAFETY
  * Not thread-safe against other calls on srv.
@@ -1033,7 +1044,8 @@ unsigned rpmaf_server_port(const struct rpmaf_server *srv);
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (a NULL argument, a name already exported, a region
  * cfg_load would refuse, called from a worker thread); the codes of
- * rpmaf_server_new() for mapping and registering. On failure nothing
+ * rpmaf_server_new() for mapping and registering (RPMAF_E_BUSY: its file
+ * is exported already, by this server or another). On failure nothing
  * changes.
  *
  * THREAD SAFETY
@@ -1066,7 +1078,8 @@ int rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem
  * region before has been executed, and it posts nothing after; at most
  * timeouts.heartbeat_interval_ms x heartbeat_misses, or operation_ms without
  * heartbeats), then deregister and
- * unmap it (a file keeps its contents; it is persisted first; memory of
+ * unmap it and release its file's lock, so that the file can be exported
+ * again (a file keeps its contents; it is persisted first; memory of
  * rpmaf_server_region_add_mem() is only deregistered). So
  * operations in flight during a removal complete (or fail with
  * RPMAF_E_NOENT on the client), and no connection breaks on a key that
@@ -1112,8 +1125,12 @@ int rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms);
 
 /*
  * rpmaf_server_delete -- stop the server if it runs (rpmaf_server_stop()
- * with timeouts.operation_ms), deregister and unmap the regions, free
- * everything and set *srv_ptr to NULL. Nothing happens when *srv_ptr is NULL.
+ * with timeouts.operation_ms), deregister and unmap the regions and
+ * release their files' locks, free everything and set *srv_ptr to NULL.
+ * A server never started (rpmaf_server_start() failed or was not called)
+ * also removes the region files it created and cuts back the ones it
+ * extended, as a failed rpmaf_server_new() does: it served nothing, so
+ * nothing it made stays. Nothing happens when *srv_ptr is NULL.
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (srv_ptr NULL); the first error of the teardown

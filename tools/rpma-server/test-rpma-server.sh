@@ -3,15 +3,18 @@
 #
 # test-rpma-server.sh BIN -- the rpma-server tool over softrdma: usage
 # errors, a configuration that does not validate, a region file it cannot
-# map, a key file it may not read, a second server on a taken port (each a
-# clear message and exit 1 with nothing left listening), and a running
+# map, a key file it may not read, a second server on a taken port (its
+# region file not left behind) and one on the region file another serves
+# (refused, naming the file and the holder's pid; the file untouched), each
+# a clear message and exit 1 with nothing left listening, and a running
 # server's signals: SIGUSR1 (counters), SIGHUP (a region added, a file that
 # does not validate refused, the region removed again), SIGTERM (drain, exit 0).
-#   RPMA_SERVER_TEST_PORT   the TCP port used (default 17710)
+#   RPMA_SERVER_TEST_PORT   the TCP port used, and the next one (default: even,
+#                           at random in 20000-20798)
 set -u
 TOOL=$1
 . "$(dirname "$0")/../tool-test.sh"
-port=${RPMA_SERVER_TEST_PORT:-17710}
+port=${RPMA_SERVER_TEST_PORT:-$((20000 + RANDOM % 400 * 2))}
 
 # wait_log TEXT -- wait (10 s at most) for TEXT in the running server's log
 wait_log() {
@@ -67,10 +70,22 @@ if wait_log "listening on 127.0.0.1:$port"; then ok; else ko start "no listening
 [ -s "$tmp/data.pmem" ] && [ "$(stat -c %s "$tmp/data.pmem")" -eq 1048576 ] && ok ||
 	ko start "the region file is not 1 MiB"
 
-# a second server on the same port: a clear error, and the first one still serves
+# a second server on the same port: a clear error, no region file left, the first still serves
 expect port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml" \
 	--set "regions[0].backing={file: $tmp/other.pmem, create: true}"
 kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first server died"
+[ ! -e "$tmp/other.pmem" ] && ok || ko port-taken "the region file it created was left behind"
+
+# a second server on the first one's region file (another port, a bigger
+# size): refused, naming the file and the first server's pid; the file
+# keeps its size and bytes, and the first server goes on (the checks below)
+printf 'first server' | dd of="$tmp/data.pmem" bs=1 seek=4096 conv=notrunc status=none
+expect region-locked 1 "data.pmem is in use: locked by pid $pid" -c "$tmp/s.yaml" \
+	--set "listen.port=$((port + 1))" --set "regions[0].size=2M"
+[ "$(stat -c %s "$tmp/data.pmem")" -eq 1048576 ] && ok || ko region-locked "the file was resized"
+[ "$(dd if="$tmp/data.pmem" bs=1 skip=4096 count=12 status=none)" = "first server" ] && ok ||
+	ko region-locked "the file's bytes changed"
+kill -0 "$pid" 2>/dev/null && ok || ko region-locked "the first server died"
 
 kill -USR1 "$pid"
 for i in $(seq 50); do grep -q '"what":"rpma-server"' "$tmp/stats" 2>/dev/null && break; sleep 0.1; done
@@ -94,5 +109,15 @@ rc=$?
 pid=
 [ "$rc" -eq 0 ] && ok || ko term "exit $rc after SIGTERM, expected 0"
 grep -qF "draining" "$tmp/log" && grep -qF "stopped" "$tmp/log" && ok || ko term "no drain lines"
+
+# the lock went with the server: the file is served again (and kept, not created)
+"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
+pid=$!
+wait_log "listening on 127.0.0.1:$port" && ok || ko restart "the file is still locked"
+kill -TERM "$pid"
+wait "$pid"
+pid=
+[ "$(dd if="$tmp/data.pmem" bs=1 skip=4096 count=12 status=none)" = "first server" ] && ok ||
+	ko restart "the file's bytes changed"
 
 summary rpma-server

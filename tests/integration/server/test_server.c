@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <regex.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -470,13 +471,22 @@ srv_start(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_server_port(s->s), Port);
 }
 
+/* srv_end_ret -- delete the server and its workers; rpmaf_server_delete()'s code */
+static int
+srv_end_ret(struct srv *s)
+{
+	int ret = rpmaf_server_delete(&s->s);
+
+	assert_int_equal(rpmaf_workers_delete(&s->ws), 0);
+	rpmaf_cfg_delete(&s->cfg);
+	return ret;
+}
+
 /* srv_end -- delete the server and its workers */
 static void
 srv_end(struct srv *s)
 {
-	assert_int_equal(rpmaf_server_delete(&s->s), 0);
-	assert_int_equal(rpmaf_workers_delete(&s->ws), 0);
-	rpmaf_cfg_delete(&s->cfg);
+	assert_int_equal(srv_end_ret(s), 0);
 }
 
 /* log_has -- the server's log holds text */
@@ -491,6 +501,27 @@ log_has(const struct srv *s, const char *text)
 		found = strstr(line, text) != NULL;
 	if (f)
 		fclose(f);
+	return found;
+}
+
+/* log_match -- a line of the server's log matches the extended regular expression re */
+static bool
+log_match(const struct srv *s, const char *re)
+{
+	char line[1024];
+	bool found = false;
+	regex_t rx;
+	FILE *f;
+
+	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	f = fopen(s->log, "r");
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		found = regexec(&rx, line, 0, NULL, 0) == 0;
+	}
+	if (f)
+		fclose(f);
+	regfree(&rx);
 	return found;
 }
 
@@ -724,7 +755,10 @@ test_app(void **state)
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
-/* a wrong key: ERROR, disconnected, logged; a good client is still served */
+/*
+ * a wrong key: ERROR, disconnected, logged with the client's address, port
+ * and name; a good client is still served
+ */
 static void
 test_wrong_key(void **state)
 {
@@ -747,7 +781,9 @@ test_wrong_key(void **state)
 
 	assert_int_equal(lookup(good, "anon", &e, copy), RPMAF__PROTO_S_OK);
 	assert_int_equal(stats(&s).auth_failed, 1);
-	assert_true(log_has(&s, "refused (AUTH_FAILED)"));
+	/* the line names the client: its address and port, and the name it claimed */
+	assert_true(log_match(&s, "client #[0-9]+ 127\\.0\\.0\\.1:[0-9]+ \\(worker [0-9]+\\) "
+				  "refused \\(AUTH_FAILED\\): .*\\(name \"tester\"\\)$"));
 	cli_delete(good);
 	cli_delete(bad);
 	srv_end(&s);
@@ -972,6 +1008,114 @@ test_missing_file(void **state)
 	rpmaf_cfg_delete(&s.cfg);
 }
 
+/* srv_new -- a server of extra configuration text, made but not started; its rpmaf_server_new() */
+static int
+srv_new(struct srv *s, const char *extra)
+{
+	s->cfg = srv_cfg(s, extra, 0);
+	assert_int_equal(rpmaf_workers_new(s->cfg, Peer, &s->ws), 0);
+	s->s = NULL;
+	return rpmaf_server_new(s->cfg, Peer, s->ws, &s->s);
+}
+
+/* file_size -- the size of the file at path, -1 when there is none */
+static long long
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/*
+ * one region file, two servers of one process: the second is refused
+ * (RPMAF_E_BUSY, logged with the file and the holder) without touching
+ * the file, at its making and at run time; a removal releases the lock
+ * and the file can be exported again
+ */
+static void
+test_region_lock(void **state)
+{
+	struct srv a, b;
+	char extra[512], text[256];
+	struct rpmaf_cfg_region again = {
+	    .name = "again", .size = 65536, .usage = 7, .backing = RPMAF_BACKING_FILE};
+	void *ptr;
+	size_t size;
+
+	(void)state;
+	start_std(&a, 0);
+	assert_int_equal(rpmaf_server_region_ptr(a.s, "pm", &ptr, &size), 0);
+	memcpy(ptr, "first's", 8);
+	/* a bigger region on the same file: the file must not be extended */
+	snprintf(extra, sizeof(extra),
+		 "regions:\n  - {name: pm, size: 128K, backing: {file: %s, create: true}}\n",
+		 a.file);
+	assert_int_equal(srv_new(&b, extra), RPMAF_E_BUSY);
+	assert_null(b.s);
+	assert_int_equal(file_size(a.file), 65536);
+	assert_memory_equal(ptr, "first's", 8);
+	snprintf(text, sizeof(text), "%s is in use: another server of this process (pid %d)",
+		 a.file, (int)getpid());
+	assert_true(log_has(&a, text));
+	/* a second name for the file in the first server: refused too */
+	again.path = a.file;
+	assert_int_equal(rpmaf_server_region_add(a.s, &again), RPMAF_E_BUSY);
+	assert_int_equal(stats(&a).regions, 2);
+	/* removed at run time: the lock goes with it, another server exports the file */
+	assert_int_equal(rpmaf_server_region_remove(a.s, "pm"), 0);
+	assert_int_equal(rpmaf_server_new(b.cfg, Peer, b.ws, &b.s), 0);
+	assert_int_equal(rpmaf_server_region_add(a.s, &again), RPMAF_E_BUSY);
+	assert_int_equal(srv_end_ret(&b), 0);
+	/* and back to the first: registered again */
+	assert_int_equal(rpmaf_server_region_add(a.s, &again), 0);
+	assert_int_equal(rpmaf_server_region_ptr(a.s, "again", &ptr, &size), 0);
+	assert_memory_equal(ptr, "first's", 8);
+	srv_end(&a);
+	unlink(a.file);
+}
+
+/*
+ * a start that fails (the port taken) leaves behind no region file the
+ * server created, and a file that was there as it was (cut back to its
+ * size, its bytes kept)
+ */
+static void
+test_failed_start_undo(void **state)
+{
+	struct srv a, b;
+	char extra[512], made[160], kept[160], got[8] = {0};
+	int fd;
+
+	(void)state;
+	start_std(&a, 0);
+	snprintf(made, sizeof(made), "%s/made.pmem", Dir);
+	snprintf(kept, sizeof(kept), "%s/kept.pmem", Dir);
+	fd = open(kept, O_CREAT | O_WRONLY | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(pwrite(fd, "precious", 8, 4096), 8);
+	assert_int_equal(ftruncate(fd, 8192), 0);
+	close(fd);
+	snprintf(extra, sizeof(extra),
+		 "regions:\n  - {name: made, size: 16K, backing: {file: %s, create: true}}\n"
+		 "  - {name: kept, size: 16K, backing: {file: %s, create: true}}\n",
+		 made, kept);
+	assert_int_equal(srv_new(&b, extra), 0);
+	assert_int_equal(file_size(made), 16384);
+	assert_int_equal(file_size(kept), 16384);
+	assert_int_equal(rpmaf_server_start(b.s), RPMAF_E_RDMA);
+	srv_end(&b);
+	assert_int_equal(file_size(made), -1);
+	assert_int_equal(file_size(kept), 8192);
+	fd = open(kept, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, got, 8, 4096), 8);
+	close(fd);
+	assert_memory_equal(got, "precious", 8);
+	unlink(kept);
+	srv_end(&a);
+}
+
 /* setup -- the peer, a directory with the key */
 static int
 setup(void **state)
@@ -1020,6 +1164,8 @@ main(void)
 	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_port_taken_and_stop),
 	    cmocka_unit_test(test_missing_file),
+	    cmocka_unit_test(test_region_lock),
+	    cmocka_unit_test(test_failed_start_undo),
 	};
 
 	if (getenv("SERVER_TESTS"))

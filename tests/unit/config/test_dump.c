@@ -251,6 +251,7 @@ err_str(void **state)
 	assert_string_equal(rpmaf_err_str(RPMAF_E_CONFIG), "invalid configuration");
 	assert_string_equal(rpmaf_err_str(RPMAF_E_TIMEOUT), "the operation timed out");
 	assert_string_equal(rpmaf_err_str(RPMAF_E_SHUTDOWN), "shutting down");
+	assert_string_equal(rpmaf_err_str(RPMAF_E_BUSY), "in use by another server or process");
 	assert_string_equal(rpmaf_err_str(-99), "unknown error");
 }
 

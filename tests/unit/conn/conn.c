@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,6 +259,8 @@ getters(void **state)
 	struct rpma_conn *conn = h_conn_active(st->peer, NULL);
 	struct rpma_cq *cq = H_SENTINEL, *rcq = H_SENTINEL;
 	struct rpma_conn_private_data pdata = {H_SENTINEL, 3};
+	struct sockaddr_storage addr;
+	char text[INET_ADDRSTRLEN];
 	uint32_t qp_num = 77;
 	int fd = -9;
 
@@ -267,6 +270,8 @@ getters(void **state)
 	assert_int_equal(rpma_conn_get_private_data(conn, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_get_qp_num(NULL, &qp_num), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_get_qp_num(conn, NULL), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_get_peer_addr(NULL, &addr), RPMA_E_INVAL);
+	assert_int_equal(rpma_conn_get_peer_addr(conn, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_get_cq(NULL, &cq), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_get_cq(conn, NULL), RPMA_E_INVAL);
 	assert_int_equal(rpma_conn_get_rcq(NULL, &rcq), RPMA_E_INVAL);
@@ -286,6 +291,13 @@ getters(void **state)
 	assert_int_equal(fd, id_of(conn)->channel->fd);
 	assert_int_equal(rpma_conn_get_qp_num(conn, &qp_num), 0);
 	assert_int_equal(qp_num, MOCK_QP_NUM);
+	/* the peer is the address the request was made to */
+	assert_int_equal(rpma_conn_get_peer_addr(conn, &addr), 0);
+	assert_int_equal(addr.ss_family, AF_INET);
+	assert_int_equal(ntohs(((struct sockaddr_in *)&addr)->sin_port), atoi(H_PORT));
+	assert_string_equal(
+	    inet_ntop(AF_INET, &((struct sockaddr_in *)&addr)->sin_addr, text, sizeof(text)),
+	    H_ADDR);
 	assert_int_equal(rpma_conn_get_cq(conn, &cq), 0);
 	assert_non_null(cq);
 	assert_ptr_equal(rpma__cq_get_ibv_cq(cq), id_of(conn)->qp->send_cq);
