@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "beneath.h"
+#include "errmsg.h"
 
 #define PARENT_FLAGS (O_PATH | O_DIRECTORY)
 #define STEP_FLAGS   (O_PATH | O_NOFOLLOW | O_CLOEXEC) /* an element on the way */
@@ -27,20 +28,6 @@
 /* the kernel has no openat2 (found once), or the tests asked for the walk */
 static atomic_bool No_openat2;
 static atomic_bool Walk_only;
-
-/* fail -- the message in the caller's buffer, if any; return code */
-__attribute__((format(printf, 4, 5))) static int
-fail(char *err, size_t err_len, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || err_len == 0)
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* copy_of -- a malloc()ed copy of len bytes at s and a NUL (not strdup(): tests wrap malloc) */
 static char *
@@ -66,23 +53,24 @@ beneath_dir_open(const char *path, struct beneath_dir *dir, char *err, size_t er
 	dir->fd = -1;
 	dir->path = dir->real = NULL;
 	if (len == 0)
-		return fail(err, err_len, -EINVAL, "beneath_dir_open: invalid argument");
+		return errmsg_fail(err, err_len, -EINVAL, "beneath_dir_open: invalid argument");
 	while (len > 1 && path[len - 1] == '/')
 		len--;
 	dir->fd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dir->fd < 0)
-		return fail(err, err_len, -errno, "%s: cannot open the directory: %s", path,
-			    strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot open the directory: %s", path,
+				   strerror(errno));
 	real = realpath(path, NULL);
 	if (real == NULL) {
-		ret = fail(err, err_len, -errno, "%s: cannot resolve: %s", path, strerror(errno));
+		ret = errmsg_fail(err, err_len, -errno, "%s: cannot resolve: %s", path,
+				  strerror(errno));
 		goto err_close;
 	}
 	dir->real = copy_of(real, strlen(real));
 	free(real);
 	dir->path = copy_of(path, len);
 	if (dir->real == NULL || dir->path == NULL) {
-		ret = fail(err, err_len, -ENOMEM, "%s: out of memory", path);
+		ret = errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", path);
 		goto err_close;
 	}
 	return 0;

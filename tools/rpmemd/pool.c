@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "errmsg.h"
 #include "pool.h"
 
 #define CREATE_MODE (S_IRUSR | S_IWUSR | S_IRGRP | S_IWGRP | S_IROTH | S_IWOTH)
@@ -49,20 +50,6 @@ struct pool {
 };
 
 static const struct pool_hdr_attr Zero_attr;
-
-/* fail -- the message in the caller's buffer, if any; return code */
-__attribute__((format(printf, 4, 5))) static int
-fail(char *err, size_t err_len, int code, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || err_len == 0)
-		return code;
-	va_start(ap, fmt);
-	vsnprintf(err, err_len, fmt, ap);
-	va_end(ap);
-	return code;
-}
 
 /* err_clear -- an empty message, so that a caller never reads an old one */
 static void
@@ -128,13 +115,15 @@ static int
 refused(char *err, size_t err_len, int code, const char *path, const char *what)
 {
 	if (code == -ELOOP)
-		return fail(err, err_len, -EPERM,
-			    "%s: refused: a symbolic link on the way (none is followed beneath "
-			    "rpmem.poolset_dir)",
-			    path);
+		return errmsg_fail(
+		    err, err_len, -EPERM,
+		    "%s: refused: a symbolic link on the way (none is followed beneath "
+		    "rpmem.poolset_dir)",
+		    path);
 	if (code == -EXDEV)
-		return fail(err, err_len, -EPERM, "%s: refused: outside rpmem.poolset_dir", path);
-	return fail(err, err_len, code, "%s: cannot %s: %s", path, what, strerror(-code));
+		return errmsg_fail(err, err_len, -EPERM, "%s: refused: outside rpmem.poolset_dir",
+				   path);
+	return errmsg_fail(err, err_len, code, "%s: cannot %s: %s", path, what, strerror(-code));
 }
 
 /*
@@ -151,18 +140,20 @@ set_trust(struct pool *pool, int fd, char *err, size_t err_len)
 	struct stat st;
 
 	if (fstat(fd, &st))
-		return fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot stat: %s", path,
+				   strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(err, err_len, -EINVAL, "%s: not a regular file", path);
+		return errmsg_fail(err, err_len, -EINVAL, "%s: not a regular file", path);
 	if (st.st_uid != euid && st.st_uid != 0)
-		return fail(err, err_len, -EPERM,
-			    "%s: refused: owned by uid %u, neither the daemon's (%u) nor root",
-			    path, (unsigned)st.st_uid, (unsigned)euid);
+		return errmsg_fail(
+		    err, err_len, -EPERM,
+		    "%s: refused: owned by uid %u, neither the daemon's (%u) nor root", path,
+		    (unsigned)st.st_uid, (unsigned)euid);
 	if (st.st_mode & (S_IWGRP | S_IWOTH))
-		return fail(err, err_len, -EPERM,
-			    "%s: refused: mode %04o lets %s write it (chmod go-w)", path,
-			    (unsigned)(st.st_mode & 07777),
-			    (st.st_mode & S_IWOTH) ? "anyone" : "its group");
+		return errmsg_fail(err, err_len, -EPERM,
+				   "%s: refused: mode %04o lets %s write it (chmod go-w)", path,
+				   (unsigned)(st.st_mode & 07777),
+				   (st.st_mode & S_IWOTH) ? "anyone" : "its group");
 	pool->set_dev = st.st_dev;
 	pool->set_ino = st.st_ino;
 	return 0;
@@ -186,7 +177,7 @@ set_read(struct pool *pool, const struct beneath_dir *dir, char **text_ptr, size
 	int ret = 0, fd;
 
 	if (text == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", path);
 	fd = beneath_open(dir, path, O_RDONLY | O_NONBLOCK);
 	if (fd < 0) {
 		ret = refused(err, err_len, fd, path, "open");
@@ -196,8 +187,8 @@ set_read(struct pool *pool, const struct beneath_dir *dir, char **text_ptr, size
 	while (ret == 0 && len < cap && n != 0) {
 		n = read(fd, text + len, cap - len);
 		if (n < 0 && errno != EINTR) {
-			ret = fail(err, err_len, -errno, "%s: cannot read: %s", path,
-				   strerror(errno));
+			ret = errmsg_fail(err, err_len, -errno, "%s: cannot read: %s", path,
+					  strerror(errno));
 			break;
 		}
 		len += n > 0 ? (size_t)n : 0;
@@ -221,7 +212,7 @@ parts_alloc(struct pool *pool, char *err, size_t err_len)
 	pool->nhdrs = poolset_nhdrs(pool->set);
 	pool->parts = calloc(pool->set->nparts, sizeof(*pool->parts));
 	if (pool->parts == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
 	for (unsigned i = 0; i < pool->set->nparts; i++) {
 		pool->parts[i].fd = -1;
 		pool->parts[i].dirfd = -ENOENT;
@@ -232,7 +223,7 @@ parts_alloc(struct pool *pool, char *err, size_t err_len)
 	if (pool->hdrs == NULL) {
 		free(pool->parts);
 		pool->parts = NULL;
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
 	}
 	return 0;
 }
@@ -262,7 +253,7 @@ set_name(struct pool *pool, const struct beneath_dir *dir, const char *name, cha
 	/* not strdup(): the tests make malloc() fail, and strdup() calls libc's own */
 	pool->set_path = malloc(strlen(rel) + 1);
 	if (pool->set_path == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", rel);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", rel);
 	strcpy(pool->set_path, rel);
 	return 0;
 }
@@ -283,17 +274,17 @@ part_resolve(struct pool *pool, const struct beneath_dir *dir, unsigned i, char 
 	int ret = beneath_rel(dir, sp->path, rel, sizeof(rel));
 
 	if (ret == -EXDEV)
-		return fail(err, err_len, -EPERM,
-			    "%s:%u: refused: part '%s' is outside rpmem.poolset_dir",
-			    pool->set_path, sp->line, sp->path);
+		return errmsg_fail(err, err_len, -EPERM,
+				   "%s:%u: refused: part '%s' is outside rpmem.poolset_dir",
+				   pool->set_path, sp->line, sp->path);
 	if (ret == 0 && rel[0] == '\0')
 		ret = -EISDIR;
 	if (ret)
-		return fail(err, err_len, ret, "%s:%u: part '%s': %s", pool->set_path, sp->line,
-			    sp->path, strerror(-ret));
+		return errmsg_fail(err, err_len, ret, "%s:%u: part '%s': %s", pool->set_path,
+				   sp->line, sp->path, strerror(-ret));
 	copy = malloc(strlen(rel) + 1);
 	if (copy == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
 	strcpy(copy, rel);
 	free(sp->path);
 	sp->path = copy;
@@ -316,9 +307,9 @@ parts_resolve(struct pool *pool, const struct beneath_dir *dir, char *err, size_
 			return ret;
 		for (unsigned k = 0; k < i; k++) {
 			if (strcmp(set->parts[k].path, set->parts[i].path) == 0)
-				return fail(err, err_len, -EINVAL,
-					    "%s:%u: the part is the file of line %u",
-					    pool->set_path, set->parts[i].line, set->parts[k].line);
+				return errmsg_fail(
+				    err, err_len, -EINVAL, "%s:%u: the part is the file of line %u",
+				    pool->set_path, set->parts[i].line, set->parts[k].line);
 		}
 	}
 	return 0;
@@ -354,7 +345,7 @@ pool_new(const struct beneath_dir *dir, const char *name, struct pool **pool_ptr
 	int ret;
 
 	if (pool == NULL)
-		return fail(err, err_len, -ENOMEM, "out of memory");
+		return errmsg_fail(err, err_len, -ENOMEM, "out of memory");
 	ret = set_name(pool, dir, name, err, err_len);
 	ret = ret ? ret : set_read(pool, dir, &text, &len, err, err_len);
 	if (ret)
@@ -382,8 +373,8 @@ size_check(const struct pool *pool, size_t size, char *err, size_t err_len)
 {
 	if (size <= pool->size)
 		return 0;
-	return fail(err, err_len, -EFBIG, "%s: the pool is %zu bytes, %zu requested",
-		    pool->set_path, pool->size, size);
+	return errmsg_fail(err, err_len, -EFBIG, "%s: the pool is %zu bytes, %zu requested",
+			   pool->set_path, pool->size, size);
 }
 
 /* attr_check -- the attributes fit the set: none for NOHDRS, else some, with its SINGLEHDR bit */
@@ -395,18 +386,18 @@ attr_check(const struct pool *pool, const struct pool_hdr_attr *attr, char *err,
 	bool single_bit = attr->incompat_features & POOL_FEAT_SINGLEHDR;
 
 	if (pool->nhdrs == 0 && !attr_is_zero(attr))
-		return fail(err, err_len, -EINVAL,
-			    "%s: OPTION NOHDRS: a pool without headers takes no attributes",
-			    set_path);
+		return errmsg_fail(err, err_len, -EINVAL,
+				   "%s: OPTION NOHDRS: a pool without headers takes no attributes",
+				   set_path);
 	if (pool->nhdrs == 0)
 		return 0;
 	if (attr_is_zero(attr))
-		return fail(
+		return errmsg_fail(
 		    err, err_len, -EINVAL,
 		    "%s: no attributes for a pool with headers (only a NOHDRS set takes none)",
 		    set_path);
 	if (single_opt != single_bit)
-		return fail(
+		return errmsg_fail(
 		    err, err_len, -EINVAL,
 		    "%s: the attributes' incompat features 0x%x %s SINGLEHDR (0x%x), the set "
 		    "%s OPTION SINGLEHDR",
@@ -422,10 +413,10 @@ part_lock(const struct pool *pool, unsigned i, char *err, size_t err_len)
 	if (flock(pool->parts[i].fd, LOCK_EX | LOCK_NB) == 0)
 		return 0;
 	if (errno == EWOULDBLOCK)
-		return fail(err, err_len, -EBUSY, "%s: in use: locked by another open pool",
-			    part_path(pool, i));
-	return fail(err, err_len, -errno, "%s: cannot lock: %s", part_path(pool, i),
-		    strerror(errno));
+		return errmsg_fail(err, err_len, -EBUSY, "%s: in use: locked by another open pool",
+				   part_path(pool, i));
+	return errmsg_fail(err, err_len, -errno, "%s: cannot lock: %s", part_path(pool, i),
+			   strerror(errno));
 }
 
 /* part_allocate -- part i's blocks allocated to its full size and the size made durable */
@@ -440,11 +431,11 @@ part_allocate(const struct pool *pool, unsigned i, char *err, size_t err_len)
 		ret = posix_fallocate(part->fd, 0, (off_t)size);
 	while (ret == EINTR);
 	if (ret)
-		return fail(err, err_len, -ret, "%s: cannot allocate %zu bytes: %s",
-			    part_path(pool, i), size, strerror(ret));
+		return errmsg_fail(err, err_len, -ret, "%s: cannot allocate %zu bytes: %s",
+				   part_path(pool, i), size, strerror(ret));
 	if (fdatasync(part->fd))
-		return fail(err, err_len, -errno, "%s: cannot sync: %s", part_path(pool, i),
-			    strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot sync: %s", part_path(pool, i),
+				   strerror(errno));
 	return 0;
 }
 
@@ -459,14 +450,15 @@ part_create(struct pool *pool, unsigned i, char *err, size_t err_len)
 	int ret;
 
 	if (part->dirfd < 0)
-		return fail(err, err_len, part->dirfd, "%s: cannot create: its directory: %s",
-			    part_path(pool, i), strerror(-part->dirfd));
+		return errmsg_fail(err, err_len, part->dirfd,
+				   "%s: cannot create: its directory: %s", part_path(pool, i),
+				   strerror(-part->dirfd));
 	/* O_EXCL: a symbolic link there is not followed either */
 	part->fd =
 	    openat(part->dirfd, part->last, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, CREATE_MODE);
 	if (part->fd < 0)
-		return fail(err, err_len, -errno, "%s: cannot create: %s", part_path(pool, i),
-			    strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot create: %s",
+				   part_path(pool, i), strerror(errno));
 	part->created = true;
 	ret = part_lock(pool, i, err, err_len);
 	if (ret)
@@ -518,12 +510,14 @@ part_same_file(const struct pool *pool, unsigned i, char *err, size_t err_len)
 	struct stat by_fd, by_name;
 
 	if (fstat(part->fd, &by_fd))
-		return fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot stat: %s", path,
+				   strerror(errno));
 	if (fstatat(part->dirfd, part->last, &by_name, AT_SYMLINK_NOFOLLOW))
-		return fail(err, err_len, -errno, "%s: cannot stat: %s%s", path, strerror(errno),
-			    errno == ENOENT ? " (removed while being opened)" : "");
+		return errmsg_fail(err, err_len, -errno, "%s: cannot stat: %s%s", path,
+				   strerror(errno),
+				   errno == ENOENT ? " (removed while being opened)" : "");
 	if (by_fd.st_dev != by_name.st_dev || by_fd.st_ino != by_name.st_ino)
-		return fail(err, err_len, -EBUSY, "%s: replaced while being opened", path);
+		return errmsg_fail(err, err_len, -EBUSY, "%s: replaced while being opened", path);
 	return 0;
 }
 
@@ -583,13 +577,14 @@ part_check_size(const struct pool *pool, unsigned i, char *err, size_t err_len)
 	struct stat st;
 
 	if (fstat(pool->parts[i].fd, &st))
-		return fail(err, err_len, -errno, "%s: cannot stat: %s", sp->path, strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot stat: %s", sp->path,
+				   strerror(errno));
 	if (!S_ISREG(st.st_mode))
-		return fail(err, err_len, -EINVAL, "%s: not a regular file", sp->path);
+		return errmsg_fail(err, err_len, -EINVAL, "%s: not a regular file", sp->path);
 	if ((uintmax_t)st.st_size != sp->size)
-		return fail(err, err_len, -EUCLEAN,
-			    "%s: %jd bytes, the set file gives the part %zu (line %u)", sp->path,
-			    (intmax_t)st.st_size, sp->size, sp->line);
+		return errmsg_fail(err, err_len, -EUCLEAN,
+				   "%s: %jd bytes, the set file gives the part %zu (line %u)",
+				   sp->path, (intmax_t)st.st_size, sp->size, sp->line);
 	return 0;
 }
 
@@ -604,8 +599,8 @@ hdr_read(struct pool *pool, unsigned i, char *err, size_t err_len)
 		n = pread(pool->parts[i].fd, buf, sizeof(buf), 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
-		return fail(err, err_len, -errno, "%s: cannot read the pool header: %s",
-			    part_path(pool, i), strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot read the pool header: %s",
+				   part_path(pool, i), strerror(errno));
 	return pool_hdr_decode(part_path(pool, i), buf, (size_t)n, &pool->hdrs[i], err, err_len);
 }
 
@@ -620,14 +615,15 @@ hdrs_check_set(const struct pool *pool, char *err, size_t err_len)
 
 	ret = pool_hdr_check_set(pool->hdrs, pool->nhdrs, why, sizeof(why));
 	if (ret)
-		return fail(err, err_len, ret, "%s: %s", pool->set_path, why);
+		return errmsg_fail(err, err_len, ret, "%s: %s", pool->set_path, why);
 	if (single_opt != single_bit)
-		return fail(err, err_len, -EUCLEAN,
-			    "%s: the header's incompat features 0x%x %s SINGLEHDR (0x%x), the set "
-			    "%s OPTION SINGLEHDR",
-			    part_path(pool, 0), pool->hdrs[0].incompat_features,
-			    single_bit ? "have" : "lack", POOL_FEAT_SINGLEHDR,
-			    single_opt ? "has" : "has no");
+		return errmsg_fail(
+		    err, err_len, -EUCLEAN,
+		    "%s: the header's incompat features 0x%x %s SINGLEHDR (0x%x), the set "
+		    "%s OPTION SINGLEHDR",
+		    part_path(pool, 0), pool->hdrs[0].incompat_features,
+		    single_bit ? "have" : "lack", POOL_FEAT_SINGLEHDR,
+		    single_opt ? "has" : "has no");
 	return 0;
 }
 
@@ -684,14 +680,14 @@ hdrs_make(const struct pool *pool, const struct pool_hdr_attr *attr, const struc
 	int ret = 0;
 
 	if (uuids == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
 	if (old)
 		uuids_keep(attr, old, n, uuids);
 	else
 		ret = pool_hdr_uuids_new(attr, n, uuids);
 	if (ret) {
-		ret = fail(err, err_len, ret, "%s: no random bytes for the parts' UUIDs: %s",
-			   pool->set_path, strerror(-ret));
+		ret = errmsg_fail(err, err_len, ret, "%s: no random bytes for the parts' UUIDs: %s",
+				  pool->set_path, strerror(-ret));
 		goto out_free;
 	}
 	for (unsigned i = 0; i < n && ret == 0; i++) {
@@ -701,7 +697,7 @@ hdrs_make(const struct pool *pool, const struct pool_hdr_attr *attr, const struc
 			memcpy(out[i].sds, old[i].sds, POOL_HDR_SDS_LEN);
 	}
 	if (ret)
-		ret = fail(err, err_len, ret, "%s: invalid attributes", pool->set_path);
+		ret = errmsg_fail(err, err_len, ret, "%s: invalid attributes", pool->set_path);
 out_free:
 	free(uuids);
 	return ret;
@@ -722,11 +718,11 @@ hdr_write(const struct pool *pool, const struct pool_hdr *hdrs, unsigned i, char
 	if (n >= 0 && n != (ssize_t)sizeof(buf))
 		errno = EIO; /* a short write of a block within the file's size */
 	if (n != (ssize_t)sizeof(buf))
-		return fail(err, err_len, -errno, "%s: cannot write the pool header: %s",
-			    part_path(pool, i), strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot write the pool header: %s",
+				   part_path(pool, i), strerror(errno));
 	if (fdatasync(pool->parts[i].fd))
-		return fail(err, err_len, -errno, "%s: cannot sync the pool header: %s",
-			    part_path(pool, i), strerror(errno));
+		return errmsg_fail(err, err_len, -errno, "%s: cannot sync the pool header: %s",
+				   part_path(pool, i), strerror(errno));
 	return 0;
 }
 
@@ -760,8 +756,8 @@ part_map(struct pool *pool, unsigned i, size_t off, char *err, size_t err_len)
 	(void)pmem2_source_delete(&src);
 	(void)pmem2_config_delete(&cfg);
 	if (ret)
-		return fail(err, err_len, pmem2_errno(ret), "%s: cannot map: %s",
-			    part_path(pool, i), pmem2_errormsg());
+		return errmsg_fail(err, err_len, pmem2_errno(ret), "%s: cannot map: %s",
+				   part_path(pool, i), pmem2_errormsg());
 	return 0;
 }
 
@@ -776,16 +772,16 @@ pool_unmap(struct pool *pool, char *err, size_t err_len)
 		int r = part->map ? pmem2_map_delete(&part->map) : 0;
 
 		if (r && ret == 0)
-			ret = fail(err, err_len, pmem2_errno(r), "%s: cannot unmap: %s",
-				   part_path(pool, i - 1), pmem2_errormsg());
+			ret = errmsg_fail(err, err_len, pmem2_errno(r), "%s: cannot unmap: %s",
+					  part_path(pool, i - 1), pmem2_errormsg());
 	}
 	if (pool->rsv) {
 		int r = pmem2_vm_reservation_delete(&pool->rsv);
 
 		if (r && ret == 0)
-			ret = fail(err, err_len, pmem2_errno(r),
-				   "%s: cannot release the address range: %s", pool->set_path,
-				   pmem2_errormsg());
+			ret = errmsg_fail(err, err_len, pmem2_errno(r),
+					  "%s: cannot release the address range: %s",
+					  pool->set_path, pmem2_errormsg());
 	}
 	return ret;
 }
@@ -815,9 +811,9 @@ pool_map(struct pool *pool, char *err, size_t err_len)
 
 	ret = pmem2_vm_reservation_new(&pool->rsv, NULL, pool->size);
 	if (ret)
-		return fail(err, err_len, pmem2_errno(ret),
-			    "%s: cannot reserve %zu bytes of address space: %s", pool->set_path,
-			    pool->size, pmem2_errormsg());
+		return errmsg_fail(err, err_len, pmem2_errno(ret),
+				   "%s: cannot reserve %zu bytes of address space: %s",
+				   pool->set_path, pool->size, pmem2_errormsg());
 	for (unsigned i = 0; i < pool->set->nparts; i++) {
 		ret = part_map(pool, i, off, err, err_len);
 		if (ret) {
@@ -840,7 +836,7 @@ pool_create(const struct beneath_dir *dir, const char *set_path, const struct po
 
 	err_clear(err, err_len);
 	if (dir == NULL || set_path == NULL || pool_ptr == NULL)
-		return fail(err, err_len, -EINVAL, "pool_create: invalid argument");
+		return errmsg_fail(err, err_len, -EINVAL, "pool_create: invalid argument");
 	attr = attr ? attr : &Zero_attr;
 	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
@@ -879,7 +875,7 @@ pool_open(const struct beneath_dir *dir, const char *set_path, size_t size, stru
 
 	err_clear(err, err_len);
 	if (dir == NULL || set_path == NULL || pool_ptr == NULL)
-		return fail(err, err_len, -EINVAL, "pool_open: invalid argument");
+		return errmsg_fail(err, err_len, -EINVAL, "pool_open: invalid argument");
 	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
 		return ret;
@@ -912,14 +908,14 @@ pool_set_attr(struct pool *pool, const struct pool_hdr_attr *attr, char *err, si
 
 	err_clear(err, err_len);
 	if (pool == NULL)
-		return fail(err, err_len, -EINVAL, "pool_set_attr: invalid argument");
+		return errmsg_fail(err, err_len, -EINVAL, "pool_set_attr: invalid argument");
 	attr = attr ? attr : &Zero_attr;
 	ret = attr_check(pool, attr, err, err_len);
 	if (ret || pool->nhdrs == 0)
 		return ret;
 	next = calloc(pool->nhdrs, sizeof(*next));
 	if (next == NULL)
-		return fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
+		return errmsg_fail(err, err_len, -ENOMEM, "%s: out of memory", pool->set_path);
 	ret = hdrs_make(pool, attr, pool->hdrs, next, err, err_len);
 	ret = ret ? ret : hdrs_write(pool, next, err, err_len);
 	if (ret) {
@@ -966,8 +962,8 @@ parts_unlink(const struct pool *pool, bool force, char *err, size_t err_len)
 			continue;
 		if ((force && errno == ENOENT) || ret)
 			continue;
-		ret = fail(err, err_len, -errno, "%s: cannot unlink: %s", part_path(pool, i),
-			   strerror(errno));
+		ret = errmsg_fail(err, err_len, -errno, "%s: cannot unlink: %s", part_path(pool, i),
+				  strerror(errno));
 	}
 	return ret;
 }
@@ -986,11 +982,14 @@ set_unlink(const struct pool *pool, const struct beneath_dir *dir, char *err, si
 	if (at < 0)
 		return refused(err, err_len, at, path, "open the directory of");
 	if (fstatat(at, last, &st, AT_SYMLINK_NOFOLLOW))
-		ret = fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
+		ret =
+		    errmsg_fail(err, err_len, -errno, "%s: cannot stat: %s", path, strerror(errno));
 	else if (st.st_dev != pool->set_dev || st.st_ino != pool->set_ino)
-		ret = fail(err, err_len, -EBUSY, "%s: replaced while the pool was removed", path);
+		ret = errmsg_fail(err, err_len, -EBUSY, "%s: replaced while the pool was removed",
+				  path);
 	else if (unlinkat(at, last, 0))
-		ret = fail(err, err_len, -errno, "%s: cannot unlink: %s", path, strerror(errno));
+		ret = errmsg_fail(err, err_len, -errno, "%s: cannot unlink: %s", path,
+				  strerror(errno));
 	close(at);
 	return ret;
 }
@@ -1007,7 +1006,7 @@ pool_remove(const struct beneath_dir *dir, const char *set_path, int flags, char
 
 	err_clear(err, err_len);
 	if (dir == NULL || set_path == NULL || (flags & ~known))
-		return fail(err, err_len, -EINVAL, "pool_remove: invalid argument");
+		return errmsg_fail(err, err_len, -EINVAL, "pool_remove: invalid argument");
 	ret = pool_new(dir, set_path, &pool, err, err_len);
 	if (ret)
 		return ret;

@@ -20,7 +20,7 @@
 
 # the file formats (no library needed: the fuzzer and write-parts take these), and the pool
 RPMEMD_LIB_SRCS := tools/rpmemd/poolset.c tools/rpmemd/pool_hdr.c
-RPMEMD_POOL_SRCS := tools/rpmemd/pool.c tools/rpmemd/beneath.c
+RPMEMD_POOL_SRCS := tools/rpmemd/pool.c tools/rpmemd/beneath.c tools/rpmemd/errmsg.c
 RPMEMD_POOL_LIBS := -lpmem2
 RPMEMD_UNIT_SRCS := $(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 RPMEMD_HDRS := $(wildcard tools/rpmemd/*.h)
