@@ -459,10 +459,14 @@ part_create(struct pool *pool, unsigned i, char *err, size_t err_len)
 	if (part->fd < 0)
 		return errmsg_fail(err, err_len, -errno, "%s: cannot create: %s",
 				   part_path(pool, i), strerror(errno));
-	part->created = true;
+	/*
+	 * created only once locked: another pool that opened the new file in
+	 * between holds it now, and a failure here must not unlink its file
+	 */
 	ret = part_lock(pool, i, err, err_len);
 	if (ret)
 		return ret;
+	part->created = true;
 	return part_allocate(pool, i, err, err_len);
 }
 
