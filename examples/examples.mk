@@ -73,7 +73,17 @@ $(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c rpmaf/i
 	@mkdir -p $(@D)
 	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -o $@ $< $(LIB_LDFLAGS) -lrpmaf -lrpma -pthread
 
-check-examples-rpmaf: $(EXAMPLES_RPMAF_BINS) $(EXAMPLES_RPMAF_TOOLS) softrdma
+# the KV store's client with a planted bug (a get that takes a bucket without
+# checking its version): the test shows that --verify catches it
+EXAMPLES_KV_PLANTED := $(EXAMPLES_BUILD_DIR)/18-rpmaf-kvstore/client-ignore-version
+
+$(EXAMPLES_KV_PLANTED): $(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/client.c \
+		$(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/kv.h rpmaf/include/rpmaf.h | $$(RPMAF_SO) $$(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -DKV_PLANT_IGNORE_VERSION -o $@ $< $(LIB_LDFLAGS) \
+		-lrpmaf -lrpma -pthread
+
+check-examples-rpmaf: $(EXAMPLES_RPMAF_BINS) $(EXAMPLES_KV_PLANTED) $(EXAMPLES_RPMAF_TOOLS) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 $(EXAMPLES_SRC_DIR)/run-rpmaf-examples.sh $(EXAMPLES_BUILD_DIR)
 
 CHECK_TARGETS += check-examples-rpmaf
