@@ -4,6 +4,10 @@
 # Makefile (GNU make):
 #   make examples         build build/examples/NN-name/{server,client}
 #   make check-examples   build them and run every pair over softrdma
+# and the framework's (librpmaf) examples, NN-rpmaf-name:
+#   make examples-rpmaf         build build/examples/NN-rpmaf-name/{client,server}
+#   make check-examples-rpmaf   build them and run each over softrdma
+#                               (examples/run-rpmaf-examples.sh)
 
 EXAMPLES_SRC_DIR := examples
 EXAMPLES_BUILD_DIR := build/examples
@@ -12,7 +16,10 @@ EXAMPLES_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -I$(EXAMPLES_SRC_DIR)/common
 EXAMPLES_LDFLAGS := $(LIB_LDFLAGS)
 EXAMPLES_LDLIBS := -lrpma -lpmem2 -libverbs
 
-EXAMPLES_NAMES := $(notdir $(patsubst %/,%,$(wildcard $(EXAMPLES_SRC_DIR)/[0-9][0-9]-*/)))
+EXAMPLES_ALL_NAMES := $(notdir $(patsubst %/,%,$(wildcard $(EXAMPLES_SRC_DIR)/[0-9][0-9]-*/)))
+# the framework's examples (below) are NN-rpmaf-name
+EXAMPLES_RPMAF_NAMES := $(foreach n,$(EXAMPLES_ALL_NAMES),$(if $(findstring -rpmaf-,$(n)),$(n)))
+EXAMPLES_NAMES := $(filter-out $(EXAMPLES_RPMAF_NAMES),$(EXAMPLES_ALL_NAMES))
 EXAMPLES_COMMON_SRCS := $(EXAMPLES_SRC_DIR)/common/common.c
 EXAMPLES_COMMON_HDRS := $(EXAMPLES_SRC_DIR)/common/common.h
 EXAMPLES_COMMON_OBJ := $(EXAMPLES_BUILD_DIR)/common/common.o
@@ -43,3 +50,40 @@ clean-examples:
 	rm -rf $(EXAMPLES_BUILD_DIR)
 
 CHECK_TARGETS += check-examples
+
+# ---- the framework's examples: each directory builds alone from its own *.c and
+# *.h with the public headers only (rpmaf.h, librpma.h): client.c and, if it
+# has one, server.c, each a program linked with librpmaf
+EXAMPLES_RPMAF_BINS := $(foreach n,$(EXAMPLES_RPMAF_NAMES),\
+	$(patsubst $(EXAMPLES_SRC_DIR)/%.c,$(EXAMPLES_BUILD_DIR)/%,\
+	$(wildcard $(EXAMPLES_SRC_DIR)/$(n)/client.c $(EXAMPLES_SRC_DIR)/$(n)/server.c)))
+EXAMPLES_RPMAF_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include
+EXAMPLES_RPMAF_TOOLS := $(BUILD)/tools/rpma-server $(BUILD)/tools/rpma-load
+
+.PHONY: examples-rpmaf check-examples-rpmaf
+
+examples-rpmaf: $(EXAMPLES_RPMAF_BINS)
+
+# build/examples/NN-rpmaf-name/client from examples/NN-rpmaf-name/client.c (its
+# directory's headers as prerequisites; librpmaf's variables come later, hence
+# $$); a static pattern rule, so that it takes precedence over the rule above
+$(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c rpmaf/include/rpmaf.h \
+		librpma/include/librpma.h $$(wildcard $$(dir $(EXAMPLES_SRC_DIR)/$$*)*.h) \
+		| $$(RPMAF_SO) $$(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -o $@ $< $(LIB_LDFLAGS) -lrpmaf -lrpma -pthread
+
+# the KV store's client with a planted bug (a get that takes a bucket without
+# checking its version): the test shows that --verify catches it
+EXAMPLES_KV_PLANTED := $(EXAMPLES_BUILD_DIR)/18-rpmaf-kvstore/client-ignore-version
+
+$(EXAMPLES_KV_PLANTED): $(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/client.c \
+		$(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/kv.h rpmaf/include/rpmaf.h | $$(RPMAF_SO) $$(LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -DKV_PLANT_IGNORE_VERSION -o $@ $< $(LIB_LDFLAGS) \
+		-lrpmaf -lrpma -pthread
+
+check-examples-rpmaf: $(EXAMPLES_RPMAF_BINS) $(EXAMPLES_KV_PLANTED) $(EXAMPLES_RPMAF_TOOLS) softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 $(EXAMPLES_SRC_DIR)/run-rpmaf-examples.sh $(EXAMPLES_BUILD_DIR)
+
+CHECK_TARGETS += check-examples-rpmaf

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# run-examples.sh [BIN_DIR] -- run every example pair over softrdma on
+# run-examples.sh [BIN_DIR] -- run every librpma example pair over softrdma on
 # 127.0.0.1 and check what each side prints and how it exits; what each
 # example is given and must print is in examples/expectations.sh.
 #
@@ -66,6 +66,8 @@ idx=0
 for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 	name=$(basename "$dir")
 	num=${name%%-*}
+	# the framework's examples run in run-rpmaf-examples.sh
+	[[ $name == *-rpmaf-* ]] && continue
 	PORT=$((BASE_PORT + idx))
 	idx=$((idx + 1))
 	if ! declare -F "exp_$num" >/dev/null; then

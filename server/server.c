@@ -431,6 +431,32 @@ rpmaf_server_region_ptr(struct rpmaf_server *srv, const char *name, void **ptr_p
 	return r ? 0 : RPMAF_E_NOENT;
 }
 
+/* see rpmaf.h */
+int
+rpmaf_server_region_persist(struct rpmaf_server *srv, const char *name, size_t offset, size_t len)
+{
+	const struct rpmaf__sregsnap *s;
+	const struct rpmaf__sregion *r;
+	bool reader = rpmaf__current != NULL;
+	int ret = 0;
+
+	if (!srv || !name || !len)
+		return RPMAF_E_INVAL;
+	/* a worker thread is a registered RCU reader: no lock on a handler's path */
+	s = reader ? rpmaf__sregtab_read_lock(&srv->regs) : rpmaf__sregtab_lock(&srv->regs);
+	if (!(r = rpmaf__sregtab_find(s, name, strlen(name))))
+		ret = RPMAF_E_NOENT;
+	else if (offset > r->size || len > r->size - offset)
+		ret = RPMAF_E_INVAL;
+	else
+		rpmaf__sregion_persist(r, offset, len);
+	if (reader)
+		rpmaf__sregtab_read_unlock();
+	else
+		rpmaf__sregtab_unlock(&srv->regs);
+	return ret;
+}
+
 /* drain -- wait for the requests waiting for a credit, up to timeout_ms */
 static int
 drain(struct rpmaf_server *srv, unsigned timeout_ms)

@@ -1109,6 +1109,31 @@ int rpmaf_server_region_ptr(struct rpmaf_server *srv, const char *name, void **p
 			    size_t *size_ptr);
 
 /*
+ * rpmaf_server_region_persist -- make len bytes of exported region name from
+ * offset durable, as a client's PERSIST_REQ does (GPSPM): a file-backed
+ * region with libpmem2's persist of the mapping, memory of
+ * rpmaf_server_region_add_mem() with its persist function, anonymous
+ * memory (or memory with no persist function) with a memory barrier. For
+ * a handler that changes a region with the server's CPU (through
+ * rpmaf_server_region_ptr()) and must not answer before the change is
+ * durable.
+ *
+ * RETURN VALUE
+ * 0 once the range is durable; RPMAF_E_INVAL (srv or name NULL, len 0,
+ * offset + len beyond the region); RPMAF_E_NOENT (no such region).
+ *
+ * THREAD SAFETY
+ * Thread-safe. On a worker thread (a handler) it takes no lock and
+ * allocates nothing (the region is found in a read-side section); on any
+ * other thread it takes the region table's mutex. It may block for as long
+ * as the persist takes (msync(2) for a file not on persistent memory).
+ * Concurrent writes to the same range by other threads are the caller's to
+ * order: what a thread wrote before the call is covered.
+ */
+int rpmaf_server_region_persist(struct rpmaf_server *srv, const char *name, size_t offset,
+				size_t len);
+
+/*
  * rpmaf_server_stop -- drain: stop accepting, let the requests in flight
  * be answered for up to timeout_ms, then disconnect every client and
  * persist every file-backed region. The server can then only be deleted.

@@ -136,6 +136,8 @@ idx=0
 for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 	name=$(basename "$dir")
 	num=${name%%-*}
+	# the framework's examples (NN-rpmaf-name) are not librpma pairs
+	[[ $name == *-rpmaf-* ]] && continue
 	PORT=$((BASE_PORT + idx))
 	idx=$((idx + 1))
 	if [ ! -x "$BIN/$name/server" ] || [ ! -x "$BIN/$name/client" ]; then

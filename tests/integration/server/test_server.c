@@ -16,6 +16,7 @@
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -432,6 +433,27 @@ failing(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_
 	return -42;
 }
 
+/*
+ * durable -- handler 11: write the request at offset 8192 of region "pm" with
+ * the server's CPU and persist it before answering (arg: the struct srv)
+ */
+static int
+durable(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *rlen, void *arg)
+{
+	struct srv *s = arg;
+	void *ptr;
+	size_t size;
+	int ret;
+
+	(void)id;
+	if ((ret = rpmaf_server_region_ptr(s->s, "pm", &ptr, &size)) || len > 4096)
+		return ret ? ret : -1;
+	memcpy((char *)ptr + 8192, req, len);
+	ret = rpmaf_server_region_persist(s->s, "pm", 8192, len);
+	*rlen = (size_t)snprintf(reply, max, "%d", ret);
+	return 0;
+}
+
 /* srv_cfg -- load a server configuration with extra text */
 static struct rpmaf_cfg *
 srv_cfg(struct srv *s, const char *extra, unsigned flags)
@@ -467,6 +489,7 @@ srv_start(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_server_new(s->cfg, Peer, s->ws, &s->s), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 7, echo, NULL), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 9, failing, NULL), 0);
+	assert_int_equal(rpmaf_server_handler_add(s->s, 11, durable, s), 0);
 	assert_int_equal(rpmaf_server_start(s->s), 0);
 	assert_int_equal(rpmaf_server_port(s->s), Port);
 }
@@ -752,6 +775,45 @@ test_app(void **state)
 	assert_true(log_has(&s, "handler 9 failed: -42"));
 	cli_delete(c);
 	srv_end(&s);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
+/*
+ * rpmaf_server_region_persist(): from a handler (a worker thread: no lock)
+ * and from the application's thread; a range beyond the region, an unknown
+ * region, NULL and an empty range refused; the file keeps the handler's bytes
+ */
+static void
+test_region_persist(void **state)
+{
+	struct srv s;
+	char out[MSG_SIZE], got[16] = {0};
+
+	(void)state;
+	start_std(&s, 0);
+	struct rpmaf_workers *cws = client_start();
+
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+
+	assert_int_equal(app(c, 11, "kept by handler", out), RPMAF__PROTO_S_OK);
+	assert_string_equal(out, "0");
+	assert_int_equal(rpmaf_server_region_persist(s.s, "pm", 0, 65536), 0);
+	assert_int_equal(rpmaf_server_region_persist(s.s, "anon", 100, 1), 0);
+	assert_int_equal(rpmaf_server_region_persist(s.s, "pm", 65530, 8), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_persist(s.s, "pm", SIZE_MAX, 2), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_persist(s.s, "pm", 0, 0), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_persist(s.s, NULL, 0, 1), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_persist(NULL, "pm", 0, 1), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_persist(s.s, "nope", 0, 1), RPMAF_E_NOENT);
+	cli_delete(c);
+	srv_end(&s);
+	int fd = open(s.file, O_RDONLY);
+
+	assert_true(fd >= 0);
+	assert_int_equal(pread(fd, got, 15, 8192), 15);
+	close(fd);
+	assert_string_equal(got, "kept by handler");
+	unlink(s.file);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
@@ -1157,6 +1219,7 @@ main(void)
 	    cmocka_unit_test(test_list_lookup_write),
 	    cmocka_unit_test(test_persist),
 	    cmocka_unit_test(test_app),
+	    cmocka_unit_test(test_region_persist),
 	    cmocka_unit_test(test_wrong_key),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_announce),
