@@ -61,8 +61,7 @@ while [ $# -gt 0 ]; do
 	case $1 in
 	--help)
 		[ $# -ge 2 ] || { echo "check-tools-man: --help needs a PROGRAM" >&2; exit 2; }
-		help=$("$2" --help 2>&1)
-		[ $? -eq 0 ] || problem "$2 --help failed"
+		help=$("$2" --help 2>&1) || problem "$2 --help failed"
 		opts=$(printf '%s\n' "$help" |
 			grep -oE -- '(^|[][ ,|(])(--[a-z][a-z0-9-]*|-[A-Za-z])([] =,|)]|$)' |
 			grep -oE -- '--?[A-Za-z][a-z0-9-]*' | sort -u)
@@ -83,7 +82,7 @@ while [ $# -gt 0 ]; do
 			shift
 		done
 		# shellcheck disable=SC2086
-		vars=$(grep -ohE -- "$regex" $files | tr -d '"${' | sort -u)
+		vars=$(grep -ohE -- "$regex" $files | tr -d "\"\${" | sort -u)
 		[ -n "$vars" ] || problem "no variable matches $regex in$files"
 		for v in $vars; do
 			nchecked=$((nchecked + 1))
