@@ -4,6 +4,10 @@
 # sources of its modules; included by the top-level Makefile (GNU make):
 #   make rpmaf                build/lib/librpmaf.so.1.2.0 (+ .so.1, .so), librpmaf.a, rpmaf.pc
 #   make check-rpmaf-symbols  the library exports exactly the header's functions
+#   make check-rpmaf-man      tools/check-man.sh: a page in rpmaf/man/man3 for every
+#                             function of rpmaf.h and a function for every page,
+#                             librpmaf(7) listing them all, every page rendering
+#                             without warnings
 #   make install-rpmaf / uninstall-rpmaf   honour PREFIX, LIBDIR, INCLUDEDIR, DESTDIR
 #
 # A module is a top-level directory whose *.c files go into the library: add
@@ -27,7 +31,7 @@ RPMAF_SO := $(BUILD)/lib/librpmaf.so.$(RPMAF_VERSION)
 RPMAF_A := $(BUILD)/lib/librpmaf.a
 RPMAF_PC := $(BUILD)/lib/rpmaf.pc
 
-.PHONY: rpmaf check-rpmaf-symbols install-rpmaf uninstall-rpmaf
+.PHONY: rpmaf check-rpmaf-symbols check-rpmaf-man install-rpmaf uninstall-rpmaf
 
 all: rpmaf
 
@@ -77,5 +81,12 @@ uninstall-rpmaf:
 		$(DESTDIR)$(LIBDIR)/$(RPMAF_SONAME) $(DESTDIR)$(LIBDIR)/librpmaf.so \
 		$(DESTDIR)$(LIBDIR)/librpmaf.a $(DESTDIR)$(LIBDIR)/pkgconfig/rpmaf.pc
 
-CHECK_TARGETS += check-rpmaf-symbols
+# the return types of rpmaf.h's functions, for check-man.sh to find them all
+RPMAF_MAN_TYPES := int|bool|unsigned|size_t|uint64_t|const char \*|struct rpma_conn \*
+
+check-rpmaf-man:
+	@tools/check-man.sh rpmaf/man rpmaf/include/rpmaf.h rpmaf_ '$(RPMAF_MAN_TYPES)' \
+		man7/librpmaf.7 --exact
+
+CHECK_TARGETS += check-rpmaf-symbols check-rpmaf-man
 CLEAN_DIRS += $(BUILD)/rpmaf
