@@ -234,7 +234,8 @@ MODULE_MKS := \
 	tools/rpmem-bench/rpmem-bench.mk \
 	tests/librpmem/pmemobj.mk \
 	tests/integration/librpmem/librpmem-test.mk \
-	tools/run/run.mk
+	tools/run/run.mk \
+	tools/bench-plots/bench-plots.mk
 
 include $(MODULE_MKS)
 
