@@ -11,12 +11,16 @@
 #                           that its numbers are those of the document's table,
 #                           that every chart parses and the document embeds it
 #                           (tools/bench-plots/check.py)
+#   make bench-cdf          run rpma-load --histogram against rpma-server for each
+#                           kind of operation into doc/bench/latency-cdf.csv and
+#                           draw it (tools/bench-plots/bench-cdf.sh; knobs
+#                           BENCH_CDF_ARGS, e.g. "-t 5 -s 4096 -q 32")
 
 BENCH_PLOTS_DATA := doc/bench
 BENCH_PLOTS_OUT := $(BUILD)/bench-plots
 BENCH_PLOTS_TOOLS := tools/bench-plots
 
-.PHONY: bench-plots check-bench-plots
+.PHONY: bench-plots check-bench-plots bench-cdf
 
 bench-plots:
 	@$(BENCH_PLOTS_TOOLS)/render.sh $(BENCH_PLOTS_DATA) $(BENCH_PLOTS_DATA)
@@ -26,5 +30,10 @@ check-bench-plots:
 	@$(BENCH_PLOTS_TOOLS)/render.sh $(BENCH_PLOTS_DATA) $(BENCH_PLOTS_OUT) >/dev/null
 	@python3 $(BENCH_PLOTS_TOOLS)/check.py doc/BENCHMARKS.md $(BENCH_PLOTS_DATA) \
 		$(BENCH_PLOTS_TOOLS) $(BENCH_PLOTS_OUT)
+
+BENCH_CDF_ARGS ?=
+bench-cdf: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+	@$(BENCH_PLOTS_TOOLS)/bench-cdf.sh -b $(BUILD) $(BENCH_CDF_ARGS)
+	@$(BENCH_PLOTS_TOOLS)/render.sh $(BENCH_PLOTS_DATA) $(BENCH_PLOTS_DATA)
 
 CHECK_TARGETS += check-bench-plots
