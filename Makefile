@@ -235,7 +235,8 @@ MODULE_MKS := \
 	tests/librpmem/pmemobj.mk \
 	tests/integration/librpmem/librpmem-test.mk \
 	tools/run/run.mk \
-	tools/tools-man.mk
+	tools/tools-man.mk \
+	tools/bench-plots/bench-plots.mk
 
 include $(MODULE_MKS)
 

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# bench-cdf.sh -- the latency distribution of the service: rpma-load drives
+# rpma-server over softrdma on loopback (same-host shared memory), one run
+# per kind of operation (write_persist, read, call) at one size and queue
+# depth with one worker, each writing rpma-load's --histogram file; the
+# files are joined into OUT, a data file of doc/bench/ (comment lines saying
+# how, when and on which commit it was made, then the histogram's header
+# line op,upper_us,count,cum_fraction and the rows of every kind), which
+# tools/bench-plots/latency-cdf.gp draws (make bench-cdf runs both).
+#
+# usage: bench-cdf.sh [-t SECONDS] [-s SIZE] [-q QD] [-p PORT] [-b DIR] [-o OUT]
+#   -t SECONDS  measured time of each kind (2)
+#   -s SIZE     bytes per operation (64)
+#   -q QD       queue depth of the load thread (1)
+#   -p PORT     the server's port (18980)
+#   -b DIR      the top of the build tree (build)
+#   -o OUT      the data file written (doc/bench/latency-cdf.csv)
+#
+# Nothing is written to OUT unless every run succeeded and every histogram
+# had the expected header and rows. Exits non-zero, saying why, otherwise:
+# an rpma-load without --histogram fails here with its "unknown option".
+
+set -u
+
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+RUN="$ROOT/tools/softrdma-run"
+SECS=2
+SIZE=64
+QD=1
+PORT=18980
+BUILD=$ROOT/build
+OUT=$ROOT/doc/bench/latency-cdf.csv
+HEADER="op,upper_us,count,cum_fraction"
+KINDS=(write_persist read call)
+
+usage() {
+	sed -n '/^# usage:/,/^#   -o/s/^# \{0,1\}//p' "$0" >&2
+	exit 2
+}
+
+while getopts "t:s:q:p:b:o:h" opt; do
+	case $opt in
+	t) SECS=$OPTARG ;;
+	s) SIZE=$OPTARG ;;
+	q) QD=$OPTARG ;;
+	p) PORT=$OPTARG ;;
+	b) BUILD=$OPTARG ;;
+	o) OUT=$OPTARG ;;
+	*) usage ;;
+	esac
+done
+[ "$OPTIND" -gt "$#" ] || usage
+for v in "$SIZE" "$QD" "$PORT"; do
+	[[ $v =~ ^[1-9][0-9]*$ ]] || {
+		echo "bench-cdf: '$v' is not a positive integer" >&2
+		exit 2
+	}
+done
+[[ $SECS =~ ^[0-9]+(\.[0-9]+)?$ ]] || {
+	echo "bench-cdf: '$SECS' is not a number of seconds" >&2
+	exit 2
+}
+
+SERVER=$BUILD/tools/rpma-server
+LOAD=$BUILD/tools/rpma-load
+for b in "$SERVER" "$LOAD"; do
+	[ -x "$b" ] || {
+		echo "bench-cdf: $b is missing (make bench-cdf builds it)" >&2
+		exit 1
+	}
+done
+
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-cdf.XXXXXX") || exit 1
+SRV_PID=
+
+# cleanup -- stop the server if it still runs, remove the work directory
+cleanup() {
+	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# fail -- say why and stop
+fail() {
+	echo "bench-cdf: $*" >&2
+	exit 1
+}
+
+cat >"$WORK/config.yaml" <<EOC
+workers: {count: 1, polling: event}
+queues: {sq: 128, messages: {size: 8K, credits: 32}}
+listen: {address: 127.0.0.1, port: $PORT, max_connections: 8}
+targets: [{name: bench, address: 127.0.0.1, port: $PORT, connections: 1}]
+regions:
+  - {name: data, size: 64M, backing: {file: $WORK/region, create: true},
+     usage: [read, write, flush], persistence: apm, direct_write: true}
+log: {level: warning}
+EOC
+
+# server_start -- rpma-server on the configuration, waited for until it listens
+server_start() {
+	"$RUN" "$SERVER" -c "$WORK/config.yaml" --set log.level=info >"$WORK/server.log" 2>&1 &
+	SRV_PID=$!
+	for _ in $(seq 50); do
+		grep -q "listening on" "$WORK/server.log" && return 0
+		kill -0 "$SRV_PID" 2>/dev/null || break
+		sleep 0.1
+	done
+	cat "$WORK/server.log" >&2
+	fail "rpma-server did not start"
+}
+
+# load_run KIND -- one rpma-load run of KIND; its histogram in $WORK/hist.KIND
+load_run() {
+	cat >"$WORK/workload.yaml" <<EOW
+region: data
+mix: [{kind: $1, weight: 1}]
+sizes: {$1: $SIZE}
+threads: 1
+queue_depth: $QD
+duration: ${SECS}s
+EOW
+	"$RUN" "$LOAD" -c "$WORK/config.yaml" -w "$WORK/workload.yaml" \
+		--histogram "$WORK/hist.$1" >"$WORK/load.out" 2>"$WORK/load.err" ||
+		fail "rpma-load $1 failed: $(grep -v '^ \|^usage:' "$WORK/load.err" | tail -n 3)"
+	[ "$(head -n 1 "$WORK/hist.$1")" = "$HEADER" ] ||
+		fail "rpma-load $1: the histogram does not start with the line $HEADER"
+	grep -q "^$1," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no row of $1"
+}
+
+server_start
+for kind in "${KINDS[@]}"; do
+	echo "bench-cdf: $kind, $SIZE B, queue depth $QD, $SECS s" >&2
+	load_run "$kind"
+done
+kill -TERM "$SRV_PID"
+wait "$SRV_PID" || fail "rpma-server exited with $?"
+SRV_PID=
+
+commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
+git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || commit="$commit with local changes"
+{
+	echo "# SPDX-License-Identifier: BSD-3-Clause"
+	echo "# from: make bench-cdf"
+	echo "# The latency distribution of rpma-load against rpma-server, one run per"
+	echo "# kind: \`make bench-cdf BENCH_CDF_ARGS=\"-t $SECS -s $SIZE -q $QD\"\`"
+	echo "# (tools/bench-plots/bench-cdf.sh), $SIZE B, queue depth $QD, 1 worker,"
+	echo "# polling event, $SECS s per kind, same-host softrdma, $(nproc) CPUs,"
+	echo "# $(date -u '+%Y-%m-%d %H:%M') UTC, commit $commit. Rows: rpma-load's"
+	echo "# --histogram files (bucket upper bound in µs, count, cumulative fraction)."
+	echo "# Drawn by tools/bench-plots/latency-cdf.gp (make bench-plots)."
+	echo "$HEADER"
+	for kind in "${KINDS[@]}"; do
+		tail -n +2 "$WORK/hist.$kind"
+	done
+} >"$WORK/out.csv" || fail "cannot assemble the data file"
+mv "$WORK/out.csv" "$OUT" || fail "cannot write $OUT"
+echo "bench-cdf: wrote $OUT" >&2
