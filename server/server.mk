@@ -55,7 +55,7 @@ CLEAN_DIRS += $(BUILD)/server
 # the harness of the server's control dispatch: the channel, the connection, its requests
 # and the protocol, over a worker of the harness's own (no workers/ but its log); librpma's
 # static library for what the region table names, rpma_send() the harness's own
-SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c) \
+SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c filelock.c) \
 	workers/wlog.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
 
