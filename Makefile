@@ -93,8 +93,8 @@ $(LIB_PC): librpma/librpma.pc.in Makefile
 #   INSTALL_PCS            pkg-config files made for the install, into LIBDIR/pkgconfig
 #   INSTALL_BINS           programs, into BINDIR: those linked with librpma or
 #                          librpmaf are linked again for the install as
-#                          $(INSTALL_GEN)/bin/NAME (INSTALL_LDFLAGS), with no run path
-#                          into the build tree
+#                          $(INSTALL_GEN)/bin/NAME (INSTALL_LDFLAGS, which depend on
+#                          INSTALL_RPATH_STAMP), with no run path into the build tree
 #   INSTALL_SOFTRDMA_LIBS  softrdma's libibverbs and librdmacm, into a directory of their
 #                          own, SOFTRDMA_LIBDIR, so they never shadow rdma-core's
 # Man pages are every */man/manN/*.N and tools/*/man/manN/*.N, into MANDIR/manN.
@@ -114,22 +114,31 @@ INSTALL_PCS := $(INSTALL_GEN)/pkgconfig/librpma.pc
 INSTALL_BINS :=
 INSTALL_SOFTRDMA_LIBS :=
 
-# The installed programs find the libraries in LIBDIR: through the dynamic linker's
-# own directories when LIBDIR is one of them, through a run path of LIBDIR otherwise
+# The installed programs find the libraries in LIBDIR through the dynamic linker's own
+# directories when LIBDIR is one of them, else through a run path of LIBDIR relative
+# to BINDIR ($ORIGIN/../lib): the installed tree may move, and a DESTDIR stage runs
 INSTALL_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
 INSTALL_SYSTEM_LIBDIRS := /lib /usr/lib /lib64 /usr/lib64 \
 	$(if $(INSTALL_MULTIARCH),/lib/$(INSTALL_MULTIARCH) /usr/lib/$(INSTALL_MULTIARCH))
-INSTALL_RPATH = $(if $(filter $(patsubst %/,%,$(LIBDIR)),$(INSTALL_SYSTEM_LIBDIRS)),, \
-	-Wl,-rpath,$(patsubst %/,%,$(LIBDIR)))
+INSTALL_LIBDIR_REL = $(if $(filter $(patsubst %/,%,$(LIBDIR)),$(INSTALL_SYSTEM_LIBDIRS)),, \
+	$(shell realpath -m --relative-to='$(BINDIR)' '$(LIBDIR)'))
+INSTALL_RPATH = $(if $(strip $(INSTALL_LIBDIR_REL)),-Wl$(comma)-rpath$(comma)'$$ORIGIN/$(strip \
+	$(INSTALL_LIBDIR_REL))')
+comma := ,
 INSTALL_LDFLAGS = -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib $(INSTALL_RPATH)
 $(INSTALL_GEN)/bin/%: private LIB_LDFLAGS = $(INSTALL_LDFLAGS)
 
-# what is made for the install is made again when the directories change
-INSTALL_VARS = $(PREFIX) $(BINDIR) $(LIBDIR) $(INCLUDEDIR) $(MANDIR)
+# stamp_rule FILE,TEXT -- FILE holds TEXT, and is written only when TEXT changes: what is
+# made for the install depends on it, to be made again when the directories change
+define stamp_rule
+$(1): FORCE
+	@mkdir -p $$(@D)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
+endef
 INSTALL_STAMP := $(INSTALL_GEN)/dirs
-$(INSTALL_STAMP): FORCE
-	@mkdir -p $(@D)
-	@echo '$(INSTALL_VARS)' | cmp -s - $@ || echo '$(INSTALL_VARS)' > $@
+INSTALL_RPATH_STAMP := $(INSTALL_GEN)/rpath
+$(eval $(call stamp_rule,$(INSTALL_STAMP),$$(PREFIX) $$(BINDIR) $$(LIBDIR) $$(INCLUDEDIR) $$(MANDIR)))
+$(eval $(call stamp_rule,$(INSTALL_RPATH_STAMP),$$(strip $$(INSTALL_LIBDIR_REL))))
 
 $(INSTALL_GEN)/pkgconfig/librpma.pc: librpma/librpma.pc.in $(INSTALL_STAMP)
 	@mkdir -p $(@D)

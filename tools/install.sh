@@ -64,11 +64,21 @@ mkdirs() {
 	done
 }
 
+# this run's destinations so far (the commands of one make install are
+# separate processes: they share INSTALL_RUNLOG)
+declare -A CLAIMED=()
+load_claims() {
+	local line
+	[ -f "$RUNLOG" ] || die "no $RUNLOG: run the begin command first"
+	while IFS= read -r line; do
+		CLAIMED[$line]=1
+	done <"$RUNLOG"
+}
+
 # claim DEST -- note that this run installs DEST; fail if it already did
 claim() {
-	if grep -qxF -- "$1" "$RUNLOG"; then
-		die "$1 would be installed twice (two files of one name)"
-	fi
+	[ -z "${CLAIMED[$1]:-}" ] || die "$1 would be installed twice (two files of one name)"
+	CLAIMED[$1]=1
 	echo "$1" >>"$RUNLOG"
 	record "$1"
 }
@@ -76,24 +86,29 @@ claim() {
 # is_object FILE -- whether FILE is an ELF file or an ar archive
 is_object() {
 	local magic
-	magic=$(head -c 7 "$1" | od -An -c | tr -d ' ')
+	LC_ALL=C read -r -n 7 magic <"$1" 2>/dev/null
 	case $magic in
-	177ELF* | '!<arch>') return 0 ;;
+	$'\x7f'ELF* | '!<arch>') return 0 ;;
 	esac
 	return 1
 }
 
-# put MODE SRC DEST -- install one file (DEST is the final path)
+# put MODE DIR SRC... -- install files into DIR under their own names
 put() {
-	local mode=$1 src=$2 dest=$3
-	[ -f "$src" ] || die "$src does not exist: build it first"
-	claim "$dest"
-	install -m "$mode" "$src" "$DESTDIR$dest" || die "cannot install $src as $dest"
-	if is_object "$src"; then
-		objcopy --strip-debug --wildcard -R '.gnu.lto_*' -R '.gnu.debuglto_*' \
-			"$DESTDIR$dest" || die "cannot strip $dest"
-	fi
-	echo "  INSTALL $dest"
+	local mode=$1 dir=$2 src
+	shift 2
+	for src in "$@"; do
+		[ -f "$src" ] || die "$src does not exist: build it first"
+		claim "$dir/${src##*/}"
+	done
+	install -m "$mode" "$@" "$DESTDIR$dir/" || die "cannot install into $dir: $*"
+	for src in "$@"; do
+		if is_object "$src"; then
+			objcopy --strip-debug --wildcard -R '.gnu.lto_*' -R '.gnu.debuglto_*' \
+				"$DESTDIR$dir/${src##*/}" || die "cannot strip $dir/${src##*/}"
+		fi
+		echo "  INSTALL $dir/${src##*/}"
+	done
 }
 
 # link TARGET DEST -- a symbolic link DEST to TARGET (a name in DEST's directory)
@@ -128,15 +143,13 @@ cmd_begin() {
 }
 
 cmd_file() {
-	local mode=$1 dir=$2 f
+	local mode=$1 dir=$2
 	shift 2
 	[[ $mode =~ ^[0-7]{3,4}$ ]] || die "bad mode '$mode'"
 	need_abs "the directory" "$dir"
 	[ $# -gt 0 ] || return 0
 	mkdirs "$dir"
-	for f in "$@"; do
-		put "$mode" "$f" "$dir/${f##*/}"
-	done
+	put "$mode" "$dir" "$@"
 }
 
 # soname SO -- the SONAME of a shared library
@@ -155,14 +168,15 @@ cmd_lib() {
 		sn=$(soname "$so")
 		[ -n "$sn" ] || die "$so has no SONAME"
 		[[ $name == "${name%%.so.*}.so."* ]] || die "$name is not named LIB.so.VERSION"
-		put 755 "$so" "$dir/$name"
+		put 755 "$dir" "$so"
 		[ "$sn" = "$name" ] || link "$name" "$dir/$sn"
 		link "$sn" "$dir/${name%%.so.*}.so"
 	done
 }
 
 cmd_man() {
-	local mandir=$1 page sect
+	local mandir=$1 page sect list
+	local -A pages=()
 	shift
 	need_abs "MANDIR" "$mandir"
 	for page in "$@"; do
@@ -170,8 +184,12 @@ cmd_man() {
 		sect=${sect##*/}
 		[[ $sect =~ ^man[1-8]$ ]] || die "$page is not in a manN directory"
 		[ "${page##*.}" = "${sect#man}" ] || die "$page is not of section ${sect#man}"
+		pages[$sect]+="$page"$'\n'
+	done
+	for sect in "${!pages[@]}"; do
+		mapfile -t list < <(printf %s "${pages[$sect]}")
 		mkdirs "$mandir/$sect"
-		put 644 "$page" "$mandir/$sect/${page##*/}"
+		put 644 "$mandir/$sect" "${list[@]}"
 	done
 }
 
@@ -215,6 +233,9 @@ cmd_uninstall() {
 [ $# -gt 0 ] || die "usage: install.sh begin|file|lib|man|end|uninstall ARGS..."
 command=$1
 shift
+case $command in
+file | lib | man) load_claims ;;
+esac
 case $command in
 begin) cmd_begin ;;
 file) [ $# -ge 2 ] || die "usage: file MODE DIR FILE..." && cmd_file "$@" ;;

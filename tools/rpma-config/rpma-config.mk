@@ -14,7 +14,7 @@ rpma-config: $(RPMA_CONFIG_BIN)
 # the same program for make install, linked again with INSTALL_LDFLAGS
 RPMA_CONFIG_INSTALL := $(INSTALL_GEN)/bin/rpma-config
 INSTALL_BINS += $(RPMA_CONFIG_INSTALL)
-$(RPMA_CONFIG_INSTALL): $(INSTALL_STAMP)
+$(RPMA_CONFIG_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h $(RPMAF_SO)
 	@mkdir -p $(@D)

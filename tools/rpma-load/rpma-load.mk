@@ -37,7 +37,7 @@ rpma-load: $(RPMA_LOAD_BIN)
 # the same program for make install, linked again with INSTALL_LDFLAGS
 RPMA_LOAD_INSTALL := $(INSTALL_GEN)/bin/rpma-load
 INSTALL_BINS += $(RPMA_LOAD_INSTALL)
-$(RPMA_LOAD_INSTALL): $(INSTALL_STAMP)
+$(RPMA_LOAD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMA_LOAD_BIN) $(RPMA_LOAD_INSTALL): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)

@@ -16,7 +16,7 @@ rpma-server: $(RPMA_SERVER_BIN)
 # the same program for make install, linked again with INSTALL_LDFLAGS
 RPMA_SERVER_INSTALL := $(INSTALL_GEN)/bin/rpma-server
 INSTALL_BINS += $(RPMA_SERVER_INSTALL)
-$(RPMA_SERVER_INSTALL): $(INSTALL_STAMP)
+$(RPMA_SERVER_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
 		$(RPMAF_SO) $(LIB_SO)

@@ -103,7 +103,7 @@ rpmemd: $(RPMEMD_BIN)
 # the same program for make install, linked again with INSTALL_LDFLAGS
 RPMEMD_INSTALL := $(INSTALL_GEN)/bin/rpmemd
 INSTALL_BINS += $(RPMEMD_INSTALL)
-$(RPMEMD_INSTALL): $(INSTALL_STAMP)
+$(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
 		rpmaf/include/rpmaf.h \
