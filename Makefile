@@ -5,9 +5,11 @@
 #   make check      install missing Debian packages, build and run every test
 #   make coverage   unit tests with gcov; fails below the line-coverage floor
 #   make fuzz       build the libFuzzer harnesses; make fuzz-run SECONDS=N runs them
-#   make install / uninstall   honour PREFIX, LIBDIR, INCLUDEDIR, MANDIR, DESTDIR
+#   make install / uninstall   every library, header, pkg-config file, tool and man
+#                   page; honour PREFIX, BINDIR, LIBDIR, INCLUDEDIR, MANDIR, DESTDIR
 
 PREFIX ?= /usr/local
+BINDIR ?= $(PREFIX)/bin
 LIBDIR ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR ?= $(PREFIX)/share/man
@@ -70,33 +72,96 @@ $(LIB_A): $(RPMA_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-# make_pc IN OUT -- the pkg-config file for the current PREFIX, LIBDIR and INCLUDEDIR
+# make_pc IN,OUT[,VERSION] -- the pkg-config file for the current PREFIX, LIBDIR and
+# INCLUDEDIR, of VERSION (librpma's when not given)
 make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(VERSION)|' $(1) > $(2)
+	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(or $(3),$(VERSION))|' $(1) > $(2)
 
 $(LIB_PC): librpma/librpma.pc.in Makefile
 	@mkdir -p $(@D)
 	$(call make_pc,$<,$@)
 
 # ---------------------------------------------------------------- install
-install: librpma
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7
-	install -m 644 librpma/include/librpma.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 $(LIB_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf librpma.so.$(VERSION) $(DESTDIR)$(LIBDIR)/$(SONAME)
-	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/librpma.so
-	install -m 644 $(LIB_A) $(DESTDIR)$(LIBDIR)/
-	$(call make_pc,librpma/librpma.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc)
-	install -m 644 librpma/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 644 librpma/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+# make install puts what each module lists below into place (tools/install.sh) and
+# writes every file it installs and every directory it makes into INSTALL_MANIFEST;
+# make uninstall removes exactly those (the directories only when left empty).
+# A module appends to the lists:
+#   INSTALL_HEADERS        public headers, into INCLUDEDIR
+#   INSTALL_SHLIBS         shared libraries LIB.so.X.Y.Z, into LIBDIR with their
+#                          SONAME link and LIB.so
+#   INSTALL_STLIBS         static libraries, into LIBDIR
+#   INSTALL_PCS            pkg-config files made for the install, into LIBDIR/pkgconfig
+#   INSTALL_BINS           programs, into BINDIR: those linked with librpma or
+#                          librpmaf are linked again for the install as
+#                          $(INSTALL_GEN)/bin/NAME (INSTALL_LDFLAGS, which depend on
+#                          INSTALL_RPATH_STAMP), with no run path into the build tree
+#   INSTALL_SOFTRDMA_LIBS  softrdma's libibverbs and librdmacm, into a directory of their
+#                          own, SOFTRDMA_LIBDIR, so they never shadow rdma-core's
+# Man pages are every */man/manN/*.N and tools/*/man/manN/*.N, into MANDIR/manN.
+# Installed ELF files and archives carry no debug information (it names the build
+# directory); build with the tree to debug.
+DATADIR ?= $(PREFIX)/share
+INSTALL_MANIFEST ?= $(DATADIR)/rpma/install-manifest
+SOFTRDMA_LIBDIR = $(LIBDIR)/softrdma
+INSTALL_GEN := $(BUILD)/install
+INSTALL_SH = DESTDIR='$(DESTDIR)' INSTALL_MANIFEST='$(INSTALL_MANIFEST)' \
+	INSTALL_RUNLOG=$(INSTALL_GEN)/installed tools/install.sh
+INSTALL_MANS = $(sort $(wildcard */man/man[1-8]/*.[1-8] tools/*/man/man[1-8]/*.[1-8]))
+INSTALL_HEADERS := librpma/include/librpma.h
+INSTALL_SHLIBS := $(LIB_SO)
+INSTALL_STLIBS := $(LIB_A)
+INSTALL_PCS := $(INSTALL_GEN)/pkgconfig/librpma.pc
+INSTALL_BINS :=
+INSTALL_SOFTRDMA_LIBS :=
+
+# The installed programs find the libraries in LIBDIR through the dynamic linker's own
+# directories when LIBDIR is one of them, else through a run path of LIBDIR relative
+# to BINDIR ($ORIGIN/../lib): the installed tree may move, and a DESTDIR stage runs
+INSTALL_MULTIARCH := $(shell $(CC) -print-multiarch 2>/dev/null)
+INSTALL_SYSTEM_LIBDIRS := /lib /usr/lib /lib64 /usr/lib64 \
+	$(if $(INSTALL_MULTIARCH),/lib/$(INSTALL_MULTIARCH) /usr/lib/$(INSTALL_MULTIARCH))
+INSTALL_LIBDIR_REL = $(if $(filter $(patsubst %/,%,$(LIBDIR)),$(INSTALL_SYSTEM_LIBDIRS)),, \
+	$(shell realpath -m --relative-to='$(BINDIR)' '$(LIBDIR)'))
+INSTALL_RPATH = $(if $(strip $(INSTALL_LIBDIR_REL)),-Wl$(comma)-rpath$(comma)'$$ORIGIN/$(strip \
+	$(INSTALL_LIBDIR_REL))')
+comma := ,
+INSTALL_LDFLAGS = -L$(BUILD)/lib -Wl,-rpath-link,$(BUILD)/lib $(INSTALL_RPATH)
+$(INSTALL_GEN)/bin/%: private LIB_LDFLAGS = $(INSTALL_LDFLAGS)
+
+# stamp_rule FILE,TEXT -- FILE holds TEXT, and is written only when TEXT changes: what is
+# made for the install depends on it, to be made again when the directories change
+define stamp_rule
+$(1): FORCE
+	@mkdir -p $$(@D)
+	@echo '$(2)' | cmp -s - $$@ || echo '$(2)' > $$@
+endef
+INSTALL_STAMP := $(INSTALL_GEN)/dirs
+INSTALL_RPATH_STAMP := $(INSTALL_GEN)/rpath
+$(eval $(call stamp_rule,$(INSTALL_STAMP),$$(PREFIX) $$(BINDIR) $$(LIBDIR) $$(INCLUDEDIR) $$(MANDIR)))
+$(eval $(call stamp_rule,$(INSTALL_RPATH_STAMP),$$(strip $$(INSTALL_LIBDIR_REL))))
+
+$(INSTALL_GEN)/pkgconfig/librpma.pc: librpma/librpma.pc.in $(INSTALL_STAMP)
+	@mkdir -p $(@D)
+	$(call make_pc,$<,$@)
+
+.PHONY: FORCE
+FORCE:
+
+# second expansion: the modules below append to the lists
+install: $$(INSTALL_HEADERS) $$(INSTALL_SHLIBS) $$(INSTALL_STLIBS) $$(INSTALL_PCS) \
+		$$(INSTALL_BINS) $$(INSTALL_SOFTRDMA_LIBS)
+	@$(INSTALL_SH) begin
+	@$(INSTALL_SH) file 644 $(INCLUDEDIR) $(INSTALL_HEADERS)
+	@$(INSTALL_SH) lib $(LIBDIR) $(INSTALL_SHLIBS)
+	@$(INSTALL_SH) file 644 $(LIBDIR) $(INSTALL_STLIBS)
+	@$(INSTALL_SH) file 644 $(LIBDIR)/pkgconfig $(INSTALL_PCS)
+	@$(INSTALL_SH) file 755 $(BINDIR) $(INSTALL_BINS)
+	@$(INSTALL_SH) file 755 $(SOFTRDMA_LIBDIR) $(INSTALL_SOFTRDMA_LIBS)
+	@$(INSTALL_SH) man $(MANDIR) $(INSTALL_MANS)
+	@$(INSTALL_SH) end
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/librpma.h $(DESTDIR)$(LIBDIR)/librpma.so.$(VERSION) \
-		$(DESTDIR)$(LIBDIR)/$(SONAME) $(DESTDIR)$(LIBDIR)/librpma.so \
-		$(DESTDIR)$(LIBDIR)/librpma.a $(DESTDIR)$(LIBDIR)/pkgconfig/librpma.pc
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard librpma/man/man3/*.3)))
-	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard librpma/man/man7/*.7)))
+	@$(INSTALL_SH) uninstall
 
 # ---------------------------------------------------------------- dependencies
 deps:
@@ -153,8 +218,9 @@ check-man:
 	@tools/check-man.sh librpma/man librpma/include/librpma.h rpma_ 'int|const char \*' \
 		man7/librpma.7
 
-check-install: librpma
-	@tools/check-install.sh
+# install and uninstall in scratch directories, build and run the examples on the result
+check-install:
+	@MAKE='$(MAKE)' tools/check-install.sh
 
 # ---------------------------------------------------------------- fuzzing
 # Every harness is fuzz/fuzz_NAME.c with its seeds in fuzz/corpus/fuzz_NAME/. librpma's

@@ -9,7 +9,8 @@
 # ($EXAMPLES_TIMEOUT seconds, default 30); each example gets its own port
 # from $EXAMPLES_BASE_PORT on (default 17400). A client that ends with code 3
 # (connection rejected or unreachable: the server was not ready yet) is
-# started again, a few times. Prints PASS or FAIL per example and a final
+# started again, a few times. SOFTRDMA_RUN names another softrdma-run than
+# the tree's (an installed one). Prints PASS or FAIL per example and a final
 # "N passed, M failed" line; exits 1 when anything failed. Processes left by
 # an example (there should be none) are killed by their process ids.
 
@@ -17,7 +18,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BIN=$(cd "${1:-$ROOT/build/examples}" && pwd) || exit 1
-RUN="$ROOT/tools/softrdma-run"
+RUN=${SOFTRDMA_RUN:-"$ROOT/tools/softrdma-run"}
 TIMEOUT=${EXAMPLES_TIMEOUT:-30}
 BASE_PORT=${EXAMPLES_BASE_PORT:-17400}
 

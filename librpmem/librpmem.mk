@@ -9,11 +9,13 @@
 #                        per-thread errors, errno mapping (gcc, and clang ASan+UBSan)
 #   make fuzz-rpmem-target        build/fuzz/fuzz_rpmem_target (libFuzzer) of the target
 #                        parser (check-fuzz-rpmem-target runs it)
-#   make install-librpmem / uninstall-librpmem   the library, its header, its
-#                        pkg-config file, its man pages and rpmemd (PREFIX,
-#                        LIBDIR, INCLUDEDIR, MANDIR, BINDIR, DESTDIR)
+# make install takes the libraries, librpmem.h and librpmem.pc (the INSTALL_* lists
+# of the top-level Makefile, which finds the man pages itself).
 
 LIBRPMEM_VERSION := 1.0.0
+# the pkg-config version: PMDK's release whose librpmem ABI (API 1.3) this one has,
+# so that a program's check written for PMDK's librpmem.pc holds
+LIBRPMEM_PC_VERSION := 1.11.0
 LIBRPMEM_SONAME := librpmem.so.1
 LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c
 LIBRPMEM_HDRS := $(wildcard librpmem/src/*.h) librpmem/rpmem_proto.h \
@@ -22,15 +24,14 @@ LIBRPMEM_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/include
 LIBRPMEM_OBJ := $(BUILD)/librpmem/obj
 LIBRPMEM_OBJS := $(patsubst %.c,$(LIBRPMEM_OBJ)/%.o,$(LIBRPMEM_SRCS))
 LIBRPMEM_SO := $(BUILD)/lib/librpmem.so.$(LIBRPMEM_VERSION)
+LIBRPMEM_A := $(BUILD)/lib/librpmem.a
 LIBRPMEM_PC := $(BUILD)/lib/librpmem.pc
 
-BINDIR ?= $(PREFIX)/bin
-
-.PHONY: librpmem check-librpmem-symbols install-librpmem uninstall-librpmem
+.PHONY: librpmem check-librpmem-symbols
 
 all: librpmem
 
-librpmem: $(LIBRPMEM_SO) $(LIBRPMEM_PC)
+librpmem: $(LIBRPMEM_SO) $(LIBRPMEM_A) $(LIBRPMEM_PC)
 
 $(LIBRPMEM_OBJ)/%.o: %.c $(LIBRPMEM_HDRS)
 	@mkdir -p $(@D)
@@ -45,38 +46,27 @@ $(LIBRPMEM_SO): $(LIBRPMEM_OBJS) librpmem/src/librpmem.map $(RPMAF_SO) $(LIB_SO)
 	ln -sf librpmem.so.$(LIBRPMEM_VERSION) $(BUILD)/lib/$(LIBRPMEM_SONAME)
 	ln -sf $(LIBRPMEM_SONAME) $(BUILD)/lib/librpmem.so
 
+$(LIBRPMEM_A): $(LIBRPMEM_OBJS)
+	@mkdir -p $(@D)
+	rm -f $@ && ar rcs $@ $^
+
 $(LIBRPMEM_PC): librpmem/librpmem.pc.in librpmem/librpmem.mk
 	@mkdir -p $(@D)
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|1.3.0|' $< > $@
+	$(call make_pc,$<,$@,$(LIBRPMEM_PC_VERSION))
 
 # the twelve functions of librpmem.h, each under LIBRPMEM_1.0, nothing else
 check-librpmem-symbols: $(LIBRPMEM_SO)
 	@librpmem/check-symbols.sh $(LIBRPMEM_SO) librpmem/include/librpmem.h
 
-# librpmem needs librpmaf beside it (install-rpmaf)
-install-librpmem: librpmem $(RPMEMD_BIN)
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(BINDIR) \
-		$(DESTDIR)$(MANDIR)/man3 $(DESTDIR)$(MANDIR)/man7 $(DESTDIR)$(MANDIR)/man8
-	install -m 644 librpmem/include/librpmem.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 $(LIBRPMEM_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf librpmem.so.$(LIBRPMEM_VERSION) $(DESTDIR)$(LIBDIR)/$(LIBRPMEM_SONAME)
-	ln -sf $(LIBRPMEM_SONAME) $(DESTDIR)$(LIBDIR)/librpmem.so
-	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-		-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|1.3.0|' librpmem/librpmem.pc.in \
-		> $(DESTDIR)$(LIBDIR)/pkgconfig/librpmem.pc
-	install -m 755 $(RPMEMD_BIN) $(DESTDIR)$(BINDIR)/
-	install -m 644 librpmem/man/man3/*.3 $(DESTDIR)$(MANDIR)/man3/
-	install -m 644 librpmem/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
-	install -m 644 librpmem/man/man8/*.8 $(DESTDIR)$(MANDIR)/man8/
+# make install: the libraries, the header, the pkg-config file of the final directories
+INSTALL_HEADERS += librpmem/include/librpmem.h
+INSTALL_SHLIBS += $(LIBRPMEM_SO)
+INSTALL_STLIBS += $(LIBRPMEM_A)
+INSTALL_PCS += $(INSTALL_GEN)/pkgconfig/librpmem.pc
 
-uninstall-librpmem:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/librpmem.h $(DESTDIR)$(LIBDIR)/librpmem.so.$(LIBRPMEM_VERSION) \
-		$(DESTDIR)$(LIBDIR)/$(LIBRPMEM_SONAME) $(DESTDIR)$(LIBDIR)/librpmem.so \
-		$(DESTDIR)$(LIBDIR)/pkgconfig/librpmem.pc $(DESTDIR)$(BINDIR)/rpmemd \
-		$(addprefix $(DESTDIR)$(MANDIR)/man3/,$(notdir $(wildcard librpmem/man/man3/*.3))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man7/,$(notdir $(wildcard librpmem/man/man7/*.7))) \
-		$(addprefix $(DESTDIR)$(MANDIR)/man8/,$(notdir $(wildcard librpmem/man/man8/*.8)))
+$(INSTALL_GEN)/pkgconfig/librpmem.pc: librpmem/librpmem.pc.in $(INSTALL_STAMP)
+	@mkdir -p $(@D)
+	$(call make_pc,$<,$@,$(LIBRPMEM_PC_VERSION))
 
 # the unit test of the parts that need no connection: target.c and errmsg.c
 LIBRPMEM_UNIT_SRCS := librpmem/src/target.c librpmem/src/errmsg.c

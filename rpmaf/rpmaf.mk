@@ -2,13 +2,13 @@
 #
 # rpmaf/rpmaf.mk -- librpmaf, the rpma framework library, built from the
 # sources of its modules; included by the top-level Makefile (GNU make):
-#   make rpmaf                build/lib/librpmaf.so.1.2.0 (+ .so.1, .so), librpmaf.a, rpmaf.pc
+#   make rpmaf                build/lib/librpmaf.so.1.2.0 (+ .so.1, .so), librpmaf.a, librpmaf.pc
 #   make check-rpmaf-symbols  the library exports exactly the header's functions
 #   make check-rpmaf-man      tools/check-man.sh: a page in rpmaf/man/man3 for every
 #                             function of rpmaf.h and a function for every page,
 #                             librpmaf(7) listing them all, every page rendering
 #                             without warnings
-#   make install-rpmaf / uninstall-rpmaf   honour PREFIX, LIBDIR, INCLUDEDIR, DESTDIR
+# make install takes the libraries, rpmaf.h and librpmaf.pc (INSTALL_* lists).
 #
 # A module is a top-level directory whose *.c files go into the library: add
 # its name to RPMAF_MODULES (and its tests to its own .mk).
@@ -29,9 +29,9 @@ RPMAF_OBJS := $(patsubst %.c,$(RPMAF_OBJ)/%.o,$(RPMAF_SRCS))
 
 RPMAF_SO := $(BUILD)/lib/librpmaf.so.$(RPMAF_VERSION)
 RPMAF_A := $(BUILD)/lib/librpmaf.a
-RPMAF_PC := $(BUILD)/lib/rpmaf.pc
+RPMAF_PC := $(BUILD)/lib/librpmaf.pc
 
-.PHONY: rpmaf check-rpmaf-symbols check-rpmaf-man install-rpmaf uninstall-rpmaf
+.PHONY: rpmaf check-rpmaf-symbols check-rpmaf-man
 
 all: rpmaf
 
@@ -56,30 +56,22 @@ $(RPMAF_A): $(RPMAF_OBJS)
 	@mkdir -p $(@D)
 	rm -f $@ && ar rcs $@ $^
 
-# rpmaf_pc IN OUT -- the pkg-config file for the current PREFIX, LIBDIR and INCLUDEDIR
-rpmaf_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
-	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(RPMAF_VERSION)|' $(1) > $(2)
-
-$(RPMAF_PC): rpmaf/rpmaf.pc.in rpmaf/rpmaf.mk
+$(RPMAF_PC): rpmaf/librpmaf.pc.in rpmaf/rpmaf.mk
 	@mkdir -p $(@D)
-	$(call rpmaf_pc,$<,$@)
+	$(call make_pc,$<,$@,$(RPMAF_VERSION))
 
 check-rpmaf-symbols: $(RPMAF_SO)
 	@rpmaf/check-symbols.sh $(RPMAF_SO) rpmaf/include/rpmaf.h
 
-install-rpmaf: rpmaf
-	install -d $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)
-	install -m 644 rpmaf/include/rpmaf.h $(DESTDIR)$(INCLUDEDIR)/
-	install -m 755 $(RPMAF_SO) $(DESTDIR)$(LIBDIR)/
-	ln -sf librpmaf.so.$(RPMAF_VERSION) $(DESTDIR)$(LIBDIR)/$(RPMAF_SONAME)
-	ln -sf $(RPMAF_SONAME) $(DESTDIR)$(LIBDIR)/librpmaf.so
-	install -m 644 $(RPMAF_A) $(DESTDIR)$(LIBDIR)/
-	$(call rpmaf_pc,rpmaf/rpmaf.pc.in,$(DESTDIR)$(LIBDIR)/pkgconfig/rpmaf.pc)
+# make install: the libraries, the header, the pkg-config file of the final directories
+INSTALL_HEADERS += rpmaf/include/rpmaf.h
+INSTALL_SHLIBS += $(RPMAF_SO)
+INSTALL_STLIBS += $(RPMAF_A)
+INSTALL_PCS += $(INSTALL_GEN)/pkgconfig/librpmaf.pc
 
-uninstall-rpmaf:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/rpmaf.h $(DESTDIR)$(LIBDIR)/librpmaf.so.$(RPMAF_VERSION) \
-		$(DESTDIR)$(LIBDIR)/$(RPMAF_SONAME) $(DESTDIR)$(LIBDIR)/librpmaf.so \
-		$(DESTDIR)$(LIBDIR)/librpmaf.a $(DESTDIR)$(LIBDIR)/pkgconfig/rpmaf.pc
+$(INSTALL_GEN)/pkgconfig/librpmaf.pc: rpmaf/librpmaf.pc.in $(INSTALL_STAMP)
+	@mkdir -p $(@D)
+	$(call make_pc,$<,$@,$(RPMAF_VERSION))
 
 # the return types of rpmaf.h's functions, for check-man.sh to find them all
 RPMAF_MAN_TYPES := int|bool|unsigned|size_t|uint64_t|const char \*|struct rpma_conn \*

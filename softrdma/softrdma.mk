@@ -115,5 +115,18 @@ check-softrdma: softrdma softrdma-tests
 clean-softrdma:
 	rm -rf $(SOFTRDMA_BUILD)
 
+# make install: the libraries into SOFTRDMA_LIBDIR, a directory of their own, and
+# softrdma-run, which puts that directory first in LD_LIBRARY_PATH
+INSTALL_SOFTRDMA_LIBS += $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1
+SOFTRDMA_RUN_INSTALL := $(INSTALL_GEN)/bin/softrdma-run
+INSTALL_BINS += $(SOFTRDMA_RUN_INSTALL)
+
+$(SOFTRDMA_RUN_INSTALL): $(SOFTRDMA_ROOT)/tools/softrdma-run $(INSTALL_STAMP)
+	@mkdir -p $(@D)
+	sed -e "s|^default_libdir=.*|default_libdir='$(SOFTRDMA_LIBDIR)'|" $< > $@
+	@grep -qxF "default_libdir='$(SOFTRDMA_LIBDIR)'" $@ || \
+		{ echo "$<: no default_libdir= line to set"; rm -f $@; exit 1; }
+	chmod 755 $@
+
 CHECK_TARGETS += check-softrdma
 CLEAN_DIRS += $(SOFTRDMA_TOP)/build $(SOFTRDMA_TOP)/build-asan $(SOFTRDMA_TOP)/build-tsan

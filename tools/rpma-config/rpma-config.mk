@@ -11,7 +11,12 @@ RPMA_CONFIG_BIN := $(BUILD)/tools/rpma-config
 
 rpma-config: $(RPMA_CONFIG_BIN)
 
-$(RPMA_CONFIG_BIN): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h $(RPMAF_SO)
+# the same program for make install, linked again with INSTALL_LDFLAGS
+RPMA_CONFIG_INSTALL := $(INSTALL_GEN)/bin/rpma-config
+INSTALL_BINS += $(RPMA_CONFIG_INSTALL)
+$(RPMA_CONFIG_INSTALL): $(INSTALL_RPATH_STAMP)
+
+$(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h $(RPMAF_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $< $(LIB_LDFLAGS) -lrpmaf
 

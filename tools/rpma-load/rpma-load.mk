@@ -34,7 +34,12 @@ RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
 
 rpma-load: $(RPMA_LOAD_BIN)
 
-$(RPMA_LOAD_BIN): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
+# the same program for make install, linked again with INSTALL_LDFLAGS
+RPMA_LOAD_INSTALL := $(INSTALL_GEN)/bin/rpma-load
+INSTALL_BINS += $(RPMA_LOAD_INSTALL)
+$(RPMA_LOAD_INSTALL): $(INSTALL_RPATH_STAMP)
+
+$(RPMA_LOAD_BIN) $(RPMA_LOAD_INSTALL): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) $(RPMA_LOAD_CFLAGS) -o $@ $(RPMA_LOAD_SRCS) \
 		$(LIB_LDFLAGS) -lrpmaf -lrpma -lyaml -pthread

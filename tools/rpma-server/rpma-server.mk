@@ -13,7 +13,12 @@ RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c \
 
 rpma-server: $(RPMA_SERVER_BIN)
 
-$(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
+# the same program for make install, linked again with INSTALL_LDFLAGS
+RPMA_SERVER_INSTALL := $(INSTALL_GEN)/bin/rpma-server
+INSTALL_BINS += $(RPMA_SERVER_INSTALL)
+$(RPMA_SERVER_INSTALL): $(INSTALL_RPATH_STAMP)
+
+$(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \

@@ -100,7 +100,12 @@ RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/s
 .PHONY: rpmemd
 rpmemd: $(RPMEMD_BIN)
 
-$(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
+# the same program for make install, linked again with INSTALL_LDFLAGS
+RPMEMD_INSTALL := $(INSTALL_GEN)/bin/rpmemd
+INSTALL_BINS += $(RPMEMD_INSTALL)
+$(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
+
+$(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
 		rpmaf/include/rpmaf.h \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)

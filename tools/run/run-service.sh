@@ -20,6 +20,7 @@
 #   -t SECONDS    how long each step may take at most (30)
 #   -b DIR        where rpma-server and rpma-load are (build/tools)
 #
+# SOFTRDMA_RUN names another softrdma-run than the tree's (an installed one).
 # The region file and the journal live in a new directory under $TMPDIR (or
 # /tmp), removed at the end. Prints PASS or FAIL last; exits 0 when every
 # step succeeded and every record checked out, 1 otherwise, 2 on wrong usage.
@@ -28,7 +29,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-RUN="$ROOT/tools/softrdma-run"
+RUN=${SOFTRDMA_RUN:-"$ROOT/tools/softrdma-run"}
 CONFIG=$ROOT/config/examples/demo.yaml
 WORKLOAD=$ROOT/config/examples/workloads/demo.yaml
 BIN=$ROOT/build/tools
