@@ -47,15 +47,21 @@ expect bad-short 2 "$bin" -x check x.yaml && has bad-short "$tmp/err" "rpma-conf
 expect set-missing 2 "$bin" check x.yaml --set && has set-missing "$tmp/err" "rpma-config: a value is needed after: --set"
 expect extra-arg 2 "$bin" check a.yaml b.yaml && has extra-arg "$tmp/err" "rpma-config: too many arguments"
 
+# rpmemd.yaml names the directory of an installed daemon (/var/lib/rpmemd/pools),
+# which a build host does not have: it is checked with a private one of the test's
+mkdir -m 700 "$tmp/pools"
 for f in config/examples/*.yaml; do
 	name=$(basename "$f")
-	if expect "check $name" 0 "$bin" check "$f" && grep -q "^$f: valid: " "$tmp/out"; then
+	over=()
+	[ "$name" = rpmemd.yaml ] && over=(--set "rpmem.poolset_dir=$tmp/pools")
+	if expect "check $name" 0 "$bin" check "${over[@]}" "$f" &&
+		grep -q "^$f: valid: " "$tmp/out"; then
 		passed=$((passed + 1))
 	else
 		echo "FAIL check $name: no summary line"
 		failed=$((failed + 1))
 	fi
-	expect "dump $name" 0 "$bin" dump "$f" || continue
+	expect "dump $name" 0 "$bin" dump "${over[@]}" "$f" || continue
 	cp "$tmp/out" "$tmp/dump1.yaml"
 	if expect "redump $name" 0 "$bin" dump "$tmp/dump1.yaml" && cmp -s "$tmp/out" "$tmp/dump1.yaml"; then
 		passed=$((passed + 1))
