@@ -212,8 +212,8 @@ control_sleep(struct rpmaf_pool *pool, uint64_t until_ms)
 	uint64_t now = now_ms(), v;
 	struct pollfd pfd = {.fd = pool->efd, .events = POLLIN};
 
-	if (until_ms <= now)
-		return;
+	if (until_ms <= now || atomic_load(&pool->stop))
+		return; /* the stop's wake may have been taken by wait_established() */
 	if (poll(&pfd, 1, (int)(until_ms - now)) > 0 && read(pool->efd, &v, sizeof(v)) < 0) {
 		/* nothing to take: another read took it */
 	}
