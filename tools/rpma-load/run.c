@@ -229,14 +229,17 @@ run_sigset(sigset_t *set)
 void
 run_signals_init(void)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
+	struct sigaction sa = {.sa_handler = on_signal}, old;
 	sigset_t set;
 
 	run_sigset(&set);
 	sa.sa_mask = set;
+	/* even when ignored: a shell script's background job ignores SIGINT */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGHUP, &sa, NULL);
+	/* nohup's SIGHUP stays ignored */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 }
 
 /* see run.h */

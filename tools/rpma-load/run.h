@@ -57,7 +57,11 @@ struct run_result {
 
 struct run;
 
-/* run_signals_init -- handle SIGINT, SIGTERM and SIGHUP: the first thing main() does */
+/*
+ * run_signals_init -- handle SIGINT and SIGTERM (even when the parent
+ * ignored them, as a script does for its background jobs' SIGINT) and
+ * SIGHUP (unless ignored: nohup): the first thing main() does
+ */
 void run_signals_init(void);
 
 /*
