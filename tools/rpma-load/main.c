@@ -127,7 +127,11 @@ run_figures(const struct args *a, struct run *r, struct report_run *rr)
 	run_verify(r, &rr->v.checked, &rr->v.bad, &rr->v.unchecked);
 }
 
-/* run_one -- one run of w on the open client into rr (the run in *r_ptr); 0 or -1 */
+/*
+ * run_one -- one run of w on the open client into rr (the run in *r_ptr);
+ * 0; 1 when the figures are there but the journal could not be written;
+ * -1 with no figures
+ */
 static int
 run_one(const struct args *a, const struct workload *w, struct client *cl, struct report_run *rr,
 	struct run **r_ptr)
@@ -146,15 +150,13 @@ run_one(const struct args *a, const struct workload *w, struct client *cl, struc
 	if (ret)
 		return -1;
 	run_figures(a, *r_ptr, rr);
-	if (a->journal && rr->v.done && run_journal(*r_ptr, a->journal))
-		return -1;
-	return 0;
+	return a->journal && rr->v.done && run_journal(*r_ptr, a->journal) ? 1 : 0;
 }
 
 /* report_all -- the figures of the n runs to every output asked for */
 static void
-report_all(const struct args *a, const struct outs *o, const struct workload *wl,
-	   const struct report_meta *m, const struct report_run *runs, unsigned n)
+report_all(const struct outs *o, const struct workload *wl, const struct report_meta *m,
+	   const struct report_run *runs, unsigned n)
 {
 	if (o->json)
 		report_json(o->json, wl, m, runs, n);
@@ -165,7 +167,6 @@ report_all(const struct args *a, const struct outs *o, const struct workload *wl
 	if (o->json != stdout && o->csv != stdout)
 		report_table(stdout, wl, m, runs, n);
 	fflush(stdout);
-	(void)a;
 }
 
 /* failures -- say what failed in the n runs; whether anything did */
@@ -197,39 +198,65 @@ failures(const struct client *cl, const struct report_meta *m, const struct repo
 	return failed;
 }
 
-/* load_runs -- every run (one, or one per size) on the open client; the exit status */
+/* sweep_go -- whether the sweep goes on after the run r (NULL: none yet) of size */
+static bool
+sweep_go(const struct run *r, uint64_t size, const struct report_meta *m)
+{
+	if (run_interrupted() || m->unreachable)
+		return false;
+	if (r && !run_idle(r)) {
+		fprintf(stderr,
+			"rpma-load: -a: operations still in flight after the run of %llu bytes; "
+			"the sweep stops\n",
+			(unsigned long long)size);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * load_runs -- every run (one, or one per size) on the open client, which
+ * it closes; the exit status
+ */
 static int
 load_runs(const struct args *a, const struct workload *wl, struct client *cl, struct report_meta *m,
 	  const struct outs *o)
 {
 	uint64_t sizes[MAX_SWEEP] = {0};
 	unsigned n = a->sweep ? sweep_sizes(wl, sizes) : 1, done = 0;
-	struct report_run *runs;
+	struct report_run *runs = NULL;
 	struct run *r = NULL;
 	struct workload w;
-	int ret = EXIT_SUCCESS;
+	int ret = EXIT_SUCCESS, one;
 
 	if (!n) {
 		fprintf(stderr, "rpma-load: -a: no power of two between the workload's sizes\n");
-		return EXIT_USAGE;
+		ret = EXIT_USAGE;
+		goto out;
 	}
-	if (!(runs = calloc(n, sizeof(*runs))))
-		return fprintf(stderr, "rpma-load: out of memory\n"), EXIT_FAIL;
-	for (; done < n && !run_interrupted() && !m->unreachable; done++) {
+	if (!(runs = calloc(n, sizeof(*runs)))) {
+		fprintf(stderr, "rpma-load: out of memory\n");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	for (; done < n && sweep_go(r, done ? sizes[done - 1] : 0, m); done++) {
 		run_delete(&r);
 		runs[done].size = sizes[done];
 		sweep_workload(&w, wl, sizes[done]);
-		if (run_one(a, &w, cl, &runs[done], &r)) {
-			ret = EXIT_FAIL;
+		if ((one = run_one(a, &w, cl, &runs[done], &r)) < 0)
 			break;
-		}
+		if (one)
+			ret = EXIT_FAIL;
 		m->unreachable = run_unreachable(r);
 	}
+	if (done < n && !run_interrupted())
+		ret = EXIT_FAIL; /* said above */
 	m->interrupted = run_interrupted();
 	if (done)
-		report_all(a, o, wl, m, runs, done);
+		report_all(o, wl, m, runs, done);
 	if (failures(cl, m, runs, done))
 		ret = EXIT_FAIL;
+out:
 	if (r)
 		run_abandon(r);
 	client_close(cl);

@@ -357,6 +357,17 @@ run_unreachable(const struct run *r)
 }
 
 /* see run.h */
+bool
+run_idle(const struct run *r)
+{
+	for (unsigned i = 0; i < r->wl->threads; i++)
+		for (uint32_t q = 0; q < r->wl->queue_depth; q++)
+			if (atomic_load(&r->th[i].lops[q].state) == LOP_BUSY)
+				return false;
+	return true;
+}
+
+/* see run.h */
 void
 run_abandon(struct run *r)
 {

@@ -114,6 +114,12 @@ double run_elapsed(const struct run *r);
 bool run_unreachable(const struct run *r);
 
 /*
+ * run_idle -- after run_exec(): no operation of the run is in flight any
+ * more, so that it may be deleted while the pool lives on
+ */
+bool run_idle(const struct run *r);
+
+/*
  * run_abandon -- the figures are final: completions that come later (the
  * pool's deletion completes what an interrupted run left in flight) are
  * not counted and touch nothing but the run
