@@ -19,6 +19,7 @@
 #define CALL_HEADER   28 /* bytes of a message that are not the request */
 #define VERIFY_WINDOW 16 /* reads in flight when reading back */
 #define TICK_NS	      50000000ull
+#define STOP_TICK_NS  1000000ull /* once stopping: how often to look for the threads' end */
 #define SECOND_NS     1000000000ull
 
 /* what a signal stops; set and cleared by the main thread, read by the handler */
@@ -306,7 +307,10 @@ run_wait(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 	uint64_t tick = r->start + SECOND_NS, now;
 
 	while (atomic_load(&r->finished) < r->wl->threads) {
-		run__pause(TICK_NS);
+		uint64_t ns = atomic_load(&r->stop) ? STOP_TICK_NS : TICK_NS;
+		struct timespec ts = {0, (long)ns};
+
+		(void)nanosleep(&ts, NULL); /* a signal ends it early */
 		now = run__now();
 		run_warmed(r, now);
 		run_reachable(r, now);
