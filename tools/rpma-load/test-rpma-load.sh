@@ -77,6 +77,8 @@ expect usage-warmup 2 "--warmup takes seconds" -c "$tmp/c.yaml" -w "$tmp/w.yaml"
 expect usage-unknown 2 "unknown option" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --bogus
 expect usage-two-stdout 2 "both to the standard output" -c "$tmp/c.yaml" -w "$tmp/w.yaml" \
 	--json --csv
+sed 's/^duration: 2s/count: 400/' "$tmp/w.yaml" >"$tmp/count.yaml"
+expect warmup-count nz "a warm-up with count" -c "$tmp/c.yaml" -w "$tmp/count.yaml" --warmup 1
 # the units, said in --help
 expect help-units 0 "MB = 10\^6 bytes" --help
 grep -q "K, M, G = 1024" "$tmp/out" && ok || ko help-units "no K = 1024 in --help"
