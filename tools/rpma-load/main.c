@@ -125,6 +125,7 @@ run_figures(const struct args *a, struct run *r, struct report_run *rr)
 	}
 	rr->v.done = true;
 	run_verify(r, &rr->v.checked, &rr->v.bad, &rr->v.unchecked);
+	rr->v.interrupted = run_interrupted();
 }
 
 /*
@@ -189,10 +190,9 @@ failures(const struct client *cl, const struct report_meta *m, const struct repo
 				(unsigned long long)f->errors, f->errors == 1 ? "" : "s",
 				runs[i].first_error);
 		if (runs[i].v.unchecked)
-			fprintf(
-			    stderr,
-			    "rpma-load: verify: %llu records not checked (target unreachable)\n",
-			    (unsigned long long)runs[i].v.unchecked);
+			fprintf(stderr, "rpma-load: verify: %llu records not checked (%s)\n",
+				(unsigned long long)runs[i].v.unchecked,
+				runs[i].v.interrupted ? "interrupted" : "target unreachable");
 		failed |= f->errors || runs[i].v.bad || runs[i].v.unchecked;
 	}
 	return failed;

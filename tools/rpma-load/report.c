@@ -143,7 +143,8 @@ table_verify(FILE *out, const struct report_verify *v)
 	fprintf(out, "; verify: %" PRIu64 " records read back, %" PRIu64 " bad", v->checked,
 		v->bad);
 	if (v->unchecked)
-		fprintf(out, ", %" PRIu64 " not checked (target unreachable)", v->unchecked);
+		fprintf(out, ", %" PRIu64 " not checked (%s)", v->unchecked,
+			v->interrupted ? "interrupted" : "target unreachable");
 }
 
 /* see report.h */

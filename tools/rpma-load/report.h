@@ -39,6 +39,7 @@ struct report {
 /* what the verification found, for the final figures */
 struct report_verify {
 	bool done;
+	bool interrupted; /* a signal stopped it: what is not checked was not tried */
 	uint64_t checked, bad, unchecked;
 };
 
