@@ -9,6 +9,7 @@
  * eventfd that workers write when they hand a connection back.
  */
 
+#include <errno.h>
 #include <limits.h>
 #include <linux/futex.h>
 #include <poll.h>
@@ -100,17 +101,34 @@ retry_later(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, int why)
 	atomic_store_explicit(&pc->state, PC_DOWN, memory_order_relaxed);
 }
 
-/* wait_established -- the first event of a new connection, within connect_ms */
+/*
+ * wait_established -- the first event of a new connection, within
+ * connect_ms; the pool's eventfd is watched too, so that a shutdown
+ * (rpmaf_pool_delete()) abandons the attempt at once
+ */
 static int
 wait_established(struct rpmaf_pool *pool, struct rpma_conn *conn)
 {
+	uint64_t limit = now_ms() + pool->cfg->timeouts.connect_ms, now, v;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
-	struct pollfd pfd = {.events = POLLIN};
+	struct pollfd pfd[2] = {{.events = POLLIN}, {.fd = pool->efd, .events = POLLIN}};
 
-	if (rpma_conn_get_event_fd(conn, &pfd.fd))
+	if (rpma_conn_get_event_fd(conn, &pfd[0].fd))
 		return RPMAF_E_RDMA;
-	if (poll(&pfd, 1, (int)pool->cfg->timeouts.connect_ms) <= 0)
-		return RPMAF_E_TIMEOUT;
+	for (;;) {
+		if (atomic_load(&pool->stop))
+			return RPMAF_E_SHUTDOWN;
+		if ((now = now_ms()) >= limit)
+			return RPMAF_E_TIMEOUT;
+		if (poll(pfd, 2, (int)(limit - now)) < 0 && errno != EINTR)
+			return RPMAF_E_SYS;
+		if (pfd[0].revents)
+			break;
+		/* a handback or the stop: control_turn() looks at every connection anyway */
+		if (pfd[1].revents && read(pool->efd, &v, sizeof(v)) < 0) {
+			/* nothing to take: another read took it */
+		}
+	}
 	if (rpma_conn_next_event(conn, &ev) || ev != RPMA_CONN_ESTABLISHED)
 		return RPMAF_E_CONNLOST;
 	return 0;
@@ -194,8 +212,8 @@ control_sleep(struct rpmaf_pool *pool, uint64_t until_ms)
 	uint64_t now = now_ms(), v;
 	struct pollfd pfd = {.fd = pool->efd, .events = POLLIN};
 
-	if (until_ms <= now)
-		return;
+	if (until_ms <= now || atomic_load(&pool->stop))
+		return; /* the stop's wake may have been taken by wait_established() */
 	if (poll(&pfd, 1, (int)(until_ms - now)) > 0 && read(pool->efd, &v, sizeof(v)) < 0) {
 		/* nothing to take: another read took it */
 	}

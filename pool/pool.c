@@ -253,6 +253,8 @@ rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms)
 		return RPMAF_E_INVAL;
 	for (;;) {
 		ev = atomic_load_explicit(&pool->events, memory_order_acquire);
+		if (atomic_load(&pool->interrupted))
+			return RPMAF_E_SHUTDOWN;
 		if ((ret = readiness(pool, false)) != RPMAF_E_TIMEOUT)
 			return ret;
 		if ((now = rpmaf__pool_now_ns()) >= limit)
@@ -261,6 +263,18 @@ rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms)
 		    0, (long)((limit - now) < 100000000ull ? limit - now : 100000000ull)};
 		(void)syscall(SYS_futex, &pool->events, FUTEX_WAIT_PRIVATE, ev, &ts, NULL, 0);
 	}
+}
+
+/* rpmaf_pool_interrupt -- make the waits for readiness return (async-signal-safe) */
+int
+rpmaf_pool_interrupt(struct rpmaf_pool *pool)
+{
+	if (!pool)
+		return RPMAF_E_INVAL;
+	atomic_store(&pool->interrupted, 1);
+	atomic_fetch_add_explicit(&pool->events, 1, memory_order_release);
+	(void)syscall(SYS_futex, &pool->events, FUTEX_WAKE_PRIVATE, INT_MAX, NULL, NULL, 0);
+	return 0;
 }
 
 /* barrier_fn -- a worker has run everything submitted to it before */

@@ -221,6 +221,7 @@ struct rpmaf_pool {
 	atomic_int shutdown;	 /* rpmaf_pool_delete() has begun */
 	atomic_int stop;	 /* the control thread must end */
 	_Atomic uint32_t events; /* bumped (and woken) when a connection gets ready or is refused */
+	atomic_int interrupted;	 /* rpmaf_pool_interrupt(): waits for readiness return at once */
 	_Atomic uint32_t closing; /* connections still to close at shutdown (futex word) */
 
 	/* the control thread's */

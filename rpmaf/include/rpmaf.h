@@ -1312,7 +1312,9 @@ int rpmaf_pool_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct r
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (pool NULL); RPMAF_E_TIMEOUT (a target is not ready:
- * the log says why); RPMAF_E_AUTH (a target refused the key).
+ * the log says why); RPMAF_E_AUTH (a target refused the key);
+ * RPMAF_E_SHUTDOWN (rpmaf_pool_interrupt() was called, before or during
+ * the wait).
  *
  * THREAD SAFETY
  * Thread-safe; not from a worker thread.
@@ -1320,10 +1322,30 @@ int rpmaf_pool_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct r
 int rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms);
 
 /*
+ * rpmaf_pool_interrupt -- give up waiting for the pool: every
+ * rpmaf_pool_wait_ready() in progress returns RPMAF_E_SHUTDOWN at once
+ * (within a few microseconds), and every later one too. Connecting and
+ * operations go on; rpmaf_pool_delete(), which the caller typically calls
+ * next, abandons a connection attempt in progress rather than waiting
+ * for its timeouts.connect_ms.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (pool NULL).
+ *
+ * THREAD SAFETY
+ * Thread-safe and async-signal-safe: it may be called from a signal
+ * handler (it only stores, adds and wakes a futex), as long as the pool is
+ * not being deleted at the same time.
+ */
+int rpmaf_pool_interrupt(struct rpmaf_pool *pool);
+
+/*
  * rpmaf_pool_delete -- stop connecting, complete every operation not yet
  * completed with RPMAF_E_SHUTDOWN (or its real status if it completes
  * first), close every connection, free everything and set *pool_ptr to
- * NULL. Nothing happens when *pool_ptr is NULL.
+ * NULL. Nothing happens when *pool_ptr is NULL. A connection attempt in
+ * progress is abandoned at once: the call does not wait for
+ * timeouts.connect_ms.
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (pool_ptr NULL).

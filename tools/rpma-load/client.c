@@ -12,6 +12,7 @@
 #include <librpma.h>
 
 #include "client.h"
+#include "run.h"
 
 /* client_cfg -- the configuration, which must name at least one target */
 static int
@@ -52,8 +53,13 @@ static int
 client_ready(struct client *c)
 {
 	unsigned ms = c->cfg->timeouts.connect_ms;
-	int ret = rpmaf_pool_wait_ready(c->pool, ms);
+	int ret;
 
+	run_signals_pool(c->pool);
+	ret = rpmaf_pool_wait_ready(c->pool, ms);
+	run_signals_pool(NULL);
+	if (ret == RPMAF_E_SHUTDOWN && run_interrupted())
+		return -1; /* the caller says it */
 	if (ret) {
 		fprintf(stderr,
 			"rpma-load: the targets are not ready after %u ms (timeouts.connect_ms): "
@@ -85,15 +91,19 @@ client_open(struct client *c, const char *cfg_path, const char *const *sets, uns
 	c->region = region;
 	if (client_cfg(c, cfg_path, sets, nsets) || client_peer(c))
 		goto err_close;
+	run_signals_hold(true); /* the library's threads inherit the block */
 	if ((ret = rpmaf_workers_new(c->cfg, c->peer, &c->ws))) {
+		run_signals_hold(false);
 		fprintf(stderr, "rpma-load: cannot start the workers: %s\n", rpmaf_err_str(ret));
 		goto err_close;
 	}
-	if ((ret = rpmaf_pool_new(c->cfg, c->peer, c->ws, &c->pool))) {
+	ret = rpmaf_pool_new(c->cfg, c->peer, c->ws, &c->pool);
+	run_signals_hold(false);
+	if (ret) {
 		fprintf(stderr, "rpma-load: cannot make the pool: %s\n", rpmaf_err_str(ret));
 		goto err_close;
 	}
-	if (client_ready(c))
+	if (run_interrupted() || client_ready(c))
 		goto err_close;
 	return 0;
 
@@ -102,12 +112,24 @@ err_close:
 	return -1;
 }
 
+/* client_mem_free -- the memory of client_mem(), if any */
+static void
+client_mem_free(struct client *c)
+{
+	if (c->mr)
+		rpma_mr_dereg(&c->mr);
+	free(c->mem);
+	c->mem = NULL;
+	c->mem_size = 0;
+}
+
 /* see client.h */
 int
 client_mem(struct client *c, size_t size)
 {
 	int ret;
 
+	client_mem_free(c);
 	size = (size + 4095) & ~(size_t)4095;
 	if (!(c->mem = aligned_alloc(4096, size))) {
 		fprintf(stderr, "rpma-load: out of memory (%zu bytes)\n", size);
@@ -131,10 +153,7 @@ client_close(struct client *c)
 {
 	if (c->pool)
 		rpmaf_pool_delete(&c->pool);
-	if (c->mr)
-		rpma_mr_dereg(&c->mr);
-	free(c->mem);
-	c->mem = NULL;
+	client_mem_free(c);
 	if (c->ws)
 		rpmaf_workers_delete(&c->ws);
 	if (c->peer)

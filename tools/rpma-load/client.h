@@ -35,14 +35,16 @@ struct client {
 /*
  * client_open -- load the configuration at cfg_path (with the overrides),
  * start the peer, the workers and the pool, wait (timeouts.connect_ms at
- * most) for every target and look region up
- * RETURN VALUE: 0; -1 with a message on stderr (what is open is closed).
+ * most) for every target and look region up; a signal (run.h) ends the wait
+ * RETURN VALUE: 0; -1 with a message on stderr, or with none after a signal
+ * (what is open is closed).
  */
 int client_open(struct client *c, const char *cfg_path, const char *const *sets, unsigned nsets,
 		const char *region);
 
 /*
- * client_mem -- size bytes of memory registered for writes from and reads into
+ * client_mem -- size bytes of memory registered for writes from and reads into,
+ * in place of what an earlier call made
  * RETURN VALUE: 0; -1 with a message on stderr.
  */
 int client_mem(struct client *c, size_t size);

@@ -4,268 +4,315 @@
 /*
  * rpma-load -- the framework's load generator: drives a workload (a YAML
  * file, workload.h) through librpmaf's pool against a target's region and
- * reports throughput and latency per operation kind; --verify checks what
- * it wrote, --verify-file checks a server's region file afterwards.
+ * reports throughput and latency per operation kind (one run, or one per
+ * size of a sweep); --verify checks what it wrote, --verify-file checks a
+ * server's region file afterwards. The options: args.c.
  */
 
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "args.h"
 #include "client.h"
+#include "meta.h"
 #include "report.h"
 #include "run.h"
 #include "vfile.h"
 #include "workload.h"
 
-#define EXIT_FAIL  1
-#define EXIT_USAGE 2
-#define WL_PREFIX  "workload."
+#define MAX_SWEEP 64
 
-static const char Usage[] =
-    "usage: rpma-load -c FILE -w WORKLOAD [--set KEY=VALUE]... [--json] [--verify]\n"
-    "                 [--journal PATH]\n"
-    "       rpma-load --verify-file REGION_FILE [--journal PATH]\n"
-    "       rpma-load --help\n";
-
-static const char Help[] =
-    "\n"
-    "Run the operations of WORKLOAD through the framework's pool against a region\n"
-    "of a target of the configuration FILE (its targets section), print a progress\n"
-    "line once a second and, at the end, one row per operation kind: count, ops/s,\n"
-    "MB/s, latency percentiles in microseconds and errors.\n"
-    "\n"
-    "options:\n"
-    "  -c, --config FILE      the framework configuration (doc/CONFIG.md)\n"
-    "  -w, --workload FILE    the workload (below)\n"
-    "  -s, --set KEY=VALUE    override a key of FILE, or of WORKLOAD when KEY starts\n"
-    "                         with \"workload.\" (workload.rate=500); may be repeated\n"
-    "  -j, --json             print the final figures as one JSON object\n"
-    "  -V, --verify           write records that can be checked, read every one back\n"
-    "                         at the end and check it\n"
-    "      --journal PATH     with --verify: write what was written last where to PATH;\n"
-    "                         with --verify-file: check against it\n"
-    "      --verify-file F    check the records in F, a server's region file, after the\n"
-    "                         server has exited (no RDMA)\n"
-    "  -h, --help             print this help\n"
-    "\n"
-    "workload (YAML):\n"
-    "  region: data                       the target region (required)\n"
-    "  mix:                               kinds and weights (required)\n"
-    "    - {kind: write_persist, weight: 3}   write, write_persist, read, atomic, call\n"
-    "    - {kind: read, weight: 1}\n"
-    "  sizes: {write_persist: 4K, read: {uniform: [512, 8K]}, call: 64}\n"
-    "  threads: 2                         application threads (default 1)\n"
-    "  queue_depth: 8                     operations in flight per thread (default 1)\n"
-    "  duration: 5s                       or count: N (operations in all); one of them\n"
-    "  rate: 10000                        optional: ops/s in all, open loop; latency is\n"
-    "                                     measured from each operation's intended start\n"
-    "  seed: 42                           optional: the random choices\n"
-    "Calls go to handler 1 of the region's target (rpma-server's echo).\n"
-    "Without a rate (closed loop) each thread's operations run on one worker\n"
-    "(thread t on worker t mod workers.count): a completion submits the next\n"
-    "operation at once, on that worker's own connection when it has one.\n"
-    "\n"
-    "verification:\n"
-    "  The region is cut into slots of the largest write size (rounded up to 64\n"
-    "  bytes; the last 4 KiB are kept for atomic writes when the mix has them);\n"
-    "  thread t writes only slots s with s % threads == t, one write per slot at a\n"
-    "  time. Each write is a record: a 48-byte header (magic, its offset, sequence,\n"
-    "  length, slot size, run id, CRC-32C of the whole record) and a pseudo-random\n"
-    "  payload. --verify reads back every slot whose last write completed and\n"
-    "  checks its record and sequence; --journal keeps the slot, sequence, length\n"
-    "  and CRC of each. --verify-file with the journal checks that every slot holds\n"
-    "  its last record exactly and that other slots are blank or sound; without it,\n"
-    "  it finds the records by their header and checks each (at least one needed).\n"
-    "  Writes shorter than 48 bytes are written as 48 under --verify; calls check\n"
-    "  that the echo reply equals the request.\n"
-    "\n"
-    "exit status: 0 no error; 1 an operation failed, a check failed or the setup\n"
-    "failed (with a message); 2 wrong usage\n";
-
-struct args {
-	const char *cfg, *workload, *verify_file, *journal;
-	const char **sets, **wsets; /* --set for FILE, and for WORKLOAD (prefix removed) */
-	unsigned nsets, nwsets;
-	bool json, verify;
+/* the outputs besides the standard output, opened before the run */
+struct outs {
+	FILE *json, *csv, *hist;
 };
 
-/* usage_fail -- a usage error: the message, the usage, exit status 2 */
+/* out_open -- path for writing into *f; -1 with a message */
 static int
-usage_fail(const char *what, const char *arg)
+out_open(const char *path, FILE **f)
 {
-	fprintf(stderr, "rpma-load: %s%s%s\n%s", what, arg ? ": " : "", arg ? arg : "", Usage);
-	return EXIT_USAGE;
-}
-
-/* args_set -- one --set, to FILE or to WORKLOAD */
-static void
-args_set(struct args *a, const char *s)
-{
-	if (!strncmp(s, WL_PREFIX, strlen(WL_PREFIX)))
-		a->wsets[a->nwsets++] = s + strlen(WL_PREFIX);
-	else
-		a->sets[a->nsets++] = s;
-}
-
-/* args_check -- the options that go together; -1 to go on, or an exit status */
-static int
-args_check(const struct args *a)
-{
-	if (a->verify_file)
-		return a->cfg || a->workload || a->verify
-			   ? usage_fail("--verify-file takes no -c, -w or --verify", NULL)
-			   : -1;
-	if (!a->cfg || !a->workload)
-		return usage_fail("a configuration and a workload are needed (-c FILE -w FILE)",
-				  NULL);
-	if (a->journal && !a->verify)
-		return usage_fail("--journal needs --verify or --verify-file", NULL);
-	return -1;
-}
-
-/* args_parse -- the command line into a; returns -1 to go on, or an exit status */
-static int
-args_parse(int argc, char *argv[], struct args *a)
-{
-	enum { OPT_VFILE = 256, OPT_JOURNAL };
-	static const struct option longopts[] = {
-	    {"config", required_argument, NULL, 'c'},
-	    {"workload", required_argument, NULL, 'w'},
-	    {"set", required_argument, NULL, 's'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"verify", no_argument, NULL, 'V'},
-	    {"verify-file", required_argument, NULL, OPT_VFILE},
-	    {"journal", required_argument, NULL, OPT_JOURNAL},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
-
-	a->sets = calloc((size_t)argc, sizeof(*a->sets));
-	a->wsets = calloc((size_t)argc, sizeof(*a->wsets));
-	if (!a->sets || !a->wsets)
-		return usage_fail("out of memory", NULL);
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:w:s:jVh", longopts, NULL)) != -1) {
-		if (c == 'c')
-			a->cfg = optarg;
-		else if (c == 'w')
-			a->workload = optarg;
-		else if (c == 's')
-			args_set(a, optarg);
-		else if (c == 'j')
-			a->json = true;
-		else if (c == 'V')
-			a->verify = true;
-		else if (c == OPT_VFILE)
-			a->verify_file = optarg;
-		else if (c == OPT_JOURNAL)
-			a->journal = optarg;
-		else if (c == 'h')
-			return fputs(Usage, stdout) < 0 || fputs(Help, stdout) < 0 ? EXIT_FAIL
-										   : EXIT_SUCCESS;
-		else if (c == ':')
-			return usage_fail("a value is needed after", argv[optind - 1]);
-		else
-			return usage_fail("unknown option", argv[optind - 1]);
+	if (!path)
+		return 0;
+	if (!(*f = fopen(path, "w"))) {
+		perror(path);
+		return -1;
 	}
-	if (optind < argc)
-		return usage_fail("unexpected argument", argv[optind]);
-	return args_check(a);
+	return 0;
 }
 
-/* load_report -- the final figures; returns whether anything failed */
-static bool
-load_report(const struct args *a, const struct workload *wl, struct run *r,
-	    const struct report_verify *v)
-{
-	struct run_result *res = malloc(sizeof(*res));
-	const char *first;
-	char buf[160];
-	bool failed;
-
-	if (!res)
-		return fprintf(stderr, "rpma-load: out of memory\n"), true;
-	run_collect(r, res);
-	first = run_first_error(r, buf, sizeof(buf));
-	if (a->json)
-		report_json(stdout, wl, res, run_elapsed(r), v, first);
-	else
-		report_table(stdout, wl, res, run_elapsed(r), v);
-	fflush(stdout);
-	if (first)
-		fprintf(stderr, "rpma-load: %llu operation%s failed; the first: %s\n",
-			(unsigned long long)res->all.errors, res->all.errors == 1 ? "" : "s",
-			first);
-	failed = res->all.errors || v->bad;
-	free(res);
-	return failed;
-}
-
-/* load_run -- the run on an open client: threads, progress, verification, report */
+/* out_close -- close f (NULL, or stdout: nothing); -1 with a message when writing failed */
 static int
-load_run(const struct args *a, const struct workload *wl, struct client *cl, struct run *r)
+out_close(FILE *f, const char *path)
 {
-	struct report_verify v = {.done = false};
-	struct report *rep = report_new(stderr);
-	int ret;
-
-	if (!rep)
-		return fprintf(stderr, "rpma-load: out of memory\n"), EXIT_FAIL;
-	ret = run_exec(r, report_progress, rep);
-	report_delete(&rep);
-	if (ret)
-		return EXIT_FAIL;
-	if (a->verify) {
-		v.done = true;
-		run_verify(r, &v.checked, &v.bad);
-		if (a->journal && run_journal(r, a->journal))
-			ret = EXIT_FAIL;
+	if (!f || f == stdout)
+		return 0;
+	if (fclose(f)) {
+		perror(path);
+		return -1;
 	}
-	(void)cl;
-	if (load_report(a, wl, r, &v))
-		ret = EXIT_FAIL;
+	return 0;
+}
+
+/* outs_open -- the files of --json=FILE, --csv=FILE, --histogram FILE */
+static int
+outs_open(const struct args *a, struct outs *o)
+{
+	memset(o, 0, sizeof(*o));
+	if ((a->json.on && out_open(a->json.file, &o->json)) ||
+	    (a->csv.on && out_open(a->csv.file, &o->csv)) || out_open(a->histogram, &o->hist))
+		return -1;
+	if (a->json.on && !o->json)
+		o->json = stdout;
+	if (a->csv.on && !o->csv)
+		o->csv = stdout;
+	return 0;
+}
+
+/* outs_close -- every output file; -1 when one could not be written */
+static int
+outs_close(const struct args *a, struct outs *o)
+{
+	int ret = out_close(o->json, a->json.file);
+
+	ret |= out_close(o->csv, a->csv.file);
+	ret |= out_close(o->hist, a->histogram);
 	return ret;
 }
 
-/* load -- the workload against the configuration's target */
+/* sweep_sizes -- the powers of two from the least to the largest size swept; how many */
+static unsigned
+sweep_sizes(const struct workload *wl, uint64_t *sizes)
+{
+	uint64_t lo = UINT64_MAX, hi = 0, p = 1;
+	unsigned n = 0;
+
+	for (int k = 0; k < WL_NKINDS; k++)
+		if (wl->in_mix[k] && k != WL_ATOMIC) {
+			lo = wl->size[k].lo < lo ? wl->size[k].lo : lo;
+			hi = wl->size[k].hi > hi ? wl->size[k].hi : hi;
+		}
+	while (p < lo)
+		p <<= 1;
+	for (; p <= hi && n < MAX_SWEEP; p <<= 1)
+		sizes[n++] = p;
+	return n;
+}
+
+/* sweep_workload -- wl with every kind swept (all but atomic) at size */
+static void
+sweep_workload(struct workload *w, const struct workload *wl, uint64_t size)
+{
+	*w = *wl;
+	for (int k = 0; size && k < WL_NKINDS; k++)
+		if (k != WL_ATOMIC)
+			w->size[k] = (struct wl_size){size, size};
+}
+
+/* run_figures -- the run's final figures, verification and first error into rr */
+static void
+run_figures(const struct args *a, struct run *r, struct report_run *rr)
+{
+	run_collect(r, &rr->res);
+	rr->seconds = run_elapsed(r);
+	if (!run_first_error(r, rr->first_error, sizeof(rr->first_error)))
+		rr->first_error[0] = '\0';
+	if (!a->verify)
+		return;
+	if (run_interrupted()) {
+		fprintf(stderr, "rpma-load: interrupted: the records are not read back\n");
+		return;
+	}
+	rr->v.done = true;
+	run_verify(r, &rr->v.checked, &rr->v.bad, &rr->v.unchecked);
+	rr->v.interrupted = run_interrupted();
+}
+
+/*
+ * run_one -- one run of w on the open client into rr (the run in *r_ptr);
+ * 0; 1 when the figures are there but the journal could not be written;
+ * -1 with no figures
+ */
+static int
+run_one(const struct args *a, const struct workload *w, struct client *cl, struct report_run *rr,
+	struct run **r_ptr)
+{
+	struct report *rep;
+	int ret;
+
+	if (run_new(w, cl, a->verify, r_ptr))
+		return -1;
+	if (!(rep = report_new(stderr)))
+		return fprintf(stderr, "rpma-load: out of memory\n"), -1;
+	if (rr->size)
+		fprintf(stderr, "rpma-load: size %llu bytes\n", (unsigned long long)rr->size);
+	ret = run_exec(*r_ptr, report_progress, rep);
+	report_delete(&rep);
+	if (ret)
+		return -1;
+	run_figures(a, *r_ptr, rr);
+	return a->journal && rr->v.done && run_journal(*r_ptr, a->journal) ? 1 : 0;
+}
+
+/* report_all -- the figures of the n runs to every output asked for */
+static void
+report_all(const struct outs *o, const struct workload *wl, const struct report_meta *m,
+	   const struct report_run *runs, unsigned n)
+{
+	if (o->json)
+		report_json(o->json, wl, m, runs, n);
+	if (o->csv)
+		report_csv(o->csv, wl, runs, n);
+	if (o->hist)
+		report_histogram(o->hist, wl, runs, n);
+	if (o->json != stdout && o->csv != stdout)
+		report_table(stdout, wl, m, runs, n);
+	fflush(stdout);
+}
+
+/* failures -- say what failed in the n runs; whether anything did */
+static bool
+failures(const struct client *cl, const struct report_meta *m, const struct report_run *runs,
+	 unsigned n)
+{
+	bool failed = m->unreachable;
+
+	if (m->unreachable)
+		fprintf(stderr,
+			"rpma-load: stopped: target %s had no healthy connection for more than %u "
+			"ms (timeouts.operation_ms): is the server running?\n",
+			cl->target, cl->cfg->timeouts.operation_ms);
+	for (unsigned i = 0; i < n; i++) {
+		const struct run_fig *f = &runs[i].res.all;
+
+		if (runs[i].first_error[0])
+			fprintf(stderr, "rpma-load: %llu operation%s failed; the first: %s\n",
+				(unsigned long long)f->errors, f->errors == 1 ? "" : "s",
+				runs[i].first_error);
+		if (runs[i].v.unchecked)
+			fprintf(stderr, "rpma-load: verify: %llu records not checked (%s)\n",
+				(unsigned long long)runs[i].v.unchecked,
+				runs[i].v.interrupted ? "interrupted" : "target unreachable");
+		failed |= f->errors || runs[i].v.bad || runs[i].v.unchecked;
+	}
+	return failed;
+}
+
+/* sweep_go -- whether the sweep goes on after the run r (NULL: none yet) of size */
+static bool
+sweep_go(const struct run *r, uint64_t size, const struct report_meta *m)
+{
+	if (run_interrupted() || m->unreachable)
+		return false;
+	if (r && !run_idle(r)) {
+		fprintf(stderr,
+			"rpma-load: -a: operations still in flight after the run of %llu bytes; "
+			"the sweep stops\n",
+			(unsigned long long)size);
+		return false;
+	}
+	return true;
+}
+
+/*
+ * load_runs -- every run (one, or one per size) on the open client, which
+ * it closes; the exit status
+ */
+static int
+load_runs(const struct args *a, const struct workload *wl, struct client *cl, struct report_meta *m,
+	  const struct outs *o)
+{
+	uint64_t sizes[MAX_SWEEP] = {0};
+	unsigned n = a->sweep ? sweep_sizes(wl, sizes) : 1, done = 0;
+	struct report_run *runs = NULL;
+	struct run *r = NULL;
+	struct workload w;
+	int ret = EXIT_SUCCESS, one;
+
+	if (!n) {
+		fprintf(stderr, "rpma-load: -a: no power of two between the workload's sizes\n");
+		ret = EXIT_USAGE;
+		goto out;
+	}
+	if (!(runs = calloc(n, sizeof(*runs)))) {
+		fprintf(stderr, "rpma-load: out of memory\n");
+		ret = EXIT_FAIL;
+		goto out;
+	}
+	for (; done < n && sweep_go(r, done ? sizes[done - 1] : 0, m); done++) {
+		run_delete(&r);
+		runs[done].size = sizes[done];
+		sweep_workload(&w, wl, sizes[done]);
+		if ((one = run_one(a, &w, cl, &runs[done], &r)) < 0)
+			break;
+		if (one)
+			ret = EXIT_FAIL;
+		m->unreachable = run_unreachable(r);
+	}
+	if (done < n && !run_interrupted())
+		ret = EXIT_FAIL; /* said above */
+	m->interrupted = run_interrupted();
+	if (done)
+		report_all(o, wl, m, runs, done);
+	if (failures(cl, m, runs, done))
+		ret = EXIT_FAIL;
+out:
+	if (r)
+		run_abandon(r);
+	client_close(cl);
+	run_delete(&r);
+	free(runs);
+	return ret;
+}
+
+/* load -- the workload against the configuration's target; the exit status */
 static int
 load(const struct args *a)
 {
+	struct report_meta m = {.version = NULL};
 	struct workload *wl = NULL;
 	struct rpmaf_cfg_err err;
 	struct client cl;
-	struct run *r = NULL;
+	struct outs o;
 	int ret = EXIT_FAIL;
 
 	if (wl_load_file(a->workload, a->wsets, a->nwsets, &wl, &err)) {
 		fprintf(stderr, "rpma-load: %s\n", err.msg);
 		return EXIT_FAIL;
 	}
+	m.warmup = (double)wl->warmup_ns / 1e9;
+	meta_start(&m);
+	if (outs_open(a, &o))
+		goto err_outs;
 	if (client_open(&cl, a->cfg, a->sets, a->nsets, wl->region))
-		goto err_wl;
-	if (run_new(wl, &cl, a->verify, &r))
-		goto err_client;
-	ret = load_run(a, wl, &cl, r);
-err_client:
-	client_close(&cl);
-	run_delete(&r);
-err_wl:
+		goto err_outs;
+	if (meta_digest(&m, cl.cfg, wl)) {
+		client_close(&cl);
+		goto err_outs;
+	}
+	ret = load_runs(a, wl, &cl, &m, &o);
+err_outs:
+	if (outs_close(a, &o) && ret == EXIT_SUCCESS)
+		ret = EXIT_FAIL;
 	wl_delete(&wl);
+	if (run_interrupted()) {
+		fprintf(stderr, "rpma-load: interrupted by a signal%s\n",
+			m.digest[0] ? ": the figures are of the part that ran" : "");
+		ret = EXIT_INTERRUPTED;
+	}
 	return ret;
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct args a = {.nsets = 0};
-	int ret = args_parse(argc, argv, &a);
+	struct args a;
+	int ret;
 
-	if (ret < 0)
+	memset(&a, 0, sizeof(a));
+	run_signals_init();
+	if ((ret = args_parse(argc, argv, &a)) < 0)
 		ret = a.verify_file ? vfile_check(a.verify_file, a.journal, stdout) : load(&a);
-	free(a.sets);
-	free(a.wsets);
+	args_fini(&a);
 	return ret;
 }

@@ -2,16 +2,21 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * report.c -- the progress line and the final table or JSON object.
+ * report.c -- the progress line and the final table, JSON object, CSV and
+ * histogram.
  */
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
 
 #include "report.h"
 
-#define MB 1e6
+#define MB 1e6 /* the M of MB/s */
+
+static const char Csv_header[] = "size,kind,count,seconds,ops_per_sec,mb_per_sec,min_us,mean_us,"
+				 "stdev_us,p50_us,p90_us,p99_us,p999_us,max_us,errors\n";
 
 /* see report.h */
 struct report *
@@ -39,18 +44,28 @@ report_progress(struct run *r, void *arg)
 {
 	struct report *rep = arg;
 	double t = run_elapsed(r), dt = t - rep->last_t;
-	uint64_t ops, bytes;
+	struct run_fig d;
 
+	if (!run_warming(r) && t < 0.1)
+		return; /* the warm-up just ended: no interval to show yet */
+	if (run_warming(r)) {
+		fprintf(rep->out, "%s[warm-up] not counted%s", rep->tty ? "\r" : "",
+			rep->tty ? "\033[K" : "\n");
+		fflush(rep->out);
+		rep->shown = rep->tty;
+		return;
+	}
 	rep->prev = rep->cur;
 	run_collect(r, &rep->cur);
-	ops = rep->cur.all.ops - rep->prev.all.ops;
-	bytes = rep->cur.all.bytes - rep->prev.all.bytes;
+	d = rep->cur.all;
+	run_fig_sub(&d, &rep->prev.all);
 	if (dt <= 0)
 		dt = 1;
-	fprintf(rep->out, "%s[%6.1fs] %10.0f ops/s %9.2f MB/s  p99 %9.1f us  errors %" PRIu64 "%s",
-		rep->tty ? "\r" : "", t, (double)ops / dt, (double)bytes / dt / MB,
-		us(rpmaf__hist_snap_percentile(&rep->cur.all.snap, 99)), rep->cur.all.errors,
-		rep->tty ? "\033[K" : "\n");
+	fprintf(rep->out,
+		"%s[%6.1fs] last %.1fs: %10.0f ops/s %9.2f MB/s  p99 %9.1f us  errors %" PRIu64
+		"%s",
+		rep->tty ? "\r" : "", t, dt, (double)d.ops / dt, (double)d.bytes / dt / MB,
+		us(rpmaf__hist_snap_percentile(&d.snap, 99)), d.errors, rep->tty ? "\033[K" : "\n");
 	fflush(rep->out);
 	rep->shown = rep->tty;
 	rep->last_t = t;
@@ -68,82 +83,257 @@ report_delete(struct report **rep_ptr)
 	*rep_ptr = NULL;
 }
 
+/* the figures of one row, in microseconds */
+struct row_lat {
+	double min, mean, stdev, p50, p90, p99, p999, max;
+};
+
+/* row_lat -- min, mean, stdev (from the buckets' middles), percentiles, max of h */
+static struct row_lat
+row_lat(const struct rpmaf__hist_snap *h)
+{
+	struct row_lat l = {0};
+	double var = 0;
+
+	if (!h->count)
+		return l;
+	l.mean = (double)h->sum / (double)h->count;
+	for (size_t i = 0; i < RPMAF__HIST_BUCKETS; i++)
+		if (h->bucket[i]) {
+			double mid = ((double)rpmaf__hist_bucket_low(i) +
+				      (double)rpmaf__hist_bucket_high(i)) /
+					 2 -
+				     l.mean;
+
+			var += (double)h->bucket[i] * mid * mid;
+		}
+	l.stdev = us((uint64_t)sqrt(var / (double)h->count));
+	l.mean = l.mean / 1e3;
+	l.min = us(h->min);
+	l.max = us(h->max);
+	l.p50 = us(rpmaf__hist_snap_percentile(h, 50));
+	l.p90 = us(rpmaf__hist_snap_percentile(h, 90));
+	l.p99 = us(rpmaf__hist_snap_percentile(h, 99));
+	l.p999 = us(rpmaf__hist_snap_percentile(h, 99.9));
+	return l;
+}
+
 /* row -- one row of the table */
 static void
-row(FILE *out, const char *name, const struct run_fig *f, double s)
+row(FILE *out, const char *name, uint64_t size, const struct run_fig *f, double s)
 {
-	const struct rpmaf__hist_snap *h = &f->snap;
+	struct row_lat l = row_lat(&f->snap);
+	char sz[24] = "";
 
+	if (size)
+		snprintf(sz, sizeof(sz), "%" PRIu64, size);
 	fprintf(out,
-		"%-14s %10" PRIu64 " %11.1f %9.2f %9.1f %9.1f %9.1f %9.1f %9.1f %7" PRIu64 "\n",
-		name, f->ops, (double)f->ops / s, (double)f->bytes / s / MB,
-		us(rpmaf__hist_snap_percentile(h, 50)), us(rpmaf__hist_snap_percentile(h, 90)),
-		us(rpmaf__hist_snap_percentile(h, 99)), us(rpmaf__hist_snap_percentile(h, 99.9)),
-		us(h->max), f->errors);
+		"%-14s %10s %10" PRIu64 " %11.1f %9.2f %8.1f %8.1f %8.1f %8.1f %8.1f %8.1f %9.1f"
+		" %9.1f %7" PRIu64 "\n",
+		name, sz, f->ops, (double)f->ops / s, (double)f->bytes / s / MB, l.min, l.mean,
+		l.stdev, l.p50, l.p90, l.p99, l.p999, l.max, f->errors);
+}
+
+/* table_verify -- the verification's part of the table's last line */
+static void
+table_verify(FILE *out, const struct report_verify *v)
+{
+	if (!v->done)
+		return;
+	fprintf(out, "; verify: %" PRIu64 " records read back, %" PRIu64 " bad", v->checked,
+		v->bad);
+	if (v->unchecked)
+		fprintf(out, ", %" PRIu64 " not checked (%s)", v->unchecked,
+			v->interrupted ? "interrupted" : "target unreachable");
 }
 
 /* see report.h */
 void
-report_table(FILE *out, const struct workload *wl, const struct run_result *res, double seconds,
-	     const struct report_verify *v)
+report_table(FILE *out, const struct workload *wl, const struct report_meta *m,
+	     const struct report_run *runs, unsigned n)
 {
-	if (seconds <= 0)
-		seconds = 1e-9;
-	fprintf(out, "%-14s %10s %11s %9s %9s %9s %9s %9s %9s %7s\n", "kind", "count", "ops/s",
-		"MB/s", "p50(us)", "p90(us)", "p99(us)", "p99.9(us)", "max(us)", "errors");
-	for (int k = 0; k < WL_NKINDS; k++)
-		if (wl->in_mix[k])
-			row(out, Wl_kind_names[k], &res->kind[k], seconds);
-	row(out, "total", &res->all, seconds);
-	fprintf(out, "%.2f s, %u thread%s, queue depth %u", seconds, wl->threads,
-		wl->threads == 1 ? "" : "s", wl->queue_depth);
+	fprintf(out, "# MB = 10^6 bytes; latencies in microseconds (us)\n");
+	fprintf(out, "%-14s %10s %10s %11s %9s %8s %8s %8s %8s %8s %8s %9s %9s %7s\n", "kind",
+		"size(B)", "count", "ops/s", "MB/s", "min", "mean", "stdev", "p50", "p90", "p99",
+		"p99.9", "max", "errors");
+	for (unsigned i = 0; i < n; i++) {
+		const struct report_run *rr = &runs[i];
+		double s = rr->seconds > 0 ? rr->seconds : 1e-9;
+
+		for (int k = 0; k < WL_NKINDS; k++)
+			if (wl->in_mix[k])
+				row(out, Wl_kind_names[k], rr->size, &rr->res.kind[k], s);
+		row(out, "total", rr->size, &rr->res.all, s);
+	}
+	fprintf(out, "%u thread%s, queue depth %u", wl->threads, wl->threads == 1 ? "" : "s",
+		wl->queue_depth);
 	if (wl->rate > 0)
 		fprintf(out, ", open loop at %.0f ops/s (latency from the intended start)",
 			wl->rate);
-	if (v->done)
-		fprintf(out, "; verify: %" PRIu64 " records read back, %" PRIu64 " bad", v->checked,
-			v->bad);
+	if (m->warmup > 0)
+		fprintf(out, ", figures after a warm-up of %.2f s", m->warmup);
 	fputc('\n', out);
+	for (unsigned i = 0; i < n; i++) {
+		if (runs[i].size)
+			fprintf(out, "size %" PRIu64 ": ", runs[i].size);
+		fprintf(out, "%.2f s", runs[i].seconds);
+		table_verify(out, &runs[i].v);
+		fputc('\n', out);
+	}
+	if (m->unreachable)
+		fprintf(out, "STOPPED: the target was unreachable (no healthy connection)\n");
+	if (m->interrupted)
+		fprintf(out, "INTERRUPTED: by a signal; the figures are of the part that ran\n");
 }
 
 /* json_fig -- the figures of one kind as a JSON object */
 static void
 json_fig(FILE *out, const char *name, const struct run_fig *f, double s)
 {
-	const struct rpmaf__hist_snap *h = &f->snap;
+	struct row_lat l = row_lat(&f->snap);
 
 	fprintf(out,
 		"\"%s\":{\"count\":%" PRIu64 ",\"ops_per_sec\":%.1f,\"mb_per_sec\":%.3f,"
+		"\"min_us\":%.3f,\"mean_us\":%.3f,\"stdev_us\":%.3f,"
 		"\"p50_us\":%.1f,\"p90_us\":%.1f,\"p99_us\":%.1f,\"p999_us\":%.1f,"
 		"\"max_us\":%.1f,\"errors\":%" PRIu64 "}",
-		name, f->ops, (double)f->ops / s, (double)f->bytes / s / MB,
-		us(rpmaf__hist_snap_percentile(h, 50)), us(rpmaf__hist_snap_percentile(h, 90)),
-		us(rpmaf__hist_snap_percentile(h, 99)), us(rpmaf__hist_snap_percentile(h, 99.9)),
-		us(h->max), f->errors);
+		name, f->ops, (double)f->ops / s, (double)f->bytes / s / MB, l.min, l.mean, l.stdev,
+		l.p50, l.p90, l.p99, l.p999, l.max, f->errors);
+}
+
+/* json_str -- s as a JSON string */
+static void
+json_str(FILE *out, const char *s)
+{
+	fputc('"', out);
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			fprintf(out, "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			fprintf(out, "\\u%04x", c);
+		else
+			fputc(c, out);
+	}
+	fputc('"', out);
+}
+
+/* json_run -- the figures of one run: seconds, kinds, total, verify, first error */
+static void
+json_run(FILE *out, const struct workload *wl, const struct report_run *rr)
+{
+	double s = rr->seconds > 0 ? rr->seconds : 1e-9;
+
+	fprintf(out, "\"seconds\":%.3f,", rr->seconds);
+	if (rr->size)
+		fprintf(out, "\"size\":%" PRIu64 ",", rr->size);
+	fprintf(out, "\"kinds\":{");
+	for (int k = 0, n = 0; k < WL_NKINDS; k++)
+		if (wl->in_mix[k]) {
+			fprintf(out, "%s", n++ ? "," : "");
+			json_fig(out, Wl_kind_names[k], &rr->res.kind[k], s);
+		}
+	fprintf(out, "},");
+	json_fig(out, "total", &rr->res.all, s);
+	if (rr->v.done)
+		fprintf(out,
+			",\"verify\":{\"checked\":%" PRIu64 ",\"bad\":%" PRIu64
+			",\"not_checked\":%" PRIu64 "}",
+			rr->v.checked, rr->v.bad, rr->v.unchecked);
+	if (rr->first_error[0]) {
+		fprintf(out, ",\"first_error\":");
+		json_str(out, rr->first_error);
+	}
 }
 
 /* see report.h */
 void
-report_json(FILE *out, const struct workload *wl, const struct run_result *res, double seconds,
-	    const struct report_verify *v, const char *first_error)
+report_json(FILE *out, const struct workload *wl, const struct report_meta *m,
+	    const struct report_run *runs, unsigned n)
 {
-	if (seconds <= 0)
-		seconds = 1e-9;
+	fprintf(out, "{\"version\":");
+	json_str(out, m->version);
+	fprintf(out, ",\"start_time\":\"%s\",\"host\":", m->start);
+	json_str(out, m->host);
 	fprintf(out,
-		"{\"seconds\":%.3f,\"threads\":%u,\"queue_depth\":%u,\"rate\":%.1f,\"kinds\":{",
-		seconds, wl->threads, wl->queue_depth, wl->rate);
-	for (int k = 0, n = 0; k < WL_NKINDS; k++)
-		if (wl->in_mix[k]) {
-			fprintf(out, "%s", n++ ? "," : "");
-			json_fig(out, Wl_kind_names[k], &res->kind[k], seconds);
+		",\"config_sha256\":\"%s\",\"interrupted\":%s,\"unreachable\":%s,"
+		"\"units\":{\"mb\":1000000,\"latency\":\"us\"},\"warmup_seconds\":%.3f,"
+		"\"threads\":%u,\"queue_depth\":%u,\"rate\":%.1f,",
+		m->digest, m->interrupted ? "true" : "false", m->unreachable ? "true" : "false",
+		m->warmup, wl->threads, wl->queue_depth, wl->rate);
+	if (n == 1 && !runs[0].size) {
+		json_run(out, wl, &runs[0]);
+	} else {
+		fprintf(out, "\"sweep\":[");
+		for (unsigned i = 0; i < n; i++) {
+			fprintf(out, "%s{", i ? "," : "");
+			json_run(out, wl, &runs[i]);
+			fputc('}', out);
 		}
-	fprintf(out, "},");
-	json_fig(out, "total", &res->all, seconds);
-	if (v->done)
-		fprintf(out, ",\"verify\":{\"checked\":%" PRIu64 ",\"bad\":%" PRIu64 "}",
-			v->checked, v->bad);
-	/* the error text is one of this program's fixed strings: no escaping needed */
-	if (first_error)
-		fprintf(out, ",\"first_error\":\"%s\"", first_error);
+		fputc(']', out);
+	}
 	fprintf(out, "}\n");
+}
+
+/* csv_row -- one row of the CSV */
+static void
+csv_row(FILE *out, const char *name, const struct report_run *rr, const struct run_fig *f)
+{
+	double s = rr->seconds > 0 ? rr->seconds : 1e-9;
+	struct row_lat l = row_lat(&f->snap);
+
+	if (rr->size)
+		fprintf(out, "%" PRIu64, rr->size);
+	fprintf(out,
+		",%s,%" PRIu64 ",%.3f,%.1f,%.3f,%.3f,%.3f,%.3f,%.1f,%.1f,%.1f,%.1f,%.1f,%" PRIu64
+		"\n",
+		name, f->ops, rr->seconds, (double)f->ops / s, (double)f->bytes / s / MB, l.min,
+		l.mean, l.stdev, l.p50, l.p90, l.p99, l.p999, l.max, f->errors);
+}
+
+/* see report.h */
+void
+report_csv(FILE *out, const struct workload *wl, const struct report_run *runs, unsigned n)
+{
+	fputs(Csv_header, out);
+	for (unsigned i = 0; i < n; i++) {
+		for (int k = 0; k < WL_NKINDS; k++)
+			if (wl->in_mix[k])
+				csv_row(out, Wl_kind_names[k], &runs[i], &runs[i].res.kind[k]);
+		csv_row(out, "total", &runs[i], &runs[i].res.all);
+	}
+}
+
+/* hist_rows -- the non-empty buckets of h as CSV rows */
+static void
+hist_rows(FILE *out, const char *name, uint64_t size, const struct rpmaf__hist_snap *h)
+{
+	uint64_t cum = 0;
+	char sz[24] = "";
+
+	if (size)
+		snprintf(sz, sizeof(sz), "%" PRIu64, size);
+	for (size_t i = 0; i < RPMAF__HIST_BUCKETS && cum < h->count; i++) {
+		if (!h->bucket[i])
+			continue;
+		cum += h->bucket[i];
+		fprintf(out, "%s,%s,%.3f,%" PRIu64 ",%.6f\n", name, sz,
+			us(rpmaf__hist_bucket_high(i)), h->bucket[i],
+			(double)cum / (double)h->count);
+	}
+}
+
+/* see report.h */
+void
+report_histogram(FILE *out, const struct workload *wl, const struct report_run *runs, unsigned n)
+{
+	fputs("kind,size,upper_us,count,cumulative\n", out);
+	for (unsigned i = 0; i < n; i++) {
+		for (int k = 0; k < WL_NKINDS; k++)
+			if (wl->in_mix[k])
+				hist_rows(out, Wl_kind_names[k], runs[i].size,
+					  &runs[i].res.kind[k].snap);
+		hist_rows(out, "total", runs[i].size, &runs[i].res.all.snap);
+	}
 }

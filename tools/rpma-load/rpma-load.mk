@@ -27,7 +27,8 @@ RPMA_LOAD_SRCS := $(filter-out $(RPMA_LOAD_PARSE_SRCS),$(sort $(wildcard tools/r
 	$(RPMA_LOAD_PARSE_SRCS) $(RPMA_LOAD_CONFIG_SRCS) stats/hist.c
 RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/hist.h \
 	rpmaf/include/rpmaf.h
-RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load
+RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load \
+	-DRPMA_LOAD_VERSION=\"$(VERSION)\"
 
 .PHONY: rpma-load check-rpma-load bench-service \
 	check-bench-service-smoke check-rpma-load-tsan
@@ -42,7 +43,7 @@ $(RPMA_LOAD_INSTALL): $(INSTALL_RPATH_STAMP)
 $(RPMA_LOAD_BIN) $(RPMA_LOAD_INSTALL): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) $(RPMA_LOAD_CFLAGS) -o $@ $(RPMA_LOAD_SRCS) \
-		$(LIB_LDFLAGS) -lrpmaf -lrpma -lyaml -pthread
+		$(LIB_LDFLAGS) -lrpmaf -lrpma -lyaml -lsodium -lm -pthread
 
 check-rpma-load: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-load/test-rpma-load.sh $(RPMA_LOAD_BIN) \
@@ -67,7 +68,7 @@ $(RPMA_LOAD_TSAN): $(RPMA_LOAD_SRCS) $(RPMA_LOAD_HDRS) $(POOL_MODULE_SRCS) $(POO
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) $(RPMA_LOAD_CFLAGS) -o $@ $(RPMA_LOAD_SRCS) \
 		$(filter-out $(RPMA_LOAD_SRCS),$(POOL_MODULE_SRCS)) $(MT_LIB) -libverbs -lrdmacm \
-		-pthread $(POOL_TSAN_LIBS)
+		-pthread $(POOL_TSAN_LIBS) -lm
 
 check-rpma-load-tsan: $(RPMA_LOAD_TSAN) $(RPMA_SERVER_BIN) $(POOL_TSAN_SUPP) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 TSAN_SUPP=$(abspath $(POOL_TSAN_SUPP)) \

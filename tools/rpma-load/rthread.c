@@ -17,6 +17,8 @@
 #define WAIT_KICK_NS   1000000ull /* closed loop: how often idle slots are started again */
 #define WAIT_RATE_NS   100000ull  /* the longest pause before an intended start */
 #define DRAIN_SLACK_NS 1000000000ull
+/* after a signal: the longest wait for what is in flight */
+#define INTERRUPT_DRAIN_NS 50000000ull
 
 /* rng_next -- the thread's next pseudo-random number (xorshift64*) */
 static uint64_t
@@ -217,6 +219,8 @@ lop_record(struct rthread *t, struct lop *l)
 	int k = l->kind, status = l->status;
 	uint8_t *req = r->cl->mem + l->moff;
 
+	if (atomic_load_explicit(&r->abandoned, memory_order_relaxed))
+		return; /* the client's memory may be gone */
 	rpmaf__hist_record(&t->hist[k], l->t1 > l->t0 ? l->t1 - l->t0 : 0);
 	if (!status && r->verify && k == WL_CALL &&
 	    (l->reply_len != l->len || memcmp(req, req + l->len, l->len)))
@@ -340,15 +344,24 @@ submitting(struct rthread *t, uint64_t now, uint64_t next)
 	return now < r->stop_at && (!r->interval || next < r->stop_at);
 }
 
-/* drain -- wait for what is in flight, at most twice the operation time and a second */
+/*
+ * drain -- wait for what is in flight, at most twice the operation time and
+ * a second, or INTERRUPT_DRAIN_NS after a signal (what is left then is
+ * completed by the pool's deletion, after run_abandon(), and not counted)
+ */
 static void
 drain(struct rthread *t)
 {
 	uint64_t limit =
 	    run__now() + 2000000ull * t->r->cl->cfg->timeouts.operation_ms + DRAIN_SLACK_NS;
 
-	while (harvest(t) && run__now() < limit)
+	while (harvest(t) && run__now() < limit) {
+		if (run_interrupted() && limit > run__now() + INTERRUPT_DRAIN_NS)
+			limit = run__now() + INTERRUPT_DRAIN_NS;
 		run__pause(WAIT_SLOT_NS);
+	}
+	if (run_interrupted())
+		return;
 	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++)
 		if (atomic_load(&t->lops[i].state) == LOP_BUSY)
 			note_error(t, t->lops[i].kind, RPMAF_E_TIMEOUT);

@@ -19,9 +19,13 @@
 #define CALL_HEADER   28 /* bytes of a message that are not the request */
 #define VERIFY_WINDOW 16 /* reads in flight when reading back */
 #define TICK_NS	      50000000ull
+#define STOP_TICK_NS  1000000ull /* once stopping: how often to look for the threads' end */
 #define SECOND_NS     1000000000ull
 
-static struct run *Running; /* the run the signals stop */
+/* what a signal stops; set and cleared by the main thread, read by the handler */
+static struct run *_Atomic Running;
+static struct rpmaf_pool *_Atomic Waiting;
+static atomic_int Interrupted;
 
 /* see run_int.h */
 uint64_t
@@ -180,7 +184,8 @@ run_new(const struct workload *wl, struct client *cl, bool verify, struct run **
 		r->interval = 1;
 	if (run_check_usage(r) || run_check_sizes(r) || run_memory(r) || run_threads_make(r))
 		goto err_delete;
-	if (verify && !(r->vs = calloc(r->layout.nslots, sizeof(*r->vs)))) {
+	if (!(r->base = malloc(sizeof(*r->base))) ||
+	    (verify && !(r->vs = calloc(r->layout.nslots, sizeof(*r->vs))))) {
 		run_fail("out of memory");
 		goto err_delete;
 	}
@@ -192,24 +197,124 @@ err_delete:
 	return -1;
 }
 
-/* on_signal -- SIGINT, SIGTERM: stop submitting, finish what is in flight */
+/*
+ * on_signal -- SIGINT, SIGTERM, SIGHUP, on the main thread only (the
+ * others block them): mark the run interrupted, stop submitting, end a
+ * wait for the pool
+ */
 static void
 on_signal(int sig)
 {
+	struct run *r = atomic_load(&Running);
+	struct rpmaf_pool *pool = atomic_load(&Waiting);
+
 	(void)sig;
-	if (Running)
-		atomic_store(&Running->stop, 1);
+	atomic_store(&Interrupted, 1);
+	if (r)
+		atomic_store(&r->stop, 1);
+	if (pool)
+		(void)rpmaf_pool_interrupt(pool);
 }
 
-/* run_wait -- call progress about once a second until every thread has finished */
+/* run_sigset -- the signals that stop a run */
+static void
+run_sigset(sigset_t *set)
+{
+	sigemptyset(set);
+	sigaddset(set, SIGINT);
+	sigaddset(set, SIGTERM);
+	sigaddset(set, SIGHUP);
+}
+
+/* see run.h */
+void
+run_signals_init(void)
+{
+	struct sigaction sa = {.sa_handler = on_signal}, old;
+	sigset_t set;
+
+	run_sigset(&set);
+	sa.sa_mask = set;
+	/* even when ignored: a shell script's background job ignores SIGINT */
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	/* nohup's SIGHUP stays ignored */
+	if (sigaction(SIGHUP, NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
+}
+
+/* see run.h */
+void
+run_signals_hold(bool hold)
+{
+	sigset_t set;
+
+	run_sigset(&set);
+	pthread_sigmask(hold ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* see run.h */
+void
+run_signals_pool(struct rpmaf_pool *pool)
+{
+	atomic_store(&Waiting, pool);
+	if (pool && atomic_load(&Interrupted))
+		(void)rpmaf_pool_interrupt(pool);
+}
+
+/* see run.h */
+bool
+run_interrupted(void)
+{
+	return atomic_load(&Interrupted) != 0;
+}
+
+/* run_reachable -- stop the run when its target has had no healthy connection too long */
+static void
+run_reachable(struct run *r, uint64_t now)
+{
+	struct rpmaf_pool_stats st;
+	uint64_t limit = (uint64_t)r->cl->cfg->timeouts.operation_ms * 1000000ull;
+
+	if (rpmaf_pool_get_stats(r->cl->pool, &st) || st.healthy) {
+		r->down_since = 0;
+		return;
+	}
+	if (!r->down_since)
+		r->down_since = now;
+	else if (now - r->down_since > limit && !atomic_exchange(&r->unreachable, 1))
+		atomic_store(&r->stop, 1);
+}
+
+/* run_warmed -- at the end of the warm-up: the figures so far become the baseline */
+static void
+run_warmed(struct run *r, uint64_t now)
+{
+	if (r->measured || now < r->measure_at)
+		return;
+	run_collect(r, r->base);
+	r->has_base = true;
+	r->measured = now;
+}
+
+/*
+ * run_wait -- until every thread has finished: progress about once a
+ * second, the end of the warm-up, and whether the target is reachable
+ */
 static void
 run_wait(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 {
-	uint64_t tick = r->start + SECOND_NS;
+	uint64_t tick = r->start + SECOND_NS, now;
 
 	while (atomic_load(&r->finished) < r->wl->threads) {
-		run__pause(TICK_NS);
-		if (run__now() >= tick) {
+		uint64_t ns = atomic_load(&r->stop) ? STOP_TICK_NS : TICK_NS;
+		struct timespec ts = {0, (long)ns};
+
+		(void)nanosleep(&ts, NULL); /* a signal ends it early */
+		now = run__now();
+		run_warmed(r, now);
+		run_reachable(r, now);
+		if (now >= tick) {
 			progress(r, arg);
 			tick += SECOND_NS;
 		}
@@ -220,15 +325,17 @@ run_wait(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 int
 run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 {
-	struct sigaction sa = {.sa_handler = on_signal};
 	unsigned started = 0;
 	int ret = 0;
 
-	Running = r;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
+	atomic_store(&Running, r);
+	if (atomic_load(&Interrupted))
+		atomic_store(&r->stop, 1);
 	r->start = run__now();
-	r->stop_at = r->start + r->wl->duration_ns;
+	r->measure_at = r->start + r->wl->warmup_ns;
+	r->stop_at = r->measure_at + r->wl->duration_ns;
+	r->measured = r->wl->warmup_ns ? 0 : r->start;
+	run_signals_hold(true); /* the threads inherit the mask: signals go to this thread */
 	for (; started < r->wl->threads; started++)
 		if ((errno =
 			 pthread_create(&r->th[started].th, NULL, run__thread, &r->th[started]))) {
@@ -237,11 +344,83 @@ run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 			atomic_fetch_add(&r->finished, r->wl->threads - started);
 			break;
 		}
+	run_signals_hold(false);
 	run_wait(r, progress, arg);
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(r->th[i].th, NULL);
 	r->end = run__now();
+	run_warmed(r, r->end); /* stopped within the warm-up: no figures */
 	return ret;
+}
+
+/* see run.h */
+bool
+run_unreachable(const struct run *r)
+{
+	return atomic_load(&((struct run *)r)->unreachable) != 0;
+}
+
+/* see run.h */
+bool
+run_idle(const struct run *r)
+{
+	for (unsigned i = 0; i < r->wl->threads; i++)
+		for (uint32_t q = 0; q < r->wl->queue_depth; q++)
+			if (atomic_load(&r->th[i].lops[q].state) == LOP_BUSY)
+				return false;
+	return true;
+}
+
+/* see run.h */
+void
+run_abandon(struct run *r)
+{
+	atomic_store(&r->abandoned, 1);
+}
+
+/* snap_bounds -- min and max of s from its buckets, within min and max of the whole */
+static void
+snap_bounds(struct rpmaf__hist_snap *s, uint64_t min, uint64_t max)
+{
+	size_t lo = RPMAF__HIST_BUCKETS, hi = 0;
+
+	for (size_t i = 0; i < RPMAF__HIST_BUCKETS; i++)
+		if (s->bucket[i]) {
+			if (lo == RPMAF__HIST_BUCKETS)
+				lo = i;
+			hi = i;
+		}
+	if (lo == RPMAF__HIST_BUCKETS) {
+		s->min = UINT64_MAX;
+		s->max = 0;
+		return;
+	}
+	s->min = rpmaf__hist_bucket_low(lo);
+	s->max = rpmaf__hist_bucket_high(hi);
+	if (s->min < min)
+		s->min = min;
+	if (s->max > max)
+		s->max = max;
+}
+
+/* see run.h (the min and max of the difference: within the histogram's precision) */
+void
+run_fig_sub(struct run_fig *f, const struct run_fig *base)
+{
+	struct rpmaf__hist_snap *s = &f->snap;
+	uint64_t min = s->min, max = s->max;
+
+	f->ops -= base->ops < f->ops ? base->ops : f->ops;
+	f->bytes -= base->bytes < f->bytes ? base->bytes : f->bytes;
+	f->errors -= base->errors < f->errors ? base->errors : f->errors;
+	s->count = 0;
+	for (size_t i = 0; i < RPMAF__HIST_BUCKETS; i++) {
+		s->bucket[i] -=
+		    base->snap.bucket[i] < s->bucket[i] ? base->snap.bucket[i] : s->bucket[i];
+		s->count += s->bucket[i];
+	}
+	s->sum -= base->snap.sum < s->sum ? base->snap.sum : s->sum;
+	snap_bounds(s, min, max);
 }
 
 /* fig_add -- thread t's figures of kind k into f */
@@ -271,13 +450,28 @@ run_collect(const struct run *r, struct run_result *res)
 		res->all.errors += f->errors;
 		rpmaf__hist_snap_merge(&res->all.snap, &f->snap);
 	}
+	if (r->has_base) {
+		for (int k = 0; k < WL_NKINDS; k++)
+			run_fig_sub(&res->kind[k], &r->base->kind[k]);
+		run_fig_sub(&res->all, &r->base->all);
+	}
+}
+
+/* see run.h */
+bool
+run_warming(const struct run *r)
+{
+	return !r->measured;
 }
 
 /* see run.h */
 double
 run_elapsed(const struct run *r)
 {
-	return (double)((r->end ? r->end : run__now()) - r->start) / 1e9;
+	uint64_t from = r->measured ? r->measured : r->start;
+	uint64_t to = r->end ? r->end : run__now();
+
+	return (double)(to > from ? to - from : 0) / 1e9;
 }
 
 /* see run.h */
@@ -289,10 +483,19 @@ run_first_error(const struct run *r, char *buf, size_t size)
 
 	if (!code)
 		return NULL;
-	snprintf(buf, size, "%s: %s", Wl_kind_names[k],
-		 code == RUN_E_ECHO ? "the echo reply differs from the request"
-				    : rpmaf_err_str(code));
+	snprintf(buf, size, "%s: %s", Wl_kind_names[k], run_err_str(code));
 	return buf;
+}
+
+/* see run.h */
+const char *
+run_err_str(int code)
+{
+	if (code == RUN_E_ECHO)
+		return "the echo reply differs from the request";
+	if (code == RPMAF_E_AGAIN)
+		return "no healthy connection to the target now (the pool's RPMAF_E_AGAIN)";
+	return rpmaf_err_str(code);
 }
 
 /* see run.h */
@@ -303,8 +506,9 @@ run_delete(struct run **r_ptr)
 
 	if (!r)
 		return;
-	if (Running == r)
-		Running = NULL;
+	if (atomic_load(&Running) == r)
+		atomic_store(&Running, NULL);
+	free(r->base);
 	for (unsigned i = 0; r->th && i < r->wl->threads; i++)
 		free(r->th[i].lops);
 	free(r->th);

@@ -18,6 +18,15 @@
  * status into the operation, which the thread then accounts for. The main
  * thread reads snapshots (run_collect()) for the progress line and the end.
  *
+ * Warm-up. With wl->warmup_ns the run first runs that long; the figures
+ * then taken are subtracted from every later collection, and the elapsed
+ * time counts from there.
+ *
+ * Signals. SIGINT, SIGTERM and SIGHUP, handled on the main thread (every
+ * other thread blocks them), stop a run at any moment: a wait for the
+ * pool ends at once (rpmaf_pool_interrupt()), the threads stop submitting
+ * and wait at most INTERRUPT_DRAIN_NS for what is in flight.
+ *
  * ASSUMPTIONS
  * One run at a time; its functions are called by the main thread.
  */
@@ -49,6 +58,26 @@ struct run_result {
 struct run;
 
 /*
+ * run_signals_init -- handle SIGINT and SIGTERM (even when the parent
+ * ignored them, as a script does for its background jobs' SIGINT) and
+ * SIGHUP (unless ignored: nohup): the first thing main() does
+ */
+void run_signals_init(void);
+
+/*
+ * run_signals_hold -- block (hold true) or unblock the signals of the
+ * calling thread: threads made meanwhile inherit the block, so that the
+ * handler runs on the main thread only
+ */
+void run_signals_hold(bool hold);
+
+/* run_signals_pool -- the pool whose readiness wait a signal ends (NULL: none) */
+void run_signals_pool(struct rpmaf_pool *pool);
+
+/* run_interrupted -- whether a signal has come */
+bool run_interrupted(void);
+
+/*
  * run_new -- a run of wl on the open client cl (which it gives its memory);
  * with verify, writes carry records (record.h) in their slots
  * RETURN VALUE: 0 and *r_ptr; -1 with a message on stderr (the region too
@@ -63,21 +92,56 @@ int run_new(const struct workload *wl, struct client *cl, bool verify, struct ru
  */
 int run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg);
 
-/* run_collect -- the figures so far into res */
+/* run_collect -- the figures so far (after the warm-up) into res */
 void run_collect(const struct run *r, struct run_result *res);
 
-/* run_elapsed -- seconds from the start to now (during) or to the end (after run_exec()) */
+/* run_fig_sub -- f less base (an earlier collection of the same figures) */
+void run_fig_sub(struct run_fig *f, const struct run_fig *base);
+
+/* run_warming -- whether the run is in its warm-up */
+bool run_warming(const struct run *r);
+
+/*
+ * run_elapsed -- seconds from the end of the warm-up (or the start) to now
+ * (during) or to the end (after run_exec())
+ */
 double run_elapsed(const struct run *r);
+
+/*
+ * run_unreachable -- whether the run stopped because its target had no
+ * healthy connection for longer than timeouts.operation_ms
+ */
+bool run_unreachable(const struct run *r);
+
+/*
+ * run_idle -- after run_exec(): no operation of the run is in flight any
+ * more, so that it may be deleted while the pool lives on
+ */
+bool run_idle(const struct run *r);
+
+/*
+ * run_abandon -- the figures are final: completions that come later (the
+ * pool's deletion completes what an interrupted run left in flight) are
+ * not counted and touch nothing but the run
+ */
+void run_abandon(struct run *r);
+
+/* run_err_str -- what an operation's status means to a user of the tool */
+const char *run_err_str(int code);
 
 /* run_first_error -- a description of the first operation error, NULL when none */
 const char *run_first_error(const struct run *r, char *buf, size_t size);
 
 /*
  * run_verify -- read back every slot whose last write completed and check
- * its record; *checked and *bad get the counts (bad records on stderr)
+ * its record; *checked, *bad and *unchecked get the counts (bad records on
+ * stderr). A record that cannot be read (no healthy connection, a lost
+ * one, a time-out) is not checked, never bad; once a whole batch cannot
+ * be read and the target has no healthy connection, the rest is not
+ * checked either. A signal stops it (the rest not checked).
  * RETURN VALUE: 0 when all check; -1 otherwise.
  */
-int run_verify(struct run *r, uint64_t *checked, uint64_t *bad);
+int run_verify(struct run *r, uint64_t *checked, uint64_t *bad, uint64_t *unchecked);
 
 /*
  * run_journal -- the journal of what the run wrote last where, into path

@@ -96,9 +96,16 @@ struct run {
 	size_t vbase;	   /* the read-back buffers in the client's memory */
 	uint64_t interval; /* ns between the intended starts of a thread; 0: closed loop */
 	uint64_t start, stop_at, end;
+	uint64_t measure_at;	 /* start + the warm-up: the figures start then */
+	uint64_t measured;	 /* when the figures started (0: in the warm-up) */
+	bool has_base;		 /* base holds the figures of the warm-up, to subtract */
+	uint64_t down_since;	 /* no healthy connection since then (0: there is one) */
+	struct run_result *base; /* the figures at the end of the warm-up */
 	struct rthread *th;
 	struct vslot *vs; /* layout.nslots (--verify) */
 	_Atomic int stop;
+	_Atomic int unreachable; /* stopped: no healthy connection past timeouts.operation_ms */
+	_Atomic int abandoned;	 /* the figures are final: late completions are not counted */
 	_Atomic unsigned finished;
 	_Atomic int first_err;
 	_Atomic int first_err_kind;

@@ -10,6 +10,8 @@
 #      the worker without a connection get every completion forwarded.
 # Each must exit 0 with every record verified and no ThreadSanitizer
 # report (halt_on_error: a report ends the run with an error).
+#   3. SIGINT in the middle of a 20 s run (what is in flight is abandoned
+#      and completed by the pool's deletion): exit 130, no report.
 #   RPMA_LOAD_TEST_PORT   the TCP port used (default 17890, in 17800-17899)
 #   TSAN_SUPP             the suppressions file (softrdma's and liburcu's)
 set -u
@@ -71,6 +73,16 @@ expect_tsan duration -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify
 expect_tsan count -c "$tmp/c.yaml" -w "$tmp/count.yaml" --verify \
 	--set "targets[0].connections=1"
 grep -qE "^total +5000 " "$tmp/out" && ok || ko count "not 5000 operations"
+
+timeout 120 "$run" "$TOOL" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify \
+	--set workload.duration=20s >"$tmp/out" 2>"$tmp/err" &
+load=$!
+sleep 4
+kill -INT "$load"
+wait "$load"
+rc=$?
+[ "$rc" -eq 130 ] && ok || ko interrupted "exit $rc, expected 130"
+grep -q "ThreadSanitizer" "$tmp/err" && ko interrupted "a ThreadSanitizer report" || ok
 
 kill -TERM "$pid"
 wait "$pid"

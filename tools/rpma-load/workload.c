@@ -22,6 +22,8 @@
 #define WL_MAX_WEIGHT  1000000
 #define WL_MAX_RATE    1e9
 
+enum { WL_CHOSE_COUNT = 1, WL_CHOSE_DURATION };
+
 const char *const Wl_kind_names[WL_NKINDS + 1] = {"write",  "write_persist", "read",
 						  "atomic", "call",	     NULL};
 
@@ -251,6 +253,15 @@ top_duration(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 	return wmap_duration(m, node, &wl->duration_ns);
 }
 
+/* top_warmup -- how long to run before the figures start */
+static int
+top_warmup(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+{
+	struct workload *wl = obj;
+
+	return wmap_duration(m, node, &wl->warmup_ns);
+}
+
 /* top_count -- how many operations to run, in all */
 static int
 top_count(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
@@ -288,6 +299,7 @@ static const struct wmap_key Top_keys[] = {
     {"queue_depth", top_queue_depth, false, "an integer from 1 to 1024"},
     {"duration", top_duration, false, "a time (\"5s\")"},
     {"count", top_count, false, "an integer of at least 1"},
+    {"warmup", top_warmup, false, "a time (\"1s\") run before the figures start"},
     {"rate", top_rate, false, "operations per second"},
     {"seed", top_seed, false, "an integer"},
     {NULL, NULL, false, NULL},
@@ -306,14 +318,21 @@ wl_defaults(struct workload *wl)
 	wl->queue_depth = 1;
 }
 
-/* wl_rules -- exactly one of duration and count */
+/*
+ * wl_rules -- exactly one of duration and count, unless an override chose
+ * (the later of the two wins over the file); a warm-up only with duration
+ */
 static int
-wl_rules(struct wmap *m, const struct rpmaf__cfg_node *root, const struct workload *wl)
+wl_rules(struct wmap *m, const struct rpmaf__cfg_node *root, struct workload *wl, int chosen)
 {
 	size_t i = rpmaf__cfg_map_find(root, "count", 5);
 	size_t old;
 	int ret;
 
+	if (chosen == WL_CHOSE_COUNT)
+		wl->duration_ns = 0;
+	else if (chosen == WL_CHOSE_DURATION)
+		wl->count = 0;
 	if (wl->duration_ns && wl->count) {
 		old = wmap_push(m, "count", 5);
 		ret = wmap_fail(m, root->items[i - 1], "given with duration",
@@ -324,7 +343,24 @@ wl_rules(struct wmap *m, const struct rpmaf__cfg_node *root, const struct worklo
 	if (!wl->duration_ns && !wl->count)
 		return wmap_fail(m, root, "neither duration nor count",
 				 "one of them: duration: 5s, or count: 10000");
+	if (wl->warmup_ns && wl->count)
+		return wmap_fail(m, root, "a warm-up with count",
+				 "duration: a warm-up runs before a duration only");
 	return 0;
+}
+
+/* wl_chosen -- which of count and duration the last override of them sets, if any */
+static int
+wl_chosen(const char *const *overrides, unsigned n)
+{
+	int chosen = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (!strncmp(overrides[i], "count=", 6))
+			chosen = WL_CHOSE_COUNT;
+		else if (!strncmp(overrides[i], "duration=", 9))
+			chosen = WL_CHOSE_DURATION;
+	return chosen;
 }
 
 /* wl_tree -- the document tree of the text with the overrides applied */
@@ -354,7 +390,8 @@ err_tree:
 
 /* wl_build -- the workload of the tree */
 static int
-wl_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root, struct workload **wl_ptr)
+wl_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root, int chosen,
+	 struct workload **wl_ptr)
 {
 	struct workload *wl = malloc(sizeof(*wl));
 	struct wmap m;
@@ -368,7 +405,7 @@ wl_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root, struct w
 		ret = rpmaf__cfg_diag_fail(d, RPMAF_E_PARSE, root->pos, NULL,
 					   "empty document (a workload: region, mix, ...)");
 	else if (!(ret = wmap_section(&m, Top_keys, root, wl)))
-		ret = wl_rules(&m, root, wl);
+		ret = wl_rules(&m, root, wl, chosen);
 	if (ret) {
 		wl_delete(&wl);
 		return ret;
@@ -401,7 +438,7 @@ wl_load_buffer(const char *name, const char *buf, size_t len, const char *const 
 					    RPMAF_CFG_MAX_FILE);
 	if ((ret = wl_tree(&d, buf ? buf : "", len, n_overrides, &root)))
 		return ret;
-	ret = wl_build(&d, root, wl_ptr);
+	ret = wl_build(&d, root, wl_chosen(overrides, n_overrides), wl_ptr);
 	rpmaf__cfg_node_delete(root);
 	return ret;
 }

@@ -13,7 +13,9 @@
  *     read: {uniform: [512, 8K]} #   atomic is always 8 bytes
  *   threads: 2                   # application threads (1 to 256, default 1)
  *   queue_depth: 8               # operations in flight per thread (1 to 1024, default 1)
- *   duration: 5s                 # or count: N (operations in all), exactly one of them
+ *   duration: 5s                 # or count: N (operations in all), exactly one of them;
+ *                                #   an override of one replaces the other of the file
+ *   warmup: 1s                   # optional, with duration: run first, outside the figures
  *   rate: 10000                  # optional: total ops/s, open loop
  *   seed: 42                     # optional: the random choices (default: from the clock)
  *
@@ -55,6 +57,7 @@ struct workload {
 	uint32_t queue_depth;
 	uint64_t duration_ns; /* 0: count is given */
 	uint64_t count;	      /* 0: duration is given */
+	uint64_t warmup_ns;   /* run before the figures start (with duration only) */
 	double rate;	      /* ops/s in all; 0: closed loop */
 	uint64_t seed;
 	bool has_seed;

@@ -28,9 +28,11 @@
  * exec), the clients staying in this process's (two hosts: twohost.sh).
  */
 
+#include <arpa/inet.h>
 #include <dirent.h>
 #include <errno.h>
 #include <limits.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <sched.h>
 #include <setjmp.h>
@@ -42,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -1013,6 +1016,88 @@ test_wrong_key(void **state)
 	assert_null(pool);
 	assert_int_equal(rpmaf_workers_delete(&ws), 0);
 	rpmaf_cfg_delete(&cfg);
+}
+
+/* silent_accept -- a listener that accepts TCP connections and never answers */
+static void *
+silent_accept(void *arg)
+{
+	int fd = *(int *)arg, c;
+
+	while ((c = accept(fd, NULL, NULL)) >= 0)
+		; /* held open, never read: the connection attempt hangs */
+	return NULL;
+}
+
+/* silent_listen -- a silent listener on Addr at a port the kernel picks, into *port */
+static int
+silent_listen(char *port, size_t size)
+{
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	socklen_t len = sizeof(sa);
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+
+	if (fd < 0 || inet_pton(AF_INET, Addr, &sa.sin_addr) != 1 ||
+	    bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 16) ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len)) {
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	snprintf(port, size, "%u", ntohs(sa.sin_port));
+	return fd;
+}
+
+/* interrupt_later -- rpmaf_pool_interrupt() after 200 ms, from another thread */
+static void *
+interrupt_later(void *arg)
+{
+	usleep(200000);
+	(void)rpmaf_pool_interrupt(arg);
+	return NULL;
+}
+
+/*
+ * test_interrupt_connecting -- a target that accepts and never answers:
+ * rpmaf_pool_interrupt() ends the wait for readiness at once, and
+ * rpmaf_pool_delete() abandons the attempt in progress rather than wait
+ * for timeouts.connect_ms (3 s)
+ */
+static void
+test_interrupt_connecting(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	pthread_t silent, intr;
+	char port[16];
+	long long t0;
+	int fd;
+
+	(void)state;
+	if (Netns)
+		skip();
+	assert_true((fd = silent_listen(port, sizeof(port))) >= 0);
+	assert_int_equal(pthread_create(&silent, NULL, silent_accept, &fd), 0);
+	assert_int_equal(client_yaml(Key_a, port, 1, "{}", &cfg), 0);
+	assert_int_equal(rpmaf_workers_new(cfg, Peer, &ws), 0);
+	assert_int_equal(rpmaf_pool_new(cfg, Peer, ws, &pool), 0);
+	assert_int_equal(pthread_create(&intr, NULL, interrupt_later, pool), 0);
+	t0 = t_now_ms();
+	assert_int_equal(rpmaf_pool_wait_ready(pool, 10000), RPMAF_E_SHUTDOWN);
+	assert_true(t_now_ms() - t0 < 1000);
+	assert_int_equal(pthread_join(intr, NULL), 0);
+	assert_int_equal(rpmaf_pool_wait_ready(pool, 10000), RPMAF_E_SHUTDOWN);
+	t0 = t_now_ms();
+	assert_int_equal(rpmaf_pool_delete(&pool), 0);
+	if (getenv("INTEG_DEBUG"))
+		fprintf(stderr, "delete while connecting: %lld ms\n", t_now_ms() - t0);
+	assert_true(t_now_ms() - t0 < 1000);
+	assert_int_equal(rpmaf_workers_delete(&ws), 0);
+	rpmaf_cfg_delete(&cfg);
+	shutdown(fd, SHUT_RDWR);
+	close(fd);
+	assert_int_equal(pthread_join(silent, NULL), 0);
 }
 
 /* log_has -- the file at path holds text */
@@ -2490,6 +2575,7 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_stats),
 	    cmocka_unit_test(test_region_removed),
 	    cmocka_unit_test(test_wrong_key),
+	    cmocka_unit_test(test_interrupt_connecting),
 	    cmocka_unit_test(test_call_handler_fails),
 	    cmocka_unit_test(test_paged_list),
 	    cmocka_unit_test(test_max_connections),
