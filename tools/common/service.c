@@ -15,6 +15,7 @@
 
 #include <librpma.h>
 
+#include "rpmaf_version.h"
 #include "service.h"
 
 static const char *Name = "service";
@@ -51,6 +52,13 @@ service_log(enum rpmaf_log_level level, const char *fmt, ...)
 	funlockfile(out);
 }
 
+/* service_version -- --version: the name and the version on standard output, exit status 0 */
+static int
+service_version(void)
+{
+	return printf("%s %s\n", Name, RPMAF_TOOLS_VERSION) < 0 ? SERVICE_EXIT_FAIL : EXIT_SUCCESS;
+}
+
 /* usage_fail -- a usage error: the message, the usage, exit status 2 */
 static int
 usage_fail(const char *usage, const char *what, const char *arg)
@@ -67,6 +75,7 @@ service_args(int argc, char *argv[], const char *usage, const char *help, struct
 	    {"config", required_argument, NULL, 'c'},
 	    {"set", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -74,13 +83,15 @@ service_args(int argc, char *argv[], const char *usage, const char *help, struct
 	if (!(a->sets = calloc((size_t)argc, sizeof(*a->sets))))
 		return usage_fail(usage, "out of memory", NULL);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:s:hV", longopts, NULL)) != -1) {
 		if (c == 'c')
 			a->file = optarg;
 		else if (c == 's')
 			a->sets[a->nsets++] = optarg;
 		else if (c == 'h')
 			return printf("%s%s", usage, help) < 0 ? SERVICE_EXIT_FAIL : EXIT_SUCCESS;
+		else if (c == 'V')
+			return service_version();
 		else if (c == ':')
 			return usage_fail(usage, "a value is needed after", argv[optind - 1]);
 		else

@@ -3,7 +3,7 @@
 
 /*
  * service.h -- what the framework's daemons (rpma-server, rpmemd) share:
- * the command line "-c FILE [--set KEY=VALUE]... | --help", the
+ * the command line "-c FILE [--set KEY=VALUE]... | --help | --version", the
  * configuration loaded with its overrides, the daemon's own log lines
  * (to log.file or standard error, up to log.level) and the RDMA peer of
  * the listening address.
@@ -36,8 +36,9 @@ void service_init(const char *name);
 
 /*
  * service_args -- parse argv into a (a->sets is allocated: free it);
- * usage is printed on a usage error, usage and help on --help.
- * RETURN VALUE: -1 to go on; otherwise the exit status (0 after --help,
+ * usage is printed on a usage error, usage and help on --help, the name
+ * and the version (RPMAF_TOOLS_VERSION) on -V, --version.
+ * RETURN VALUE: -1 to go on; otherwise the exit status (0 after --help or --version,
  * SERVICE_EXIT_USAGE after a usage error, SERVICE_EXIT_FAIL).
  */
 int service_args(int argc, char *argv[], const char *usage, const char *help,

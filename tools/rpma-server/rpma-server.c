@@ -34,7 +34,7 @@
 #define HANDLER_ECHO 1
 
 static const char Usage[] = "usage: rpma-server -c FILE [--set KEY=VALUE]...\n"
-			    "       rpma-server --help\n";
+			    "       rpma-server --help | --version\n";
 
 static const char Help[] =
     "\n"
@@ -47,6 +47,7 @@ static const char Help[] =
     "  -s, --set KEY=VALUE   override a key of FILE (as rpma-config does); may be\n"
     "                        repeated; applied again on every reload\n"
     "  -h, --help            print this help\n"
+    "  -V, --version         print the version (and the git revision built from)\n"
     "\n"
     "signals:\n"
     "  SIGHUP    load FILE again: regions added, removed or changed are applied and\n"

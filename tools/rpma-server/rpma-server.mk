@@ -14,9 +14,9 @@ RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c \
 rpma-server: $(RPMA_SERVER_BIN)
 
 $(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
-		$(RPMAF_SO) $(LIB_SO)
+		$(VERSION_H) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
 		-lrpmaf -lrpma -pthread
 
 check-rpma-server: $(RPMA_SERVER_BIN) softrdma

@@ -49,6 +49,14 @@ extra_region="  - name: extra
 
 # usage and bad inputs
 expect help 0 "signals:" --help
+# --version: the name and the Makefile's VERSION (the git revision when built from git);
+# softrdma-run answers --help and --version itself instead of running them
+version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$(dirname "$0")/../../Makefile" | paste -sd.)
+expect version 0 "^rpma-server $version( \(git [^)]+\))?$" --version
+[ "$("$run" --version)" = "softrdma-run $(sed 's/^rpma-server //' "$tmp/out")" ] && ok ||
+	ko softrdma-run-version "softrdma-run --version: $("$run" --version 2>&1)"
+"$run" --help >"$tmp/out" 2>&1 && grep -q "^softrdma-run CMD ARGS" "$tmp/out" && ok ||
+	ko softrdma-run-help "softrdma-run --help did not print its help"
 expect no-config 2 "a configuration file is needed" 
 expect bad-option 2 "unknown option: --frob" --frob
 expect missing-file 1 "nope.yaml" -c "$tmp/nope.yaml"

@@ -101,10 +101,10 @@ RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/s
 rpmemd: $(RPMEMD_BIN)
 
 $(RPMEMD_BIN): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
-		rpmaf/include/rpmaf.h \
+		rpmaf/include/rpmaf.h $(VERSION_H) \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
+	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
 		$(LIB_LDFLAGS) -lrpmaf -lrpma $(RPMEMD_POOL_LIBS) -pthread
 
 # the program: usage, bad configurations, a port taken, SIGTERM and SIGINT
