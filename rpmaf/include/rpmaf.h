@@ -907,7 +907,9 @@ struct rpmaf_server_stats {
 	uint64_t rejected;	/* connection requests rejected (full, shutting down) */
 	uint64_t auth_failed;	/* clients disconnected for a failed proof */
 	uint64_t proto_errors;	/* clients disconnected for breaking the protocol */
-	uint64_t lost;		/* connections lost (peer gone, heartbeats missed) */
+	uint64_t lost;		/* connections lost without a disconnect (heartbeats missed, */
+				/* the channel failed, no handshake): a client that */
+				/* disconnects, cleanly or by exiting, is not counted */
 	uint64_t requests;	/* control requests served (lookup, list, persist, app, ...) */
 	uint64_t persists;	/* PERSIST_REQ served */
 	uint64_t persist_bytes; /* bytes they persisted */

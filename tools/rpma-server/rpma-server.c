@@ -17,6 +17,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,7 @@ struct server {
 	struct rpma_peer *peer;
 	struct rpmaf_workers *ws;
 	struct rpmaf_server *srv;
+	bool serving; /* it started: its statistics mean something */
 	int sigfd;
 };
 
@@ -251,7 +253,9 @@ server_stop(struct server *s)
 			service_log(RPMAF_LOG_WARNING, "drain: %s", rpmaf_err_str(r));
 			ret = r;
 		}
-		counters_dump(s);
+		/* a server that never started served nothing: no line, no stats.file */
+		if (s->serving)
+			counters_dump(s);
 		if ((r = rpmaf_server_delete(&s->srv)) && !ret)
 			ret = r;
 	}
@@ -282,6 +286,7 @@ main(int argc, char *argv[])
 		goto stop;
 	if (server_start(&s))
 		goto stop;
+	s.serving = true;
 	serve(&s);
 	ret = EXIT_SUCCESS;
 stop:

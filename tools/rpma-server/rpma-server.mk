@@ -19,8 +19,10 @@ $(RPMA_SERVER_BIN): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
 		-lrpmaf -lrpma -pthread
 
-check-rpma-server: $(RPMA_SERVER_BIN) softrdma
-	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN)
+# rpma-load (tools/rpma-load/rpma-load.mk) is the client of the tests
+check-rpma-server: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN) \
+		$(BUILD)/tools/rpma-load
 
 CHECK_TARGETS += check-rpma-server
 CLEAN_DIRS += $(BUILD)/tools

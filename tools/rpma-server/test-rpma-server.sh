@@ -1,18 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# test-rpma-server.sh BIN -- the rpma-server tool over softrdma: usage
+# test-rpma-server.sh BIN [LOAD] -- the rpma-server tool over softrdma (LOAD,
+# rpma-load, its client; default: beside BIN): --version, usage
 # errors, a configuration that does not validate, a region file it cannot
 # map, a key file it may not read, a second server on a taken port (its
 # region file not left behind) and one on the region file another serves
 # (refused, naming the file and the holder's pid; the file untouched), each
 # a clear message and exit 1 with nothing left listening, and a running
 # server's signals: SIGUSR1 (counters), SIGHUP (a region added, a file that
-# does not validate refused, the region removed again), SIGTERM (drain, exit 0).
+# does not validate refused, the region removed again), clients that
+# disconnect (not counted as lost), the statistics line, SIGTERM (drain, exit 0).
 #   RPMA_SERVER_TEST_PORT   the TCP port used, and the next one (default: even,
 #                           at random in 20000-20798)
 set -u
 TOOL=$1
+LOAD=${2:-$(dirname "$1")/rpma-load}
 . "$(dirname "$0")/../tool-test.sh"
 port=${RPMA_SERVER_TEST_PORT:-$((20000 + RANDOM % 400 * 2))}
 
@@ -83,6 +86,11 @@ expect port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml
 	--set "regions[0].backing={file: $tmp/other.pmem, create: true}"
 kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first server died"
 [ ! -e "$tmp/other.pmem" ] && ok || ko port-taken "the region file it created was left behind"
+# a start that failed served nothing: no statistics line, on stderr or in stats.file
+expect port-taken-stats 1 "cannot start the server" -c "$tmp/s.yaml" \
+	--set "regions[0].backing={file: $tmp/other.pmem, create: true}" --set "stats.file=$tmp/other.stats"
+! grep -q '"what":"rpma-server"' "$tmp/err" "$tmp/out" && [ ! -e "$tmp/other.stats" ] && ok ||
+	ko port-taken-stats "a failed start wrote a statistics line"
 
 # a second server on the first one's region file (another port, a bigger
 # size): refused, naming the file and the first server's pid; the file
@@ -127,5 +135,45 @@ wait "$pid"
 pid=
 [ "$(dd if="$tmp/data.pmem" bs=1 skip=4096 count=12 status=none)" = "first server" ] && ok ||
 	ko restart "the file's bytes changed"
+
+# clients that run and disconnect are not lost connections
+cat >"$tmp/c.yaml" <<YAML
+workers: {count: 1, polling: event}
+queues: {sq: 16, messages: {size: 1K, credits: 4}}
+targets:
+  - {name: t, address: 127.0.0.1, port: $port, connections: 2}
+YAML
+cat >"$tmp/w.yaml" <<YAML
+region: data
+mix:
+  - {kind: write_persist, weight: 4}
+  - {kind: call, weight: 1}
+sizes: {write_persist: 4K, call: 64}
+count: 200
+YAML
+"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
+pid=$!
+wait_log "listening on 127.0.0.1:$port" || ko load "the server did not start"
+for i in 1 2 3; do
+	timeout 30 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
+		ko load "rpma-load run $i failed"
+done
+for i in $(seq 100); do
+	[ "$(grep -c "closed: disconnected by the client" "$tmp/log")" -eq 6 ] && break
+	sleep 0.1
+done
+: >"$tmp/stats"
+kill -USR1 "$pid"
+for i in $(seq 50); do grep -q '"what":"rpma-server"' "$tmp/stats" 2>/dev/null && break; sleep 0.1; done
+if python3 - "$tmp/stats" <<'PY'; then ok; else ko clean-disconnects "see above"; fi
+import json, sys
+s = json.loads(open(sys.argv[1]).readline())
+assert s["accepted"] == 6, "accepted %d, expected 6" % s["accepted"]
+assert s["lost"] == 0, "lost %d after 6 clean disconnects" % s["lost"]
+assert s["connections"] == 0, "connections %d" % s["connections"]
+PY
+kill -TERM "$pid"
+wait "$pid"
+pid=
 
 summary rpma-server
