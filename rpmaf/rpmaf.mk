@@ -10,7 +10,7 @@
 # its name to RPMAF_MODULES (and its tests to its own .mk).
 
 RPMAF_MODULES := config proto regtab stats workers ctl server pool
-RPMAF_VERSION := 1.1.0
+RPMAF_VERSION := 1.2.0
 RPMAF_SONAME := librpmaf.so.1
 RPMAF_SRCS := $(foreach m,$(RPMAF_MODULES),$(sort $(wildcard $(m)/*.c)))
 RPMAF_HDRS := $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h

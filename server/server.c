@@ -26,6 +26,17 @@ sleep_ms(unsigned ms)
 }
 
 /* see server.h */
+void
+rpmaf__srv_handler_record(struct rpmaf_server *srv, const struct rpmaf_worker *w,
+			  const struct rpmaf__srv_handler *h, uint64_t ns)
+{
+	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
+
+	if (ws->handler_lat)
+		rpmaf__hist_record(&ws->handler_lat[h - srv->handlers], ns);
+}
+
+/* see server.h */
 const struct rpmaf__srv_handler *
 rpmaf__srv_handler_find(const struct rpmaf_server *srv, uint32_t id)
 {
@@ -238,6 +249,22 @@ wst_new(struct rpmaf_server *srv)
 	for (unsigned i = 0; i < n; i++) {
 		if (!(srv->wst[i].scratch = malloc(srv->cfg->queues.msg_size)))
 			return RPMAF_E_NOMEM;
+		rpmaf__hist_init(&srv->wst[i].persist_lat);
+	}
+	return 0;
+}
+
+/* wst_handlers_new -- the handlers' histograms of every worker, once the handlers are known */
+static int
+wst_handlers_new(struct rpmaf_server *srv)
+{
+	for (unsigned i = 0; srv->nhandlers && i < rpmaf_workers_count(srv->ws); i++) {
+		struct rpmaf__srv_wstate *ws = &srv->wst[i];
+
+		if (!(ws->handler_lat = malloc(srv->nhandlers * sizeof(*ws->handler_lat))))
+			return RPMAF_E_NOMEM;
+		for (uint32_t h = 0; h < srv->nhandlers; h++)
+			rpmaf__hist_init(&ws->handler_lat[h]);
 	}
 	return 0;
 }
@@ -246,8 +273,10 @@ wst_new(struct rpmaf_server *srv)
 static void
 wst_delete(struct rpmaf_server *srv)
 {
-	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++)
+	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++) {
 		free(srv->wst[i].scratch);
+		free(srv->wst[i].handler_lat);
+	}
 	free(srv->wst);
 }
 
@@ -342,6 +371,9 @@ rpmaf_server_start(struct rpmaf_server *srv)
 
 	if (!srv || srv->started)
 		return RPMAF_E_INVAL;
+	if ((ret = wst_handlers_new(srv)))
+		return ret;
+	srv->start_ns = rpmaf__now_ns();
 	if ((ret = rpmaf__acceptor_start(&srv->acc, srv)))
 		return ret;
 	srv->started = true;

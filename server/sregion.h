@@ -47,6 +47,7 @@
 #define RPMAF_SERVER_SREGION_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,6 +79,8 @@ struct rpmaf__sregion {
 	struct rpma_mr_local *mr;
 	uint8_t desc[RPMAF__PROTO_DESC_MAX];
 	uint8_t desc_len;
+	/* the requests that named it, counted by any worker (relaxed atomics) */
+	atomic_ullong lookups, persists, persist_bytes;
 };
 
 /* the table's contents at one instant: immutable once published */

@@ -13,6 +13,7 @@ packages=(
 	iproute2 procps psmisc valgrind man-db
 	libpmem2-dev libyaml-dev libsodium-dev liburcu-dev
 	pmdk-tools libpmemobj-dev
+	python3-prometheus-client
 	"$@"
 )
 

@@ -184,7 +184,10 @@ struct rpmaf_cfg_log {
 	char *file; /* NULL: standard error */
 };
 
-/* stats: counters and latency histograms as JSON lines */
+/*
+ * stats: counters and latency histograms as JSON lines (and, since 1.2,
+ * as a Prometheus text file: rpmaf_cfg.stats_prometheus_file)
+ */
 struct rpmaf_cfg_stats {
 	char *file;	      /* NULL: standard error */
 	uint32_t interval_ms; /* 0: on request (signal) and at exit only */
@@ -220,6 +223,13 @@ struct rpmaf_cfg {
 	 * the sum of targets[].connections) / workers.count), at least 1.
 	 */
 	uint32_t conns_per_worker;
+	/*
+	 * Since 1.2, here at the end so that the members above keep their
+	 * places: stats.prometheus_file, where the statistics are written
+	 * in the Prometheus text format every stats.interval_ms (replaced
+	 * whole: written beside it, then renamed over it); NULL: nowhere.
+	 */
+	char *stats_prometheus_file;
 };
 
 /*
@@ -1151,6 +1161,61 @@ int rpmaf_server_delete(struct rpmaf_server **srv_ptr);
  * THREAD SAFETY: thread-safe.
  */
 int rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_stats *stats);
+
+/* the formats of rpmaf_server_stats_write() */
+enum rpmaf_stats_format {
+	/*
+	 * One JSON object on one line: "what" and "version" (of meta), "time"
+	 * (s since the epoch), "uptime_ms" (since rpmaf_server_start()), the
+	 * counters of struct rpmaf_server_stats by their names, "workers" (an
+	 * array of each worker's polls, empty_polls, completions, receives,
+	 * sleeps, refused and conns), "latency_ns" ("persist": the persists
+	 * (GPSPM) the server made; "handler_ID": the application calls of each
+	 * handler, from the request to the answer; each {"count", "mean",
+	 * "min", "p50", "p90", "p99", "p99.9", "max"}) and "region_stats" (by
+	 * region name: "lookups", "persists", "persist_bytes" of the requests
+	 * that named it; a client's own RDMA reads and writes never reach the
+	 * server, so they are not there).
+	 */
+	RPMAF_STATS_JSON,
+	/*
+	 * The same figures in the Prometheus text exposition format 0.0.4 (the
+	 * one node_exporter's textfile collector reads): counters
+	 * rpmaf_server_*_total, rpmaf_worker_*_total{worker="N"},
+	 * rpmaf_region_*_total{region="NAME"}; gauges rpmaf_server_connections,
+	 * rpmaf_server_regions, rpmaf_server_uptime_seconds and
+	 * rpmaf_server_info{program,version} 1; histograms in seconds
+	 * rpmaf_server_persist_duration_seconds and
+	 * rpmaf_server_handler_duration_seconds{handler="ID"} (_bucket{le},
+	 * _sum, _count); each with its HELP and TYPE lines.
+	 */
+	RPMAF_STATS_PROMETHEUS,
+};
+
+/* who writes the statistics, named in them */
+struct rpmaf_stats_meta {
+	const char *program; /* "rpma-server"; NULL: "rpmaf" */
+	const char *version; /* the program's; NULL: "" */
+};
+
+/*
+ * rpmaf_server_stats_write -- the server's statistics (its counters, its
+ * workers', its regions', the latency histograms of its persists and of
+ * each handler) in format to f, flushed. Each figure is read atomically;
+ * the figures are not all of one instant.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv or f NULL, an unknown format, a program or version
+ * of meta with a double quote, a backslash or a control character);
+ * RPMAF_E_NOMEM; RPMAF_E_IO (writing to f failed).
+ *
+ * THREAD SAFETY
+ * Thread-safe against the workers and against rpmaf_server_get_stats();
+ * not against rpmaf_server_delete(). Not from a worker thread (it takes
+ * the region table's mutex a reload holds).
+ */
+int rpmaf_server_stats_write(const struct rpmaf_server *srv, enum rpmaf_stats_format format,
+			     const struct rpmaf_stats_meta *meta, FILE *f);
 
 /* ======================================================================
  * Pool (pool/)

@@ -176,4 +176,76 @@ kill -TERM "$pid"
 wait "$pid"
 pid=
 
+# the statistics line: version, uptime, each handler's and the persists' latency, each region's
+# counters; and the same in stats.prometheus_file, read by the Prometheus client's own parser
+# (Debian's python3-prometheus-client, so Debian's python3), the counters growing between two
+# intervals, no temporary file left beside it
+pypro=/usr/bin/python3
+[ -x "$pypro" ] || pypro=python3
+: >"$tmp/stats"
+"$run" "$TOOL" -c "$tmp/s.yaml" --set "stats.prometheus_file=$tmp/metrics.prom" \
+	--set stats.interval_ms=200 >"$tmp/out" 2>"$tmp/log" &
+pid=$!
+wait_log "listening on 127.0.0.1:$port" || ko prometheus "the server did not start"
+timeout 30 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	ko prometheus "rpma-load failed"
+sleep 0.5
+cp "$tmp/metrics.prom" "$tmp/first.prom"
+timeout 30 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	ko prometheus "rpma-load failed"
+sleep 0.5
+if python3 - "$tmp/stats" "$version" <<'PY'; then ok; else ko stats-json "see above"; fi
+import json, sys
+s = json.loads(open(sys.argv[1]).readlines()[-1])
+assert s["version"].split()[0] == sys.argv[2], "version %r" % s["version"]
+assert s["uptime_ms"] > 0, "uptime_ms %r" % s["uptime_ms"]
+for name in ("persist", "handler_1"):
+    h = s["latency_ns"][name]
+    assert h["count"] > 0 and 0 < h["min"] <= h["p50"] <= h["p99"] <= h["max"], (name, h)
+assert s["latency_ns"]["persist"]["count"] == s["persists"], s["latency_ns"]
+r = s["region_stats"]["data"]
+assert r["persists"] == s["persists"] and r["persist_bytes"] == s["persist_bytes"], r
+PY
+if "$pypro" - "$tmp/first.prom" "$tmp/metrics.prom" <<'PY'; then ok; else ko prometheus "see above"; fi
+import sys
+from prometheus_client.parser import text_string_to_metric_families as parse
+
+def load(path):
+    fams = {f.name: f for f in parse(open(path).read())}
+    vals = {}
+    for f in fams.values():
+        for s in f.samples:
+            vals[(s.name, tuple(sorted(s.labels.items())))] = s.value
+    return fams, vals
+
+fams, first = load(sys.argv[1])
+_, second = load(sys.argv[2])
+# the parser names a counter family without its _total
+want = {"rpmaf_server_connections_accepted": "counter", "rpmaf_server_persists": "counter",
+        "rpmaf_server_connections_lost": "counter", "rpmaf_region_persists": "counter",
+        "rpmaf_worker_polls": "counter", "rpmaf_server_connections": "gauge",
+        "rpmaf_server_uptime_seconds": "gauge", "rpmaf_server_info": "gauge",
+        "rpmaf_server_persist_duration_seconds": "histogram",
+        "rpmaf_server_handler_duration_seconds": "histogram"}
+for name, typ in want.items():
+    assert name in fams, "no family %s in %s" % (name, sorted(fams))
+    assert fams[name].type == typ, "%s is a %s" % (name, fams[name].type)
+for key in (("rpmaf_server_persists_total", ()),
+            ("rpmaf_server_connections_accepted_total", ()),
+            ("rpmaf_region_persists_total", (("region", "data"),)),
+            ("rpmaf_server_handler_duration_seconds_count", (("handler", "1"),)),
+            ("rpmaf_server_persist_duration_seconds_count", ())):
+    assert second[key] > first[key] > 0, "%s: %s then %s" % (key, first[key], second[key])
+assert second[("rpmaf_server_connections_lost_total", ())] == 0
+inf = second[("rpmaf_server_persist_duration_seconds_bucket", (("le", "+Inf"),))]
+assert inf == second[("rpmaf_server_persist_duration_seconds_count", ())], inf
+PY
+ls "$tmp" | grep -q '^metrics\.prom\.' && ko prometheus "a temporary file was left" || ok
+kill -TERM "$pid"
+wait "$pid"
+pid=
+# a Prometheus file without an interval is refused at start
+expect prometheus-interval 1 "stats.prometheus_file: needs stats.interval_ms above 0" \
+	-c "$tmp/s.yaml" --set "stats.prometheus_file=$tmp/x.prom"
+
 summary rpma-server
