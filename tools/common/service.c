@@ -153,7 +153,10 @@ service_peer(const struct rpmaf_cfg *cfg, struct rpma_peer **peer_ptr)
 	if (!ret)
 		ret = rpma_peer_new(dev, peer_ptr);
 	if (ret)
-		service_log(RPMAF_LOG_ERROR, "listen.address %s: no RDMA device: %s",
+		service_log(RPMAF_LOG_ERROR,
+			    "listen.address %s: no RDMA device has this address (%s): load an "
+			    "RDMA driver for its interface (rdma_rxe, siw), or run under "
+			    "tools/softrdma-run for the software device",
 			    cfg->listen.address, rpma_err_2str(ret));
 	return ret ? -1 : 0;
 }

@@ -73,17 +73,29 @@ expect region-missing 1 "missing.pmem" -c "$tmp/s.yaml" \
 [ ! -e "$tmp/missing.pmem" ] && ok || ko region-missing "the file was created"
 printf '%064x\n' 7 >"$tmp/key" && chmod 644 "$tmp/key"
 expect key-open 1 "key" -c "$tmp/s.yaml" --set "auth.key_file=$tmp/key"
+# without softrdma (and no RDMA device here): the message names the ways to get one
+if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
+	timeout 30 "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 1 ] && grep -qF "run under tools/softrdma-run" "$tmp/err" && ok ||
+		ko no-device "exit $rc, or no hint to softrdma-run"
+fi
 
 # a running server
 "$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 if wait_log "listening on 127.0.0.1:$port"; then ok; else ko start "no listening line"; fi
+[ "$(grep -c "listening" "$tmp/log")" -eq 1 ] && ok || ko start "\"listening\" is said more than once"
+grep -qE "listening on 127.0.0.1:$port: 1 region, 1 worker" "$tmp/log" && ok ||
+	ko start "no \"1 region, 1 worker\" in the listening line"
 [ -s "$tmp/data.pmem" ] && [ "$(stat -c %s "$tmp/data.pmem")" -eq 1048576 ] && ok ||
 	ko start "the region file is not 1 MiB"
 
 # a second server on the same port: a clear error, no region file left, the first still serves
 expect port-taken 1 "cannot start the server on 127.0.0.1:$port" -c "$tmp/s.yaml" \
 	--set "regions[0].backing={file: $tmp/other.pmem, create: true}"
+grep -qF "the port is in use (another server?): choose another with listen.port" "$tmp/err" &&
+	ok || ko port-taken "the message does not say the port is in use"
 kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first server died"
 [ ! -e "$tmp/other.pmem" ] && ok || ko port-taken "the region file it created was left behind"
 # a start that failed served nothing: no statistics line, on stderr or in stats.file
