@@ -199,6 +199,7 @@ region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
 
 	if (ret)
 		return ret;
+	rpmaf__sregion_describe(*r_ptr, srv->log);
 	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen_ptr)))
 		(void)rpmaf__sregion_delete(r_ptr, true, srv->log);
 	return ret;
@@ -416,6 +417,7 @@ rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem_reg
 		return RPMAF_E_INVAL;
 	if ((ret = rpmaf__sregion_new_mem(region, srv->peer, srv->log, &r)))
 		return ret;
+	rpmaf__sregion_describe(r, srv->log);
 	if ((ret = rpmaf__sregtab_insert(&srv->regs, r, &gen))) {
 		(void)rpmaf__sregion_delete(&r, true, srv->log);
 		return ret;

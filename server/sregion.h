@@ -190,6 +190,14 @@ const struct rpmaf__sregsnap *rpmaf__sregtab_lock(struct rpmaf__sregtab *t);
 void rpmaf__sregtab_unlock(struct rpmaf__sregtab *t);
 
 /*
+ * rpmaf__sregion_describe -- at log.level debug, one line of what r is:
+ * its name, size, backing (the file's path, anonymous or the caller's
+ * memory), and how its bytes are made durable.
+ * CONCURRENCY: the control path, r not yet published or its table's mutex held.
+ */
+void rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log);
+
+/*
  * rpmaf__sregtab_find -- the region of s named name (len bytes), or NULL.
  * CONCURRENCY: while s is valid (rpmaf__sregtab_read_lock() or
  * rpmaf__sregtab_lock()); the region is valid as long as s is.

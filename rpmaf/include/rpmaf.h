@@ -9,7 +9,10 @@
  * This header is the manual. Every function says what it does, what it
  * returns, which errors it reports and whether it is thread-safe. Functions
  * return 0 (or a documented non-negative value) on success and a negative
- * RPMAF_E_* code on failure; the library never prints anything.
+ * RPMAF_E_* code on failure; the library never prints anything of its own
+ * accord: what it has to say (the log, up to log.level) goes to the
+ * function the application gives rpmaf_log_set_callback(), and only while
+ * it gives none to log.file or standard error.
  *
  * Link with: cc app.c $(pkg-config --cflags --libs rpmaf)
  */
@@ -104,6 +107,37 @@ enum rpmaf_log_level {
 	RPMAF_LOG_INFO,
 	RPMAF_LOG_DEBUG,
 };
+
+/*
+ * rpmaf_log_fn -- receives one line of the library's log: its level and
+ * its text (no timestamp, no newline; "MODULE: what happened", e.g.
+ * "server: client #1 127.0.0.1:40000 (worker 0) accepted"), valid during
+ * the call only. Only lines within the log.level of the configuration the
+ * logging object was made with come.
+ */
+typedef void (*rpmaf_log_fn)(enum rpmaf_log_level level, const char *msg, void *arg);
+
+/*
+ * rpmaf_log_set_callback -- send every line the library logs from now on
+ * to fn(level, msg, arg); fn NULL brings back the default: each line
+ * appended to log.file (or standard error) as
+ *   2026-11-27T10:59:42.123+00:00 rpmaf: notice: server: ...
+ * (ISO 8601 local time with milliseconds and the offset from UTC; the
+ * framework's tools write their own lines in the same form).
+ *
+ * fn runs on the thread that logs (a worker, the acceptor, the caller's),
+ * never two at once: calls are serialized by a lock the library holds
+ * around it, so fn must not call librpmaf (nor wait for a thread that
+ * does) and should return soon. Once rpmaf_log_set_callback() returns, the
+ * previous function is not running and will not be called again.
+ *
+ * RETURN VALUE
+ * 0 (it cannot fail).
+ *
+ * THREAD SAFETY
+ * Thread-safe; not from inside fn.
+ */
+int rpmaf_log_set_callback(rpmaf_log_fn fn, void *arg);
 
 /* workers: the threads that own connections and poll their completions */
 struct rpmaf_cfg_workers {

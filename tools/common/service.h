@@ -54,10 +54,17 @@ struct rpmaf_cfg *service_config(const struct service_args *a);
 void service_log(enum rpmaf_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* service_log_open -- log to cfg's log.file and up to its level; 0 or -1 (logged) */
+/*
+ * service_log_open -- log to cfg's log.file and up to its level, librpmaf's
+ * lines too (rpmaf_log_set_callback()); 0 or -1 (logged). Lines read
+ * "2026-11-27T10:59:42.123+00:00 NAME: LEVEL: message".
+ */
 int service_log_open(const struct rpmaf_cfg *cfg);
 
-/* service_log_close -- close log.file, if one was opened */
+/* service_log_config -- at log.level debug, cfg as loaded from file with every value resolved */
+void service_log_config(const struct rpmaf_cfg *cfg, const char *file);
+
+/* service_log_close -- give librpmaf its own log back, close log.file if one was opened */
 void service_log_close(void);
 
 /*

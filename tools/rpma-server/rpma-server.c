@@ -312,6 +312,7 @@ main(int argc, char *argv[])
 	s.boot = s.cfg;
 	if (service_log_open(s.cfg) || signals_block(&s))
 		goto stop;
+	service_log_config(s.cfg, s.args.file);
 	if (server_start(&s))
 		goto stop;
 	s.serving = true;

@@ -256,6 +256,25 @@ ls "$tmp" | grep -q '^metrics\.prom\.' && ko prometheus "a temporary file was le
 kill -TERM "$pid"
 wait "$pid"
 pid=
+# log.level debug: every line, the library's too, in one form with an ISO 8601 time; the
+# resolved configuration and each region (name, size, path, how it is made durable)
+"$run" "$TOOL" -c "$tmp/s.yaml" --set log.level=debug >"$tmp/out" 2>"$tmp/log" &
+pid=$!
+wait_log "listening on 127.0.0.1:$port" || ko debug "the server did not start"
+kill -TERM "$pid"
+wait "$pid"
+pid=
+iso='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{2}:[0-9]{2}'
+bad=$(grep -cvE "^$iso rpma-server: (error|warning|notice|info|debug): " "$tmp/log")
+[ "$bad" -eq 0 ] && ok || ko log-form "$bad line(s) not in the one form"
+grep -qE "^$iso rpma-server: notice: server: stopped$" "$tmp/log" && ok ||
+	ko log-form "the library's lines do not come through the tool's log"
+grep -qE "debug:   listen:$" "$tmp/log" && grep -qE "debug:     port: $port$" "$tmp/log" &&
+	grep -qE "debug:     heartbeat_misses: 3$" "$tmp/log" && ok ||
+	ko debug "the resolved configuration is not logged"
+grep -qE "debug: server: region data: 1048576 bytes, $tmp/data.pmem, persistence gpspm, made durable by " \
+	"$tmp/log" && ok || ko debug "the region is not described"
+
 # a Prometheus file without an interval is refused at start
 expect prometheus-interval 1 "stats.prometheus_file: needs stats.interval_ms above 0" \
 	-c "$tmp/s.yaml" --set "stats.prometheus_file=$tmp/x.prom"
