@@ -1384,7 +1384,11 @@ int rpmaf_pool_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct r
 
 /*
  * rpmaf_pool_wait_ready -- wait until every target has at least one
- * healthy connection (its regions listed), for at most timeout_ms.
+ * healthy connection (its regions listed), for at most timeout_ms; and,
+ * within that time, until each of the other connections is healthy too or
+ * has failed once, so that a target that gave fewer connections than its
+ * configuration asks is logged (a warning: how many, and why the others
+ * failed: refused, timed out, unreachable, lost; they are retried).
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (pool NULL); RPMAF_E_TIMEOUT (a target is not ready:

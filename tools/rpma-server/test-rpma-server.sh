@@ -184,6 +184,19 @@ assert s["accepted"] == 6, "accepted %d, expected 6" % s["accepted"]
 assert s["lost"] == 0, "lost %d after 6 clean disconnects" % s["lost"]
 assert s["connections"] == 0, "connections %d" % s["connections"]
 PY
+
+# a client asking 6 connections of a server taking 4 (listen.max_connections): the two
+# refused are told so once each, not "lost" at every retry, and the pool's summary says 4 of 6
+sed "s/connections: 2}/connections: 6}/" "$tmp/c.yaml" >"$tmp/c6.yaml"
+timeout 30 "$run" "$LOAD" -c "$tmp/c6.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
+	ko max-connections "rpma-load failed with 4 of 6 connections"
+[ "$(grep -c "connecting failed: refused by the target: it is full (its listen.max_connections)" \
+	"$tmp/err")" -eq 2 ] && ok || ko max-connections "not two refusals naming max_connections"
+! grep -qi "lost" "$tmp/err" && ok || ko max-connections "a refusal reported as lost"
+grep -qF "pool: target t: 4 of 6 connections up: refused by the target" "$tmp/err" && ok ||
+	ko max-connections "the pool's summary does not say 4 of 6"
+grep -qF "a connection request refused: listen.max_connections (4) reached" "$tmp/log" && ok ||
+	ko max-connections "the server does not say why it refused"
 kill -TERM "$pid"
 wait "$pid"
 pid=
