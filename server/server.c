@@ -26,17 +26,6 @@ sleep_ms(unsigned ms)
 }
 
 /* see server.h */
-void
-rpmaf__srv_handler_record(struct rpmaf_server *srv, const struct rpmaf_worker *w,
-			  const struct rpmaf__srv_handler *h, uint64_t ns)
-{
-	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
-
-	if (ws->handler_lat)
-		rpmaf__hist_record(&ws->handler_lat[h - srv->handlers], ns);
-}
-
-/* see server.h */
 const struct rpmaf__srv_handler *
 rpmaf__srv_handler_find(const struct rpmaf_server *srv, uint32_t id)
 {

@@ -106,10 +106,18 @@ const struct rpmaf__srv_handler *rpmaf__srv_handler_find(const struct rpmaf_serv
 
 /*
  * rpmaf__srv_handler_record -- one call of handler h answered, ns after its
- * request came, recorded in the histogram of the worker w answering it.
- * CONCURRENCY: w's thread (a server started).
+ * request came, recorded in the histogram of the worker w answering it
+ * (none before rpmaf_server_start() made them).
+ * CONCURRENCY: w's thread.
  */
-void rpmaf__srv_handler_record(struct rpmaf_server *srv, const struct rpmaf_worker *w,
-			       const struct rpmaf__srv_handler *h, uint64_t ns);
+static inline void
+rpmaf__srv_handler_record(struct rpmaf_server *srv, const struct rpmaf_worker *w,
+			  const struct rpmaf__srv_handler *h, uint64_t ns)
+{
+	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
+
+	if (ws->handler_lat)
+		rpmaf__hist_record(&ws->handler_lat[h - srv->handlers], ns);
+}
 
 #endif /* RPMAF_SERVER_SERVER_H */
