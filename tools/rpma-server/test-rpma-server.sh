@@ -2,15 +2,21 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # test-rpma-server.sh BIN [LOAD] -- the rpma-server tool over softrdma (LOAD,
-# rpma-load, its client; default: beside BIN): --version, usage
-# errors, a configuration that does not validate, a region file it cannot
-# map, a key file it may not read, a second server on a taken port (its
-# region file not left behind) and one on the region file another serves
-# (refused, naming the file and the holder's pid; the file untouched), each
-# a clear message and exit 1 with nothing left listening, and a running
-# server's signals: SIGUSR1 (counters), SIGHUP (a region added, a file that
-# does not validate refused, the region removed again), clients that
-# disconnect (not counted as lost), the statistics line, SIGTERM (drain, exit 0).
+# rpma-load, its client; default: beside BIN): --version (softrdma-run's too),
+# usage errors, a configuration that does not validate, a region file it
+# cannot map, a key file it may not read, no RDMA device (the hint to
+# softrdma-run), a second server on a taken port (said to be in use; its
+# region file, statistics and Prometheus file not left behind) and one on the
+# region file another serves (refused, naming the file and the holder's pid;
+# the file untouched), each a clear message and exit 1 with nothing left
+# listening, and a running server: "listening" once, its signals SIGUSR1
+# (counters), SIGHUP (a region added, a file that does not validate refused,
+# the region removed again), SIGTERM (drain, exit 0); clients that disconnect
+# (not counted as lost), a client refused for listen.max_connections and one
+# whose target never answers (each told apart), the JSON statistics line
+# (version, uptime, latency per handler and of persists, per-region counters),
+# the Prometheus file read by python3-prometheus-client's parser, and the log
+# at debug (one form, ISO 8601 times, the configuration and the regions).
 #   RPMA_SERVER_TEST_PORT   the TCP port used, and the next one (default: even,
 #                           at random in 20000-20798)
 set -u
@@ -203,6 +209,32 @@ grep -qF "a connection request refused: listen.max_connections (4) reached" "$tm
 kill -TERM "$pid"
 wait "$pid"
 pid=
+
+# a target that takes softrdma's CM connection and never answers: timed out, not refused or lost
+silent=$((port + 1))
+python3 -c "
+import socket, time
+s = socket.socket()
+s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(('127.0.0.1', $silent))
+s.listen(16)
+s.settimeout(0.2)
+held, end = [], time.time() + 10
+while time.time() < end:
+    try:
+        held.append(s.accept())
+    except OSError:
+        pass
+" &
+silent_pid=$!
+sleep 0.3
+sed "s/port: $port, connections: 2}/port: $silent, connections: 1}/" "$tmp/c.yaml" >"$tmp/ct.yaml"
+echo "timeouts: {connect_ms: 1000}" >>"$tmp/ct.yaml"
+timeout 30 "$run" "$LOAD" -c "$tmp/ct.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err"
+kill "$silent_pid" 2>/dev/null
+wait "$silent_pid" 2>/dev/null
+grep -qF "connecting failed: timed out: no answer within timeouts.connect_ms" "$tmp/err" &&
+	! grep -qiE "refused|lost" "$tmp/err" && ok || ko timed-out "not told apart as timed out"
 
 # the statistics line: version, uptime, each handler's and the persists' latency, each region's
 # counters; and the same in stats.prometheus_file, read by the Prometheus client's own parser
