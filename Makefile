@@ -37,6 +37,22 @@ PROVIDER_LIBS := -libverbs -lrdmacm
 # link a program against build/lib (librpma and, later, the framework)
 LIB_LDFLAGS = -L$(BUILD)/lib -Wl,-rpath,$(abspath $(BUILD)/lib)
 
+# What the tools print for --version, from this VERSION and the tree's git describe
+# (when built from a git tree): $(VERSION_H) holds it as RPMAF_TOOLS_VERSION and is
+# written again only when the text changes, so a tool is rebuilt only then.
+GIT_DESCRIBE := $(shell git describe --tags --always --dirty 2>/dev/null)
+TOOLS_VERSION := $(VERSION)$(if $(GIT_DESCRIBE), (git $(GIT_DESCRIBE)))
+VERSION_H := $(BUILD)/gen/rpmaf_version.h
+VERSION_H_TEXT := \#define RPMAF_TOOLS_VERSION "$(TOOLS_VERSION)"
+ifneq ($(file < $(VERSION_H)),$(VERSION_H_TEXT))
+$(shell mkdir -p $(dir $(VERSION_H)))
+$(file > $(VERSION_H),$(VERSION_H_TEXT))
+endif
+
+$(VERSION_H):
+	@mkdir -p $(@D)
+	printf '%s\n' '$(VERSION_H_TEXT)' >$@
+
 # the librpma source set, for the library and for every instrumented rebuild of it
 RPMA_SRCS := $(sort $(wildcard librpma/src/*.c))
 RPMA_HDRS := $(wildcard librpma/src/*.h) librpma/include/librpma.h

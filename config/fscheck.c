@@ -151,6 +151,10 @@ rpmaf__cfg_fscheck(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root
 	if (cfg->stats.file &&
 	    (ret = fs_parent(&f, "stats.file", cfg->stats.file, "a file in an existing directory")))
 		return ret;
+	if (cfg->stats_prometheus_file &&
+	    (ret = fs_parent(&f, "stats.prometheus_file", cfg->stats_prometheus_file,
+			     "a file in an existing directory")))
+		return ret;
 	if (cfg->rpmem.enabled && (ret = fs_dir(&f, "rpmem.poolset_dir", cfg->rpmem.poolset_dir,
 						"the directory of the pool set files")))
 		return ret;

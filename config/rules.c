@@ -373,12 +373,19 @@ rules_regions(struct rules *r)
 	return 0;
 }
 
-/* rules_misc -- backoff bounds in order; the target daemon's section complete */
+/*
+ * rules_misc -- backoff bounds in order; a Prometheus file written at an
+ * interval; the target daemon's section complete
+ */
 static int
 rules_misc(struct rules *r)
 {
 	const struct rpmaf_cfg *cfg = r->cfg;
 
+	if (cfg->stats_prometheus_file && !cfg->stats.interval_ms)
+		return RULE_FAIL(r, "stats.prometheus_file",
+				 "needs stats.interval_ms above 0 (the file is written again "
+				 "every interval, for a collector that reads it then)");
 	if (cfg->reconnect.initial_ms > cfg->reconnect.max_ms)
 		return RULE_FAIL(
 		    r, "reconnect.initial_ms", "%u is more than reconnect.max_ms %u (at most %u)",

@@ -158,6 +158,12 @@ static const struct rpmaf__cfg_key Log_keys[] = {
 static const struct rpmaf__cfg_key Stats_keys[] = {
     {KEY("file", PATH, struct rpmaf_cfg_stats, file), RANGE(1, 4095)},
     {KEY("interval_ms", U32, struct rpmaf_cfg_stats, interval_ms), RANGE(0, DAY_MS)},
+    /* a member of struct rpmaf_cfg added after stats (rpmaf.h): its offset from the section */
+    {.name = "prometheus_file",
+     .type = RPMAF__CFG_T_PATH,
+     .offset =
+	 offsetof(struct rpmaf_cfg, stats_prometheus_file) - offsetof(struct rpmaf_cfg, stats),
+     RANGE(1, 4095)},
     END,
 };
 

@@ -104,17 +104,21 @@ retry_later(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, int why)
 /*
  * wait_established -- the first event of a new connection, within
  * connect_ms; the pool's eventfd is watched too, so that a shutdown
- * (rpmaf_pool_delete()) abandons the attempt at once
+ * (rpmaf_pool_delete()) abandons the attempt at once. *why says what went
+ * wrong, as the target's operator would look for it: refused, unreachable,
+ * no answer in time, or lost
  */
 static int
-wait_established(struct rpmaf_pool *pool, struct rpma_conn *conn)
+wait_established(struct rpmaf_pool *pool, struct rpma_conn *conn, const char **why)
 {
 	uint64_t limit = now_ms() + pool->cfg->timeouts.connect_ms, now, v;
 	enum rpma_conn_event ev = RPMA_CONN_UNDEFINED;
 	struct pollfd pfd[2] = {{.events = POLLIN}, {.fd = pool->efd, .events = POLLIN}};
 
+	*why = "librpma: no event channel";
 	if (rpma_conn_get_event_fd(conn, &pfd[0].fd))
 		return RPMAF_E_RDMA;
+	*why = "timed out: no answer within timeouts.connect_ms";
 	for (;;) {
 		if (atomic_load(&pool->stop))
 			return RPMAF_E_SHUTDOWN;
@@ -129,14 +133,21 @@ wait_established(struct rpmaf_pool *pool, struct rpma_conn *conn)
 			/* nothing to take: another read took it */
 		}
 	}
-	if (rpma_conn_next_event(conn, &ev) || ev != RPMA_CONN_ESTABLISHED)
+	if (rpma_conn_next_event(conn, &ev) || ev != RPMA_CONN_ESTABLISHED) {
+		*why = ev == RPMA_CONN_REJECTED	     ? "refused by the target: it is full (its "
+						       "listen.max_connections) or stopping, or "
+						       "nothing listens on that port"
+		       : ev == RPMA_CONN_UNREACHABLE ? "unreachable: no route to the target"
+						     : "lost while connecting";
 		return RPMAF_E_CONNLOST;
+	}
 	return 0;
 }
 
-/* establish -- connect to the target (blocking, bounded by connect_ms) */
+/* establish -- connect to the target (blocking, bounded by connect_ms); *why on failure */
 static int
-establish(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, struct rpma_conn **conn_ptr)
+establish(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, struct rpma_conn **conn_ptr,
+	  const char **why)
 {
 	const struct rpmaf_cfg_target *t = &pool->cfg->targets[pc->target];
 	struct rpma_conn_req *req = NULL;
@@ -144,16 +155,20 @@ establish(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, struct rpma_conn
 	int ret;
 
 	snprintf(port, sizeof(port), "%u", t->port);
+	*why = "no route to the target's address (librpma)";
 	if (rpma_conn_req_new(pool->peer, t->address, port, pc->ccfg, &req))
 		return RPMAF_E_RDMA;
+	*why = "the connection request could not be sent (librpma)";
 	if (rpma_conn_req_connect(&req, NULL, conn_ptr)) {
 		if (req)
 			(void)rpma_conn_req_delete(&req);
 		return RPMAF_E_RDMA;
 	}
-	if ((ret = wait_established(pool, *conn_ptr)) == 0 &&
-	    rpma_conn_apply_remote_peer_cfg(*conn_ptr, pool->pcfg))
+	if ((ret = wait_established(pool, *conn_ptr, why)) == 0 &&
+	    rpma_conn_apply_remote_peer_cfg(*conn_ptr, pool->pcfg)) {
+		*why = "the target's peer configuration does not apply (librpma)";
 		ret = RPMAF_E_RDMA;
+	}
 	if (ret) {
 		(void)rpma_conn_disconnect(*conn_ptr);
 		(void)rpma_conn_delete(conn_ptr);
@@ -161,22 +176,43 @@ establish(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, struct rpma_conn
 	return ret;
 }
 
+/*
+ * connect_failed -- log a failed attempt: the first of a run of failures
+ * for one reason at notice, the ones after it at debug (a target that
+ * refuses is said to refuse once, not at every retry)
+ */
+static void
+connect_failed(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, const char *why)
+{
+	pc->fails =
+	    atomic_load_explicit(&pc->why_down, memory_order_relaxed) == why ? pc->fails + 1 : 1;
+	atomic_store_explicit(&pc->why_down, why, memory_order_relaxed);
+	rpmaf__wlog(pool->log, pc->fails == 1 ? RPMAF_LOG_NOTICE : RPMAF_LOG_DEBUG,
+		    "pool: %s: connecting failed: %s (attempt %u%s)", pc->peer, why, pc->fails,
+		    pc->fails == 1 ? ", retried in the background" : "");
+}
+
 /* try_connect -- one attempt; on success the connection goes to its worker */
 static void
 try_connect(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc)
 {
+	const char *why = "no room on the worker (queues.cq or its connections)";
 	struct rpma_conn *conn = NULL;
 	int ret;
 
 	atomic_store_explicit(&pc->state, PC_CONNECTING, memory_order_relaxed);
-	if ((ret = rpmaf_worker_reserve(pc->w)) == 0 && (ret = establish(pool, pc, &conn)))
+	if ((ret = rpmaf_worker_reserve(pc->w)) == 0 && (ret = establish(pool, pc, &conn, &why)))
 		(void)rpmaf_worker_unreserve(pc->w);
 	if (ret) {
-		rpmaf__wlog(pool->log, RPMAF_LOG_NOTICE, "pool: %s: connecting failed (%s)",
-			    pc->peer, rpmaf_err_str(ret));
+		connect_failed(pool, pc, why);
 		retry_later(pool, pc, HB_FAILED);
 		return;
 	}
+	if (pc->fails > 1)
+		rpmaf__wlog(pool->log, RPMAF_LOG_NOTICE, "pool: %s: connected after %u attempts",
+			    pc->peer, pc->fails + 1);
+	atomic_store_explicit(&pc->why_down, NULL, memory_order_relaxed);
+	pc->fails = 0;
 	pc->conn = conn;
 	atomic_store_explicit(&pc->state, PC_WORKER, memory_order_release);
 	(void)rpmaf_worker_submit(pc->w, &pc->attach_work, rpmaf__pool_conn_attach, pc);

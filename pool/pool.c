@@ -241,6 +241,51 @@ readiness(const struct rpmaf_pool *pool, bool log)
 	return ret;
 }
 
+/* settled -- every connection is healthy or has failed at least once */
+static bool
+settled(const struct rpmaf_pool *pool)
+{
+	for (unsigned i = 0; i < pool->nconns; i++) {
+		const struct rpmaf__pool_conn *pc = &pool->conns[i];
+
+		if (!atomic_load_explicit(&pc->healthy, memory_order_acquire) &&
+		    !atomic_load_explicit(&pc->why_down, memory_order_relaxed))
+			return false;
+	}
+	return true;
+}
+
+/*
+ * summary -- once ready: a target with fewer healthy connections than its
+ * configuration asks is said so, with why the others failed (the control
+ * thread writes why_down; a stale reading only words the line)
+ */
+static void
+summary(const struct rpmaf_pool *pool)
+{
+	for (unsigned t = 0; t < pool->ntargets; t++) {
+		const struct rpmaf__pool_target *tg = &pool->targets[t];
+		const char *why = NULL;
+		unsigned up = 0;
+
+		for (unsigned i = tg->first; i < tg->first + tg->n; i++) {
+			const char *w =
+			    atomic_load_explicit(&pool->conns[i].why_down, memory_order_relaxed);
+
+			if (atomic_load_explicit(&pool->conns[i].healthy, memory_order_acquire))
+				up++;
+			else if (w)
+				why = w;
+		}
+		if (up < tg->n)
+			rpmaf__wlog(pool->log, RPMAF_LOG_WARNING,
+				    "pool: target %s: %u of %u connection%s up%s%s; the others are "
+				    "retried in the background",
+				    pool->cfg->targets[t].name, up, tg->n, tg->n == 1 ? "" : "s",
+				    why ? ": " : "", why ? why : "");
+	}
+}
+
 /* rpmaf_pool_wait_ready -- sleep on the pool's event word until ready or timeout_ms */
 int
 rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms)
@@ -255,9 +300,16 @@ rpmaf_pool_wait_ready(struct rpmaf_pool *pool, unsigned timeout_ms)
 		ev = atomic_load_explicit(&pool->events, memory_order_acquire);
 		if (atomic_load(&pool->interrupted))
 			return RPMAF_E_SHUTDOWN;
-		if ((ret = readiness(pool, false)) != RPMAF_E_TIMEOUT)
+		now = rpmaf__pool_now_ns();
+		ret = readiness(pool, false);
+		/* ready: once every connection has had its chance (or the time is up) */
+		if (!ret && (settled(pool) || now >= limit)) {
+			summary(pool);
+			return 0;
+		}
+		if (ret && ret != RPMAF_E_TIMEOUT)
 			return ret;
-		if ((now = rpmaf__pool_now_ns()) >= limit)
+		if (now >= limit)
 			return readiness(pool, true);
 		struct timespec ts = {
 		    0, (long)((limit - now) < 100000000ull ? limit - now : 100000000ull)};

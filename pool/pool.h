@@ -157,8 +157,12 @@ struct rpmaf__pool_conn {
 	atomic_bool healthy; /* ready for operations */
 
 	/* the control thread's (and the worker's, across the hand-over) */
-	uint64_t due_ms;	/* PC_DOWN: when to connect */
-	uint32_t backoff_ms;	/* the wait before the next attempt */
+	uint64_t due_ms;     /* PC_DOWN: when to connect */
+	uint32_t backoff_ms; /* the wait before the next attempt */
+	/* why the last attempt failed (static text), NULL after a success: the control */
+	/* thread's, read by rpmaf_pool_wait_ready()'s summary (relaxed) */
+	const char *_Atomic why_down;
+	unsigned fails;		/* attempts failed in a row for why_down (the control thread's) */
 	struct rpma_conn *conn; /* established, handed to the attach work */
 	int handback;		/* enum rpmaf__pool_handback, written before PC_LOST */
 	struct rpmaf_work attach_work, close_work;

@@ -242,8 +242,8 @@ list_done(struct rpmaf__pool_conn *pc)
 			      memory_order_relaxed);
 	atomic_store(&tg->auth_failed, false);
 	atomic_store_explicit(&pc->healthy, true, memory_order_release);
-	rpmaf__wlog(pool->log, RPMAF_LOG_INFO, "pool: %s: ready (%u regions listed)", pc->peer,
-		    pc->nseen);
+	rpmaf__wlog(pool->log, RPMAF_LOG_INFO, "pool: %s: ready (%u region%s listed)", pc->peer,
+		    pc->nseen, pc->nseen == 1 ? "" : "s");
 	rpmaf__pool_notify(pool);
 }
 

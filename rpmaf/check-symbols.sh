@@ -12,7 +12,7 @@ declared=$(grep -oE '^[a-z][a-z0-9_ *]*[ *]rpmaf_[a-z0-9_]+\(' "$header" |
 	grep -oE 'rpmaf_[a-z0-9_]+' | sort -u)
 exported=$(readelf --dyn-syms -W "$lib" |
 	awk '$4 == "FUNC" && $5 == "GLOBAL" && $7 != "UND" {print $8}' | sort -u)
-bad_version=$(echo "$exported" | grep -vE '@@RPMAF_1\.[012]$' || true)
+bad_version=$(echo "$exported" | grep -vE '@@RPMAF_1\.[0-2]$' || true)
 names=$(echo "$exported" | sed 's/@.*//' | sort -u)
 status=0
 if [ -n "$bad_version" ]; then

@@ -123,18 +123,28 @@ listen_ep(struct rpmaf__acceptor *a, struct rpmaf_server *srv)
 	int fd, ret;
 
 	snprintf(port, sizeof(port), "%u", l->port);
+	errno = 0;
 	if ((ret = rpma_ep_listen(srv->peer, l->address, port, &a->ep))) {
-		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: listening on %s:%s: %s (%s)",
-			    l->address, port, rpma_err_2str(ret),
-			    ret == RPMA_E_PROVIDER ? "not a local address, or the port is taken"
-						   : "");
+		/* the provider's errno, when its cleanup kept it, says which */
+		const char *why =
+		    errno == EADDRINUSE ? "the port is in use (another server?): choose another "
+					  "with listen.port"
+		    : errno == EADDRNOTAVAIL ? "not an address of this host: fix listen.address"
+					     : "not a local address, or the port is in use: check "
+					       "listen.address and listen.port";
+
+		rpmaf__wlog(srv->log, RPMAF_LOG_ERROR, "server: cannot listen on %s:%s: %s (%s)",
+			    l->address, port, ret == RPMA_E_PROVIDER ? why : "librpma",
+			    rpma_err_2str(ret));
 		return RPMAF_E_RDMA;
 	}
 	if (rpma_ep_get_fd(a->ep, &fd) || fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)) {
 		(void)rpma_ep_shutdown(&a->ep);
 		return RPMAF_E_SYS;
 	}
-	rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: listening on %s:%s", l->address, port);
+	/* the application says "listening" (with what it serves): the library's line is detail */
+	rpmaf__wlog(srv->log, RPMAF_LOG_INFO, "server: accepting connections on %s:%s", l->address,
+		    port);
 	return 0;
 }
 

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../workers/worker.h"
 #include "scall.h"
 #include "sconn.h"
 
@@ -84,7 +85,7 @@ arrive(struct rpmaf_worker *w, void *arg)
 	struct rpmaf_call *call = arg;
 	struct rpmaf__sconn *sc = call->sc;
 
-	(void)w;
+	rpmaf__srv_handler_record(sc->srv, w, call->h, rpmaf__now_ns() - call->start_ns);
 	if (sc->closing) {
 		release(call);
 		return;
@@ -135,6 +136,8 @@ rpmaf__scall_start(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m,
 	call->conn_id = sc->id;
 	call->req_id = m->hdr.req_id;
 	call->handler_id = m->body.app_req.handler_id;
+	call->h = h;
+	call->start_ns = rpmaf__now_ns();
 	call->max = max;
 	sc->ncalls++;
 	atomic_fetch_add(&sc->srv->pending, 1);

@@ -29,16 +29,18 @@ struct rpmaf__srv_handler;
 struct rpmaf__proto_msg;
 
 struct rpmaf_call {
-	struct rpmaf_work work;	 /* the answer's trip to the worker */
-	struct rpmaf__sconn *sc; /* constant */
-	uint64_t conn_id;	 /* constant */
-	uint64_t req_id;	 /* constant */
-	uint32_t handler_id;	 /* constant */
-	atomic_int answered;	 /* rpmaf_call_reply() ran */
-	int status;		 /* the answer: 0 or the handler's negative code */
-	size_t len;		 /* bytes of reply */
-	size_t max;		 /* room in reply */
-	struct rpmaf_call *next; /* in the connection's queue of answers to send */
+	struct rpmaf_work work;		    /* the answer's trip to the worker */
+	struct rpmaf__sconn *sc;	    /* constant */
+	uint64_t conn_id;		    /* constant */
+	uint64_t req_id;		    /* constant */
+	uint32_t handler_id;		    /* constant */
+	const struct rpmaf__srv_handler *h; /* constant: its handler */
+	uint64_t start_ns;		    /* constant: the request came (CLOCK_MONOTONIC) */
+	atomic_int answered;		    /* rpmaf_call_reply() ran */
+	int status;			    /* the answer: 0 or the handler's negative code */
+	size_t len;			    /* bytes of reply */
+	size_t max;			    /* room in reply */
+	struct rpmaf_call *next;	    /* in the connection's queue of answers to send */
 	uint8_t reply[];
 };
 

@@ -422,7 +422,11 @@ w_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 		sconn_close(sc, "refused");
 }
 
-/* w_event -- the connection's on_event: the client went away */
+/*
+ * w_event -- the connection's on_event: the client went away; a disconnect
+ * is its own doing, not a loss (lost counts connections that failed
+ * without one)
+ */
 static void
 w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
 {
@@ -431,7 +435,7 @@ w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
 	(void)wconn;
 	if (event == RPMA_CONN_ESTABLISHED || sc->closed)
 		return;
-	if (!sc->closing)
+	if (!sc->closing && event != RPMA_CONN_CLOSED)
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
 	sconn_close(sc,
 		    event == RPMA_CONN_CLOSED ? "disconnected by the client" : "connection lost");

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "../proto/list.h"
+#include "../workers/worker.h"
 #include "scall.h"
 #include "sconn.h"
 
@@ -113,20 +114,27 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	reply_hdr(sc, m, &out, RPMAF__PROTO_T_REGION_LOOKUP_REPLY);
 	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
 	r = rpmaf__sregtab_find(s, m->body.lookup_req.name, m->body.lookup_req.name_len);
-	if (r)
+	if (r) {
 		rpmaf__sregion_entry(r, &out.body.lookup_reply.region);
-	else
+		/* the region's counters are its own atomics: counting changes nothing else */
+		rpmaf__srv_count(&((struct rpmaf__sregion *)r)->lookups, 1);
+	} else
 		out.body.lookup_reply.status = RPMAF__PROTO_S_NOT_FOUND;
 	ret = reply(sc, &out);
 	rpmaf__sregtab_read_unlock();
 	return ret;
 }
 
-/* persist_status -- check a PERSIST_REQ against region r and persist the range */
+/*
+ * persist_status -- check a PERSIST_REQ against region r and persist the
+ * range, counted for the server and the region and timed on this worker
+ */
 static uint32_t
-persist_status(struct rpmaf__sconn *sc, const struct rpmaf__sregion *r,
+persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
 	       const struct rpmaf__proto_persist_req *p)
 {
+	uint64_t t0;
+
 	if (!r)
 		return RPMAF__PROTO_S_NOT_FOUND;
 	if (r->generation != p->generation)
@@ -135,9 +143,14 @@ persist_status(struct rpmaf__sconn *sc, const struct rpmaf__sregion *r,
 		return RPMAF__PROTO_S_DENIED;
 	if (p->offset > r->size || p->length > r->size - p->offset)
 		return RPMAF__PROTO_S_OUT_OF_RANGE;
+	t0 = rpmaf__now_ns();
 	rpmaf__sregion_persist(r, p->offset, p->length);
+	rpmaf__hist_record(&sc->srv->wst[rpmaf_worker_index(sc->w)].persist_lat,
+			   rpmaf__now_ns() - t0);
 	rpmaf__srv_count(&sc->srv->st.persists, 1);
 	rpmaf__srv_count(&sc->srv->st.persist_bytes, p->length);
+	rpmaf__srv_count(&r->persists, 1);
+	rpmaf__srv_count(&r->persist_bytes, p->length);
 	return RPMAF__PROTO_S_OK;
 }
 
@@ -167,6 +180,7 @@ app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 {
 	const struct rpmaf__proto_app_req *q = &m->body.app_req;
 	const struct rpmaf__srv_handler *h = rpmaf__srv_handler_find(sc->srv, q->handler_id);
+	uint64_t t0 = rpmaf__now_ns();
 	struct rpmaf__proto_msg out;
 	size_t size, len = 0;
 	uint8_t *buf;
@@ -199,6 +213,7 @@ app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	out.body.app_reply.payload_len = len;
 	if (!rpmaf__ctl_commit(&sc->ctl, buf, &out))
 		rpmaf__srv_count(&sc->srv->st.requests, 1);
+	rpmaf__srv_handler_record(sc->srv, sc->w, h, rpmaf__now_ns() - t0);
 	return 0;
 }
 

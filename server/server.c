@@ -188,6 +188,7 @@ region_make(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc,
 
 	if (ret)
 		return ret;
+	rpmaf__sregion_describe(*r_ptr, srv->log);
 	if ((ret = rpmaf__sregtab_insert(&srv->regs, *r_ptr, gen_ptr)))
 		(void)rpmaf__sregion_delete(r_ptr, true, srv->log);
 	return ret;
@@ -238,6 +239,22 @@ wst_new(struct rpmaf_server *srv)
 	for (unsigned i = 0; i < n; i++) {
 		if (!(srv->wst[i].scratch = malloc(srv->cfg->queues.msg_size)))
 			return RPMAF_E_NOMEM;
+		rpmaf__hist_init(&srv->wst[i].persist_lat);
+	}
+	return 0;
+}
+
+/* wst_handlers_new -- the handlers' histograms of every worker, once the handlers are known */
+static int
+wst_handlers_new(struct rpmaf_server *srv)
+{
+	for (unsigned i = 0; srv->nhandlers && i < rpmaf_workers_count(srv->ws); i++) {
+		struct rpmaf__srv_wstate *ws = &srv->wst[i];
+
+		if (!(ws->handler_lat = malloc(srv->nhandlers * sizeof(*ws->handler_lat))))
+			return RPMAF_E_NOMEM;
+		for (uint32_t h = 0; h < srv->nhandlers; h++)
+			rpmaf__hist_init(&ws->handler_lat[h]);
 	}
 	return 0;
 }
@@ -246,8 +263,10 @@ wst_new(struct rpmaf_server *srv)
 static void
 wst_delete(struct rpmaf_server *srv)
 {
-	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++)
+	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++) {
 		free(srv->wst[i].scratch);
+		free(srv->wst[i].handler_lat);
+	}
 	free(srv->wst);
 }
 
@@ -342,6 +361,9 @@ rpmaf_server_start(struct rpmaf_server *srv)
 
 	if (!srv || srv->started)
 		return RPMAF_E_INVAL;
+	if ((ret = wst_handlers_new(srv)))
+		return ret;
+	srv->start_ns = rpmaf__now_ns();
 	if ((ret = rpmaf__acceptor_start(&srv->acc, srv)))
 		return ret;
 	srv->started = true;
@@ -384,6 +406,7 @@ rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem_reg
 		return RPMAF_E_INVAL;
 	if ((ret = rpmaf__sregion_new_mem(region, srv->peer, srv->log, &r)))
 		return ret;
+	rpmaf__sregion_describe(r, srv->log);
 	if ((ret = rpmaf__sregtab_insert(&srv->regs, r, &gen))) {
 		(void)rpmaf__sregion_delete(&r, true, srv->log);
 		return ret;

@@ -25,6 +25,7 @@
 #include "rpmaf.h"
 
 #include "../proto/auth.h"
+#include "../stats/hist.h"
 #include "../workers/wlog.h"
 #include "acceptor.h"
 #include "sregion.h"
@@ -39,10 +40,16 @@ struct rpmaf__srv_handler {
 	void *arg;
 };
 
-/* what a server keeps per worker, used by that worker's thread only */
+/*
+ * what a server keeps per worker, used by that worker's thread only (the
+ * histograms: written by it only, read by any thread, hist.h)
+ */
 struct rpmaf__srv_wstate {
-	struct rpmaf__sconn *conns; /* its connections, a doubly-linked list */
-	uint8_t *scratch;	    /* queues.messages.size bytes: a list page is built here */
+	struct rpmaf__sconn *conns;	 /* its connections, a doubly-linked list */
+	uint8_t *scratch;		 /* queues.messages.size bytes: a list page is built here */
+	struct rpmaf__hist persist_lat;	 /* ns a persist (GPSPM) took */
+	struct rpmaf__hist *handler_lat; /* ns from an APP_REQ to its reply, per handler */
+					 /* (as srv->handlers; made by rpmaf_server_start()) */
 };
 
 /* the counters of struct rpmaf_server_stats, relaxed atomics */
@@ -69,6 +76,7 @@ struct rpmaf_server {
 
 	/* the control path's (not thread-safe, as rpmaf.h says) */
 	struct rpmaf__acceptor acc;
+	uint64_t start_ns; /* CLOCK_MONOTONIC at rpmaf_server_start(): the uptime's origin */
 	bool started;
 	bool stopped;
 
@@ -95,5 +103,21 @@ rpmaf__srv_count(atomic_ullong *c, unsigned long long n)
  */
 const struct rpmaf__srv_handler *rpmaf__srv_handler_find(const struct rpmaf_server *srv,
 							 uint32_t id);
+
+/*
+ * rpmaf__srv_handler_record -- one call of handler h answered, ns after its
+ * request came, recorded in the histogram of the worker w answering it
+ * (none before rpmaf_server_start() made them).
+ * CONCURRENCY: w's thread.
+ */
+static inline void
+rpmaf__srv_handler_record(struct rpmaf_server *srv, const struct rpmaf_worker *w,
+			  const struct rpmaf__srv_handler *h, uint64_t ns)
+{
+	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
+
+	if (ws->handler_lat)
+		rpmaf__hist_record(&ws->handler_lat[h - srv->handlers], ns);
+}
 
 #endif /* RPMAF_SERVER_SERVER_H */

@@ -9,12 +9,12 @@
 #                            messages through the channel and the connection's dispatch,
 #                            over the harness's own worker (check-fuzz-ctl-server runs it)
 #
-# The test links the sources of the modules it needs (config, proto, workers, ctl,
+# The test links the sources of the modules it needs (config, proto, stats, workers, ctl,
 # server) directly, so that it does not depend on the rest of librpmaf.
 
 SERVER_TEST_SRC := tests/integration/server/test_server.c
-SERVER_MODULE_SRCS := $(foreach m,config proto workers ctl server,$(sort $(wildcard $(m)/*.c)))
-SERVER_MODULE_HDRS := $(foreach m,config proto workers ctl server,$(wildcard $(m)/*.h)) \
+SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c)))
+SERVER_MODULE_HDRS := $(foreach m,config proto stats workers ctl server,$(wildcard $(m)/*.h)) \
 	rpmaf/include/rpmaf.h
 SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
 	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)

@@ -292,6 +292,42 @@ memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 	r->fd = -1;
 }
 
+/* durability -- how a persist (GPSPM) or a client's flush (APM) makes r's bytes durable */
+static const char *
+durability(const struct rpmaf__sregion *r)
+{
+	if (r->caller_mem)
+		return r->persist_fn ? "the application's persist function"
+				     : "a memory barrier (the application's memory)";
+	if (!r->map)
+		return "none: volatile memory, a flush makes writes visible only";
+	switch (pmem2_map_get_store_granularity(r->map)) {
+	case PMEM2_GRANULARITY_BYTE:
+		return "persistent memory with eADR: a fence (libpmem2)";
+	case PMEM2_GRANULARITY_CACHE_LINE:
+		return "persistent memory: CPU cache flushes (libpmem2)";
+	default:
+		return "msync() of the page cache (libpmem2, a file not on persistent memory)";
+	}
+}
+
+/* see sregion.h */
+void
+rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
+{
+	static const char *const persist[] = {"none", "apm", "gpspm"};
+
+	rpmaf__wlog(log, RPMAF_LOG_DEBUG,
+		    "server: region %s: %llu bytes, %s%s%s, persistence %s, made durable by %s",
+		    r->name, (unsigned long long)r->size,
+		    r->path	    ? r->path
+		    : r->caller_mem ? "the application's memory"
+				    : "anonymous memory",
+		    r->created ? " (created)" : "", r->extended ? " (extended)" : "",
+		    r->persist <= RPMAF__PROTO_PERSIST_MAX ? persist[r->persist] : "?",
+		    durability(r));
+}
+
 /* see sregion.h */
 int
 rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,

@@ -47,6 +47,7 @@
 #define RPMAF_SERVER_SREGION_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -78,6 +79,8 @@ struct rpmaf__sregion {
 	struct rpma_mr_local *mr;
 	uint8_t desc[RPMAF__PROTO_DESC_MAX];
 	uint8_t desc_len;
+	/* the requests that named it, counted by any worker (relaxed atomics) */
+	atomic_ullong lookups, persists, persist_bytes;
 };
 
 /* the table's contents at one instant: immutable once published */
@@ -185,6 +188,14 @@ const struct rpmaf__sregsnap *rpmaf__sregtab_lock(struct rpmaf__sregtab *t);
 
 /* rpmaf__sregtab_unlock -- release the mutex rpmaf__sregtab_lock() took */
 void rpmaf__sregtab_unlock(struct rpmaf__sregtab *t);
+
+/*
+ * rpmaf__sregion_describe -- at log.level debug, one line of what r is:
+ * its name, size, backing (the file's path, anonymous or the caller's
+ * memory), and how its bytes are made durable.
+ * CONCURRENCY: the control path, r not yet published or its table's mutex held.
+ */
+void rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log);
 
 /*
  * rpmaf__sregtab_find -- the region of s named name (len bytes), or NULL.

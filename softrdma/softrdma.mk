@@ -123,9 +123,11 @@ INSTALL_BINS += $(SOFTRDMA_RUN_INSTALL)
 
 $(SOFTRDMA_RUN_INSTALL): $(SOFTRDMA_ROOT)/tools/softrdma-run $(INSTALL_STAMP)
 	@mkdir -p $(@D)
-	sed -e "s|^default_libdir=.*|default_libdir='$(SOFTRDMA_LIBDIR)'|" $< > $@
-	@grep -qxF "default_libdir='$(SOFTRDMA_LIBDIR)'" $@ || \
-		{ echo "$<: no default_libdir= line to set"; rm -f $@; exit 1; }
+	sed -e "s|^default_libdir=.*|default_libdir='$(SOFTRDMA_LIBDIR)'|" \
+		-e "s|^installed_version=.*|installed_version='$(TOOLS_VERSION)'|" $< > $@
+	@grep -qxF "default_libdir='$(SOFTRDMA_LIBDIR)'" $@ && \
+		grep -qxF "installed_version='$(TOOLS_VERSION)'" $@ || \
+		{ echo "$<: no default_libdir= or installed_version= line to set"; rm -f $@; exit 1; }
 	chmod 755 $@
 
 CHECK_TARGETS += check-softrdma

@@ -128,6 +128,18 @@ rpmaf__stats_json_buf(const struct rpmaf__stats_view *v, char *buf, size_t size)
 
 /* see json.h */
 int
+rpmaf__stats_json_hist(const struct rpmaf__stats_lat *l, FILE *f)
+{
+	struct sink s = {f, NULL, 0, 0, 0};
+
+	if (f == NULL || l == NULL || l->snap == NULL || !json_name_ok(l->name))
+		return RPMAF__STATS_E_INVAL;
+	json_hist(&s, l);
+	return s.err;
+}
+
+/* see json.h */
+int
 rpmaf__stats_json_file(const struct rpmaf__stats_view *v, FILE *f)
 {
 	struct sink s = {f, NULL, 0, 0, 0};

@@ -73,4 +73,18 @@ int rpmaf__stats_json_buf(const struct rpmaf__stats_view *v, char *buf, size_t s
  */
 int rpmaf__stats_json_file(const struct rpmaf__stats_view *v, FILE *f);
 
+/*
+ * rpmaf__stats_json_hist -- the summary of histogram l as one member of an
+ * object, "name":{"count":N,"mean":N,...,"max":N} (as under "latency_ns"
+ * above), to f; the caller writes what surrounds it.
+ *
+ * RETURN VALUE
+ * 0; RPMAF__STATS_E_INVAL (a NULL, or a name that is not [a-z0-9_.-]{1,63}),
+ * RPMAF__STATS_E_IO.
+ *
+ * CONCURRENCY
+ * As stdio; l is only read.
+ */
+int rpmaf__stats_json_hist(const struct rpmaf__stats_lat *l, FILE *f);
+
 #endif /* RPMAF_STATS_JSON_H */

@@ -13,7 +13,7 @@ packages=(
 	iproute2 procps psmisc valgrind man-db
 	libpmem2-dev libyaml-dev libsodium-dev liburcu-dev
 	pmdk-tools libpmemobj-dev
-	gnuplot-nox python3
+	gnuplot-nox python3 python3-prometheus-client
 	"$@"
 )
 

@@ -2,12 +2,50 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * wlog.c -- the workers' log.
+ * wlog.c -- the library's log (wlog.h) and the application's function that
+ * takes it (rpmaf.h, rpmaf_log_set_callback()).
  */
 
+#include <pthread.h>
 #include <stdarg.h>
+#include <time.h>
 
 #include "wlog.h"
+
+/* the application's function and its argument; Log_lock guards both and every line's output */
+static pthread_mutex_t Log_lock = PTHREAD_MUTEX_INITIALIZER;
+static rpmaf_log_fn Log_fn;
+static void *Log_arg;
+
+/* see rpmaf.h */
+int
+rpmaf_log_set_callback(rpmaf_log_fn fn, void *arg)
+{
+	pthread_mutex_lock(&Log_lock);
+	Log_fn = fn;
+	Log_arg = arg;
+	pthread_mutex_unlock(&Log_lock);
+	return 0;
+}
+
+/* see wlog.h */
+void
+rpmaf__wlog_time(char *buf, size_t size)
+{
+	struct timespec ts;
+	char zone[8];
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	/* %z is +hhmm; ISO 8601's extended form, as the date and time are, is +hh:mm */
+	if (!strftime(zone, sizeof(zone), "%z", &tm))
+		zone[0] = '\0';
+	snprintf(buf + n, size - n, ".%03ld%.3s:%.2s", ts.tv_nsec / 1000000L, zone,
+		 zone[0] ? zone + 3 : "");
+}
 
 /* see wlog.h */
 void
@@ -41,16 +79,21 @@ void
 rpmaf__wlog(const struct rpmaf__wlog *l, enum rpmaf_log_level level, const char *fmt, ...)
 {
 	static const char *const names[] = {"error", "warning", "notice", "info", "debug"};
+	char msg[1024], when[40];
 	va_list ap;
 
 	if (level > l->level)
 		return;
-	flockfile(l->out);
-	fprintf(l->out, "rpmaf workers %s: ", names[level]);
 	va_start(ap, fmt);
-	vfprintf(l->out, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', l->out);
-	funlockfile(l->out);
-	fflush(l->out);
+	pthread_mutex_lock(&Log_lock);
+	if (Log_fn) {
+		Log_fn(level, msg, Log_arg);
+	} else {
+		rpmaf__wlog_time(when, sizeof(when));
+		fprintf(l->out, "%s rpmaf: %s: %s\n", when, names[level], msg);
+		fflush(l->out);
+	}
+	pthread_mutex_unlock(&Log_lock);
 }

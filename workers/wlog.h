@@ -2,16 +2,20 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * wlog.h -- the workers' log: one line per message, to the configuration's
- * log.file (appended) or standard error, up to log.level.
+ * wlog.h -- the library's log: one line per message, up to log.level, to
+ * the application's function (rpmaf_log_set_callback()) or else to the
+ * configuration's log.file (appended) or standard error, in the one form
+ * of the framework's logs: "ISO-8601-TIME rpmaf: LEVEL: message".
  *
- * CONTRACTS: rpmaf__wlog() from any thread (stdio locks the stream; only
- * errors and the control path log, never the data path's success).
+ * CONTRACTS: rpmaf__wlog() from any thread (a lock serializes the lines and
+ * the application's function; only errors and the control path log, never
+ * the data path's success).
  */
 
 #ifndef RPMAF_WORKERS_WLOG_H
 #define RPMAF_WORKERS_WLOG_H
 
+#include <stddef.h>
 #include <stdio.h>
 
 #include "rpmaf.h"
@@ -27,6 +31,13 @@ void rpmaf__wlog_open(struct rpmaf__wlog *l, const struct rpmaf_cfg *cfg);
 
 /* rpmaf__wlog_close -- close the file opened by rpmaf__wlog_open() */
 void rpmaf__wlog_close(struct rpmaf__wlog *l);
+
+/*
+ * rpmaf__wlog_time -- the current local time as ISO 8601 with milliseconds
+ * and the offset from UTC ("2026-11-27T10:59:42.123+00:00") into buf
+ * (size >= 32), the form every log line of the framework starts with.
+ */
+void rpmaf__wlog_time(char *buf, size_t size);
 
 /* rpmaf__wlog -- log one message at level */
 void rpmaf__wlog(const struct rpmaf__wlog *l, enum rpmaf_log_level level, const char *fmt, ...)

@@ -18,10 +18,10 @@
 #                             (check-slow)
 #
 # Each tests/unit/workers/test_*.c is one program linked with the workers'
-# pure objects (timer, slab, credit, qpmap, submit); the integration test
+# pure objects (timer, slab, credit, qpmap, submit, wlog); the integration test
 # tests/integration/workers/test_workers.c runs itself as the client process.
 
-WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c)
+WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
 WORKERS_SRCS := $(sort $(wildcard workers/*.c))
 WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h
 WORKERS_LIBS := -lurcu-memb -lurcu-common -pthread

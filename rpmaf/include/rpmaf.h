@@ -9,7 +9,10 @@
  * This header is the manual. Every function says what it does, what it
  * returns, which errors it reports and whether it is thread-safe. Functions
  * return 0 (or a documented non-negative value) on success and a negative
- * RPMAF_E_* code on failure; the library never prints anything.
+ * RPMAF_E_* code on failure; the library never prints anything of its own
+ * accord: what it has to say (the log, up to log.level) goes to the
+ * function the application gives rpmaf_log_set_callback(), and only while
+ * it gives none to log.file or standard error.
  *
  * Link with: cc app.c $(pkg-config --cflags --libs rpmaf)
  */
@@ -105,6 +108,37 @@ enum rpmaf_log_level {
 	RPMAF_LOG_DEBUG,
 };
 
+/*
+ * rpmaf_log_fn -- receives one line of the library's log: its level and
+ * its text (no timestamp, no newline; "MODULE: what happened", e.g.
+ * "server: client #1 127.0.0.1:40000 (worker 0) accepted"), valid during
+ * the call only. Only lines within the log.level of the configuration the
+ * logging object was made with come.
+ */
+typedef void (*rpmaf_log_fn)(enum rpmaf_log_level level, const char *msg, void *arg);
+
+/*
+ * rpmaf_log_set_callback -- send every line the library logs from now on
+ * to fn(level, msg, arg); fn NULL brings back the default: each line
+ * appended to log.file (or standard error) as
+ *   2026-11-27T10:59:42.123+00:00 rpmaf: notice: server: ...
+ * (ISO 8601 local time with milliseconds and the offset from UTC; the
+ * framework's tools write their own lines in the same form).
+ *
+ * fn runs on the thread that logs (a worker, the acceptor, the caller's),
+ * never two at once: calls are serialized by a lock the library holds
+ * around it, so fn must not call librpmaf (nor wait for a thread that
+ * does) and should return soon. Once rpmaf_log_set_callback() returns, the
+ * previous function is not running and will not be called again.
+ *
+ * RETURN VALUE
+ * 0 (it cannot fail).
+ *
+ * THREAD SAFETY
+ * Thread-safe; not from inside fn.
+ */
+int rpmaf_log_set_callback(rpmaf_log_fn fn, void *arg);
+
 /* workers: the threads that own connections and poll their completions */
 struct rpmaf_cfg_workers {
 	uint32_t count;		    /* number of worker threads */
@@ -184,7 +218,10 @@ struct rpmaf_cfg_log {
 	char *file; /* NULL: standard error */
 };
 
-/* stats: counters and latency histograms as JSON lines */
+/*
+ * stats: counters and latency histograms as JSON lines (and, since 1.2,
+ * as a Prometheus text file: rpmaf_cfg.stats_prometheus_file)
+ */
 struct rpmaf_cfg_stats {
 	char *file;	      /* NULL: standard error */
 	uint32_t interval_ms; /* 0: on request (signal) and at exit only */
@@ -220,6 +257,13 @@ struct rpmaf_cfg {
 	 * the sum of targets[].connections) / workers.count), at least 1.
 	 */
 	uint32_t conns_per_worker;
+	/*
+	 * Since 1.2, here at the end so that the members above keep their
+	 * places: stats.prometheus_file, where the statistics are written
+	 * in the Prometheus text format every stats.interval_ms (replaced
+	 * whole: written beside it, then renamed over it); NULL: nowhere.
+	 */
+	char *stats_prometheus_file;
 };
 
 /*
@@ -907,7 +951,9 @@ struct rpmaf_server_stats {
 	uint64_t rejected;	/* connection requests rejected (full, shutting down) */
 	uint64_t auth_failed;	/* clients disconnected for a failed proof */
 	uint64_t proto_errors;	/* clients disconnected for breaking the protocol */
-	uint64_t lost;		/* connections lost (peer gone, heartbeats missed) */
+	uint64_t lost;		/* connections lost without a disconnect (heartbeats missed, */
+				/* the channel failed, no handshake): a client that */
+				/* disconnects, cleanly or by exiting, is not counted */
 	uint64_t requests;	/* control requests served (lookup, list, persist, app, ...) */
 	uint64_t persists;	/* PERSIST_REQ served */
 	uint64_t persist_bytes; /* bytes they persisted */
@@ -1175,6 +1221,61 @@ int rpmaf_server_delete(struct rpmaf_server **srv_ptr);
  */
 int rpmaf_server_get_stats(const struct rpmaf_server *srv, struct rpmaf_server_stats *stats);
 
+/* the formats of rpmaf_server_stats_write() */
+enum rpmaf_stats_format {
+	/*
+	 * One JSON object on one line: "what" and "version" (of meta), "time"
+	 * (s since the epoch), "uptime_ms" (since rpmaf_server_start()), the
+	 * counters of struct rpmaf_server_stats by their names, "workers" (an
+	 * array of each worker's polls, empty_polls, completions, receives,
+	 * sleeps, refused and conns), "latency_ns" ("persist": the persists
+	 * (GPSPM) the server made; "handler_ID": the application calls of each
+	 * handler, from the request to the answer; each {"count", "mean",
+	 * "min", "p50", "p90", "p99", "p99.9", "max"}) and "region_stats" (by
+	 * region name: "lookups", "persists", "persist_bytes" of the requests
+	 * that named it; a client's own RDMA reads and writes never reach the
+	 * server, so they are not there).
+	 */
+	RPMAF_STATS_JSON,
+	/*
+	 * The same figures in the Prometheus text exposition format 0.0.4 (the
+	 * one node_exporter's textfile collector reads): counters
+	 * rpmaf_server_*_total, rpmaf_worker_*_total{worker="N"},
+	 * rpmaf_region_*_total{region="NAME"}; gauges rpmaf_server_connections,
+	 * rpmaf_server_regions, rpmaf_server_uptime_seconds and
+	 * rpmaf_server_info{program,version} 1; histograms in seconds
+	 * rpmaf_server_persist_duration_seconds and
+	 * rpmaf_server_handler_duration_seconds{handler="ID"} (_bucket{le},
+	 * _sum, _count); each with its HELP and TYPE lines.
+	 */
+	RPMAF_STATS_PROMETHEUS,
+};
+
+/* who writes the statistics, named in them */
+struct rpmaf_stats_meta {
+	const char *program; /* "rpma-server"; NULL: "rpmaf" */
+	const char *version; /* the program's; NULL: "" */
+};
+
+/*
+ * rpmaf_server_stats_write -- the server's statistics (its counters, its
+ * workers', its regions', the latency histograms of its persists and of
+ * each handler) in format to f, flushed. Each figure is read atomically;
+ * the figures are not all of one instant.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (srv or f NULL, an unknown format, a program or version
+ * of meta with a double quote, a backslash or a control character);
+ * RPMAF_E_NOMEM; RPMAF_E_IO (writing to f failed).
+ *
+ * THREAD SAFETY
+ * Thread-safe against the workers and against rpmaf_server_get_stats();
+ * not against rpmaf_server_delete(). Not from a worker thread (it takes
+ * the region table's mutex a reload holds).
+ */
+int rpmaf_server_stats_write(const struct rpmaf_server *srv, enum rpmaf_stats_format format,
+			     const struct rpmaf_stats_meta *meta, FILE *f);
+
 /* ======================================================================
  * Pool (pool/)
  *
@@ -1308,7 +1409,11 @@ int rpmaf_pool_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct r
 
 /*
  * rpmaf_pool_wait_ready -- wait until every target has at least one
- * healthy connection (its regions listed), for at most timeout_ms.
+ * healthy connection (its regions listed), for at most timeout_ms; and,
+ * within that time, until each of the other connections is healthy too or
+ * has failed once, so that a target that gave fewer connections than its
+ * configuration asks is logged (a warning: how many, and why the others
+ * failed: refused, timed out, unreachable, lost; they are retried).
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (pool NULL); RPMAF_E_TIMEOUT (a target is not ready:

@@ -15,6 +15,7 @@
 
 #include <librpma.h>
 
+#include "rpmaf_version.h"
 #include "service.h"
 
 static const char *Name = "service";
@@ -28,27 +29,72 @@ service_init(const char *name)
 	Name = name;
 }
 
+/*
+ * log_time -- now as ISO 8601 local time with milliseconds and the offset
+ * from UTC, "2026-11-27T10:59:42.123+00:00": the form librpmaf's own lines
+ * take (rpmaf.h, rpmaf_log_set_callback())
+ */
+static void
+log_time(char *buf, size_t size)
+{
+	struct timespec ts;
+	char zone[8];
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	localtime_r(&ts.tv_sec, &tm);
+	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!strftime(zone, sizeof(zone), "%z", &tm))
+		zone[0] = '\0';
+	snprintf(buf + n, size - n, ".%03ld%.3s:%.2s", ts.tv_nsec / 1000000L, zone,
+		 zone[0] ? zone + 3 : "");
+}
+
+/* log_line -- one line "TIME NAME: LEVEL: MSG" of the daemon's log */
+static void
+log_line(enum rpmaf_log_level level, const char *msg)
+{
+	static const char *const names[] = {"error", "warning", "notice", "info", "debug"};
+	FILE *out = Log_out ? Log_out : stderr;
+	char when[40];
+
+	log_time(when, sizeof(when));
+	flockfile(out);
+	fprintf(out, "%s %s: %s: %s\n", when, Name, names[level], msg);
+	fflush(out);
+	funlockfile(out);
+}
+
 /* see service.h */
 void
 service_log(enum rpmaf_log_level level, const char *fmt, ...)
 {
-	static const char *const names[] = {"error", "warning", "notice", "info", "debug"};
-	FILE *out = Log_out ? Log_out : stderr;
-	struct timespec ts;
+	char msg[1024];
 	va_list ap;
 
 	if (level > Log_level)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	flockfile(out);
-	fprintf(out, "%lld.%03ld %s: %s: ", (long long)ts.tv_sec, ts.tv_nsec / 1000000, Name,
-		names[level]);
 	va_start(ap, fmt);
-	vfprintf(out, fmt, ap);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fputc('\n', out);
-	fflush(out);
-	funlockfile(out);
+	log_line(level, msg);
+}
+
+/* library_log -- librpmaf's lines (rpmaf_log_set_callback()) into the daemon's log */
+static void
+library_log(enum rpmaf_log_level level, const char *msg, void *arg)
+{
+	(void)arg;
+	if (level <= Log_level)
+		log_line(level, msg);
+}
+
+/* service_version -- --version: the name and the version on standard output, exit status 0 */
+static int
+service_version(void)
+{
+	return printf("%s %s\n", Name, RPMAF_TOOLS_VERSION) < 0 ? SERVICE_EXIT_FAIL : EXIT_SUCCESS;
 }
 
 /* usage_fail -- a usage error: the message, the usage, exit status 2 */
@@ -67,6 +113,7 @@ service_args(int argc, char *argv[], const char *usage, const char *help, struct
 	    {"config", required_argument, NULL, 'c'},
 	    {"set", required_argument, NULL, 's'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -74,13 +121,15 @@ service_args(int argc, char *argv[], const char *usage, const char *help, struct
 	if (!(a->sets = calloc((size_t)argc, sizeof(*a->sets))))
 		return usage_fail(usage, "out of memory", NULL);
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":c:s:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:s:hV", longopts, NULL)) != -1) {
 		if (c == 'c')
 			a->file = optarg;
 		else if (c == 's')
 			a->sets[a->nsets++] = optarg;
 		else if (c == 'h')
 			return printf("%s%s", usage, help) < 0 ? SERVICE_EXIT_FAIL : EXIT_SUCCESS;
+		else if (c == 'V')
+			return service_version();
 		else if (c == ':')
 			return usage_fail(usage, "a value is needed after", argv[optind - 1]);
 		else
@@ -113,19 +162,43 @@ int
 service_log_open(const struct rpmaf_cfg *cfg)
 {
 	Log_level = cfg->log.level;
-	if (!cfg->log.file)
-		return 0;
-	if (!(Log_out = fopen(cfg->log.file, "a"))) {
+	if (cfg->log.file && !(Log_out = fopen(cfg->log.file, "ae"))) {
 		service_log(RPMAF_LOG_ERROR, "log.file %s: %s", cfg->log.file, strerror(errno));
 		return -1;
 	}
+	/* one log: the library's lines in the daemon's form, to the daemon's file */
+	rpmaf_log_set_callback(library_log, NULL);
 	return 0;
+}
+
+/* see service.h */
+void
+service_log_config(const struct rpmaf_cfg *cfg, const char *file)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if (Log_level < RPMAF_LOG_DEBUG)
+		return;
+	if (!(f = open_memstream(&text, &len)))
+		return;
+	if (rpmaf_cfg_dump(cfg, f) || fclose(f)) {
+		service_log(RPMAF_LOG_DEBUG, "%s: the resolved configuration does not print", file);
+		free(text);
+		return;
+	}
+	service_log(RPMAF_LOG_DEBUG, "%s, resolved (defaults filled in):", file);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		service_log(RPMAF_LOG_DEBUG, "  %s", line);
+	free(text);
 }
 
 /* see service.h */
 void
 service_log_close(void)
 {
+	rpmaf_log_set_callback(NULL, NULL);
 	if (Log_out)
 		fclose(Log_out);
 	Log_out = NULL;
@@ -142,7 +215,10 @@ service_peer(const struct rpmaf_cfg *cfg, struct rpma_peer **peer_ptr)
 	if (!ret)
 		ret = rpma_peer_new(dev, peer_ptr);
 	if (ret)
-		service_log(RPMAF_LOG_ERROR, "listen.address %s: no RDMA device: %s",
+		service_log(RPMAF_LOG_ERROR,
+			    "listen.address %s: no RDMA device has this address (%s): load an "
+			    "RDMA driver for its interface (rdma_rxe, siw), or run under "
+			    "tools/softrdma-run for the software device",
 			    cfg->listen.address, rpma_err_2str(ret));
 	return ret ? -1 : 0;
 }

@@ -3,7 +3,7 @@
 
 /*
  * service.h -- what the framework's daemons (rpma-server, rpmemd) share:
- * the command line "-c FILE [--set KEY=VALUE]... | --help", the
+ * the command line "-c FILE [--set KEY=VALUE]... | --help | --version", the
  * configuration loaded with its overrides, the daemon's own log lines
  * (to log.file or standard error, up to log.level) and the RDMA peer of
  * the listening address.
@@ -36,8 +36,9 @@ void service_init(const char *name);
 
 /*
  * service_args -- parse argv into a (a->sets is allocated: free it);
- * usage is printed on a usage error, usage and help on --help.
- * RETURN VALUE: -1 to go on; otherwise the exit status (0 after --help,
+ * usage is printed on a usage error, usage and help on --help, the name
+ * and the version (RPMAF_TOOLS_VERSION) on -V, --version.
+ * RETURN VALUE: -1 to go on; otherwise the exit status (0 after --help or --version,
  * SERVICE_EXIT_USAGE after a usage error, SERVICE_EXIT_FAIL).
  */
 int service_args(int argc, char *argv[], const char *usage, const char *help,
@@ -53,10 +54,17 @@ struct rpmaf_cfg *service_config(const struct service_args *a);
 void service_log(enum rpmaf_log_level level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* service_log_open -- log to cfg's log.file and up to its level; 0 or -1 (logged) */
+/*
+ * service_log_open -- log to cfg's log.file and up to its level, librpmaf's
+ * lines too (rpmaf_log_set_callback()); 0 or -1 (logged). Lines read
+ * "2026-11-27T10:59:42.123+00:00 NAME: LEVEL: message".
+ */
 int service_log_open(const struct rpmaf_cfg *cfg);
 
-/* service_log_close -- close log.file, if one was opened */
+/* service_log_config -- at log.level debug, cfg as loaded from file with every value resolved */
+void service_log_config(const struct rpmaf_cfg *cfg, const char *file);
+
+/* service_log_close -- give librpmaf its own log back, close log.file if one was opened */
 void service_log_close(void);
 
 /*

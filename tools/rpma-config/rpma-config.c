@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "rpmaf.h"
+#include "rpmaf_version.h"
 
 #define EXIT_INVALID 1
 #define EXIT_USAGE   2
@@ -22,7 +23,7 @@
 static const char Usage[] =
     "usage: rpma-config check [--set KEY=VALUE]... [--no-file-checks] FILE\n"
     "       rpma-config dump  [--set KEY=VALUE]... [--no-file-checks] FILE\n"
-    "       rpma-config --help\n";
+    "       rpma-config --help | --version\n";
 
 static const char Help[] =
     "\n"
@@ -43,6 +44,7 @@ static const char Help[] =
     "  -n, --no-file-checks  do not look at the files FILE names (region files, key\n"
     "                        file, directories), e.g. to check a server's file elsewhere\n"
     "  -h, --help            print this help\n"
+    "  -V, --version         print the version (and the git revision built from)\n"
     "\n"
     "Errors read FILE:LINE:COLUMN: key.path: what is wrong (what was expected), or\n"
     "--set KEY=VALUE: key.path: ... when an override is at fault.\n"
@@ -73,6 +75,7 @@ args_parse(int argc, char *argv[], struct args *a)
 	    {"set", required_argument, NULL, 's'},
 	    {"no-file-checks", no_argument, NULL, 'n'},
 	    {"help", no_argument, NULL, 'h'},
+	    {"version", no_argument, NULL, 'V'},
 	    {NULL, 0, NULL, 0},
 	};
 	int c;
@@ -81,13 +84,16 @@ args_parse(int argc, char *argv[], struct args *a)
 	if (a->sets == NULL)
 		return usage_fail("out of memory", NULL);
 	opterr = 0; /* usage_fail() says what is wrong */
-	while ((c = getopt_long(argc, argv, ":s:nh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:nhV", longopts, NULL)) != -1) {
 		if (c == 's')
 			a->sets[a->nsets++] = optarg;
 		else if (c == 'n')
 			a->flags |= RPMAF_CFG_NO_FILE_CHECKS;
 		else if (c == 'h')
 			return printf("%s%s", Usage, Help) < 0 ? EXIT_INVALID : EXIT_SUCCESS;
+		else if (c == 'V')
+			return printf("rpma-config %s\n", RPMAF_TOOLS_VERSION) < 0 ? EXIT_INVALID
+										   : EXIT_SUCCESS;
 		else if (c == ':')
 			return usage_fail("a value is needed after", argv[optind - 1]);
 		else

@@ -16,9 +16,10 @@ RPMA_CONFIG_INSTALL := $(INSTALL_GEN)/bin/rpma-config
 INSTALL_BINS += $(RPMA_CONFIG_INSTALL)
 $(RPMA_CONFIG_INSTALL): $(INSTALL_RPATH_STAMP)
 
-$(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h $(RPMAF_SO)
+$(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h \
+		$(VERSION_H) $(RPMAF_SO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $< $(LIB_LDFLAGS) -lrpmaf
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $< $(LIB_LDFLAGS) -lrpmaf
 
 check-rpma-config: $(RPMA_CONFIG_BIN)
 	@tools/rpma-config/test-rpma-config.sh $(RPMA_CONFIG_BIN)

@@ -38,6 +38,15 @@ has() {
 }
 
 expect help 0 "$bin" --help && has help "$tmp/out" "commands:"
+# --version: the name and the Makefile's VERSION, with the git revision when built from git
+version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$(dirname "$0")/../../Makefile" | paste -sd.)
+expect version 0 "$bin" --version &&
+	if grep -qxE "rpma-config $version( \(git [^)]+\))?" "$tmp/out"; then
+		passed=$((passed + 1))
+	else
+		echo "FAIL version: not \"rpma-config $version\": $(cat "$tmp/out")"
+		failed=$((failed + 1))
+	fi
 expect help-word 0 "$bin" help && has help-word "$tmp/out" "exit status: 0 valid, 1 invalid, 2 wrong usage"
 expect no-args 2 "$bin" && has no-args "$tmp/err" "rpma-config: a command and a FILE are needed"
 expect bad-command 2 "$bin" lint x.yaml && has bad-command "$tmp/err" "rpma-config: unknown command: lint"

@@ -13,14 +13,16 @@
  */
 
 #include <errno.h>
-#include <inttypes.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,12 +31,13 @@
 #include "../common/service.h"
 #include "reload.h"
 #include "rpmaf.h"
+#include "rpmaf_version.h"
 
 /* the handler rpma-load's message calls go to: the request comes back as the reply */
 #define HANDLER_ECHO 1
 
 static const char Usage[] = "usage: rpma-server -c FILE [--set KEY=VALUE]...\n"
-			    "       rpma-server --help\n";
+			    "       rpma-server --help | --version\n";
 
 static const char Help[] =
     "\n"
@@ -47,6 +50,7 @@ static const char Help[] =
     "  -s, --set KEY=VALUE   override a key of FILE (as rpma-config does); may be\n"
     "                        repeated; applied again on every reload\n"
     "  -h, --help            print this help\n"
+    "  -V, --version         print the version (and the git revision built from)\n"
     "\n"
     "signals:\n"
     "  SIGHUP    load FILE again: regions added, removed or changed are applied and\n"
@@ -55,7 +59,8 @@ static const char Help[] =
     "            changes need a restart\n"
     "  SIGTERM, SIGINT   drain: stop accepting, let requests in flight finish (at\n"
     "            most timeouts.operation_ms), disconnect, persist, exit 0\n"
-    "  SIGUSR1   write the counters as one JSON line to stats.file (or stderr)\n"
+    "  SIGUSR1   write the statistics as one JSON line to stats.file (or stderr),\n"
+    "            and to stats.prometheus_file when set (as every stats.interval_ms)\n"
     "\n"
     "Application calls with handler id 1 are answered with the request (echo).\n"
     "\n"
@@ -69,6 +74,7 @@ struct server {
 	struct rpma_peer *peer;
 	struct rpmaf_workers *ws;
 	struct rpmaf_server *srv;
+	bool serving; /* it started: its statistics mean something */
 	int sigfd;
 };
 
@@ -127,45 +133,70 @@ server_start(struct server *s)
 	return 0;
 }
 
-/* counters_dump -- the server's and each worker's counters as one JSON line */
+/* stats_json -- the statistics as one JSON line to stats.file (appended) or standard error */
 static void
-counters_dump(const struct server *s)
+stats_json(const struct server *s, const struct rpmaf_stats_meta *meta)
 {
 	FILE *out = stderr, *f = NULL;
-	struct rpmaf_server_stats st;
-	struct rpmaf_worker_stats ws;
-	struct rpmaf_worker *w;
+	int ret;
 
-	if (s->cfg->stats.file && !(out = f = fopen(s->cfg->stats.file, "a"))) {
+	if (s->cfg->stats.file && !(out = f = fopen(s->cfg->stats.file, "ae"))) {
 		service_log(RPMAF_LOG_ERROR, "stats.file %s: %s", s->cfg->stats.file,
 			    strerror(errno));
 		return;
 	}
-	rpmaf_server_get_stats(s->srv, &st);
-	fprintf(out,
-		"{\"what\":\"rpma-server\",\"time\":%lld,\"accepted\":%" PRIu64
-		",\"rejected\":%" PRIu64 ",\"auth_failed\":%" PRIu64 ",\"proto_errors\":%" PRIu64
-		",\"lost\":%" PRIu64 ",\"requests\":%" PRIu64 ",\"persists\":%" PRIu64
-		",\"persist_bytes\":%" PRIu64 ",\"app_requests\":%" PRIu64
-		",\"announcements\":%" PRIu64 ",\"connections\":%u,\"regions\":%u,\"workers\":[",
-		(long long)time(NULL), st.accepted, st.rejected, st.auth_failed, st.proto_errors,
-		st.lost, st.requests, st.persists, st.persist_bytes, st.app_requests,
-		st.announcements, st.connections, st.regions);
-	for (unsigned i = 0; i < rpmaf_workers_count(s->ws); i++) {
-		rpmaf_workers_get(s->ws, i, &w);
-		rpmaf_worker_get_stats(w, &ws);
-		fprintf(out,
-			"%s{\"polls\":%" PRIu64 ",\"empty_polls\":%" PRIu64
-			",\"completions\":%" PRIu64 ",\"receives\":%" PRIu64 ",\"sleeps\":%" PRIu64
-			",\"refused\":%" PRIu64 ",\"conns\":%u}",
-			i ? "," : "", ws.polls, ws.empty_polls, ws.completions, ws.receives,
-			ws.sleeps, ws.refused, ws.conns);
-	}
-	fprintf(out, "]}\n");
+	if ((ret = rpmaf_server_stats_write(s->srv, RPMAF_STATS_JSON, meta, out)))
+		service_log(RPMAF_LOG_ERROR, "stats.file %s: %s",
+			    s->cfg->stats.file ? s->cfg->stats.file : "(standard error)",
+			    rpmaf_err_str(ret));
 	if (f)
 		fclose(f);
-	else
-		fflush(out);
+}
+
+/*
+ * stats_prometheus -- the statistics in the Prometheus text format to
+ * stats.prometheus_file, replaced whole: written to a file beside it, then
+ * renamed over it, so a collector never reads half of it
+ */
+static void
+stats_prometheus(const struct server *s, const struct rpmaf_stats_meta *meta)
+{
+	const char *path = s->cfg->stats_prometheus_file;
+	char tmp[4096 + 32];
+	FILE *f;
+	int fd, ret;
+
+	if (!path)
+		return;
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
+	if ((fd = mkostemp(tmp, O_CLOEXEC)) < 0 || !(f = fdopen(fd, "w"))) {
+		service_log(RPMAF_LOG_ERROR, "stats.prometheus_file %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	/* mkostemp() makes it 0600: a collector running as another user reads it */
+	(void)fchmod(fd, 0644);
+	ret = rpmaf_server_stats_write(s->srv, RPMAF_STATS_PROMETHEUS, meta, f);
+	if (fclose(f) && !ret)
+		ret = RPMAF_E_IO;
+	if (!ret && rename(tmp, path))
+		ret = RPMAF_E_IO;
+	if (ret) {
+		service_log(RPMAF_LOG_ERROR, "stats.prometheus_file %s: %s", path,
+			    ret == RPMAF_E_IO ? strerror(errno) : rpmaf_err_str(ret));
+		unlink(tmp);
+	}
+}
+
+/* counters_dump -- the statistics: a JSON line, and the Prometheus file when configured */
+static void
+counters_dump(const struct server *s)
+{
+	const struct rpmaf_stats_meta meta = {"rpma-server", RPMAF_TOOLS_VERSION};
+
+	stats_json(s, &meta);
+	stats_prometheus(s, &meta);
 }
 
 /* reload -- SIGHUP: the file again, its regions applied, or nothing changed */
@@ -250,7 +281,9 @@ server_stop(struct server *s)
 			service_log(RPMAF_LOG_WARNING, "drain: %s", rpmaf_err_str(r));
 			ret = r;
 		}
-		counters_dump(s);
+		/* a server that never started served nothing: no line, no stats.file */
+		if (s->serving)
+			counters_dump(s);
 		if ((r = rpmaf_server_delete(&s->srv)) && !ret)
 			ret = r;
 	}
@@ -279,8 +312,10 @@ main(int argc, char *argv[])
 	s.boot = s.cfg;
 	if (service_log_open(s.cfg) || signals_block(&s))
 		goto stop;
+	service_log_config(s.cfg, s.args.file);
 	if (server_start(&s))
 		goto stop;
+	s.serving = true;
 	serve(&s);
 	ret = EXIT_SUCCESS;
 stop:

@@ -18,14 +18,16 @@ RPMA_SERVER_INSTALL := $(INSTALL_GEN)/bin/rpma-server
 INSTALL_BINS += $(RPMA_SERVER_INSTALL)
 $(RPMA_SERVER_INSTALL): $(INSTALL_RPATH_STAMP)
 
-$(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h tools/common/service.h rpmaf/include/rpmaf.h \
-		$(RPMAF_SO) $(LIB_SO)
+$(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h \
+		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
 		-lrpmaf -lrpma -pthread
 
-check-rpma-server: $(RPMA_SERVER_BIN) softrdma
-	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN)
+# rpma-load (tools/rpma-load/rpma-load.mk) is the client of the tests
+check-rpma-server: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN) \
+		$(BUILD)/tools/rpma-load
 
 CHECK_TARGETS += check-rpma-server
 CLEAN_DIRS += $(BUILD)/tools

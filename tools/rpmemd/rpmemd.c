@@ -21,7 +21,7 @@
 #include "rpmaf.h"
 
 static const char Usage[] = "usage: rpmemd -c FILE [--set KEY=VALUE]...\n"
-			    "       rpmemd --help\n";
+			    "       rpmemd --help | --version\n";
 
 static const char Help[] =
     "\n"
@@ -36,6 +36,7 @@ static const char Help[] =
     "  -c, --config FILE     the configuration (it needs listen and rpmem sections)\n"
     "  -s, --set KEY=VALUE   override a key of FILE; may be repeated\n"
     "  -h, --help            print this help\n"
+    "  -V, --version         print the version (and the git revision built from)\n"
     "\n"
     "exit status: 0 after SIGTERM or SIGINT, 1 the daemon cannot start, 2 wrong usage\n";
 

@@ -105,11 +105,11 @@ RPMEMD_INSTALL := $(INSTALL_GEN)/bin/rpmemd
 INSTALL_BINS += $(RPMEMD_INSTALL)
 $(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
-$(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h tools/common/service.h \
-		rpmaf/include/rpmaf.h \
+$(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h \
+		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
+	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
 		$(LIB_LDFLAGS) -lrpmaf -lrpma $(RPMEMD_POOL_LIBS) -pthread
 
 # the program: usage, bad configurations, a port taken, SIGTERM and SIGINT

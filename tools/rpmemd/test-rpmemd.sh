@@ -22,6 +22,8 @@ log: {level: info}
 YAML
 
 expect help 0 "rpmem.poolset_dir" --help
+version=$(sed -n 's/^VERSION_\(MAJOR\|MINOR\|PATCH\) := //p' "$(dirname "$0")/../../Makefile" | paste -sd.)
+expect version 0 "^rpmemd $version( \(git [^)]+\))?$" --version
 expect no-config 2 "a configuration file is needed"
 expect bad-option 2 "unknown option: --frob" --frob
 expect extra-arg 2 "unexpected argument: x" -c "$tmp/d.yaml" x

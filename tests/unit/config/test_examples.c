@@ -151,7 +151,7 @@ doc_complete(void **state)
 	len = fread(doc, 1, (1 << 20) - 1, f);
 	fclose(f);
 	assert_true(len > 0);
-	assert_int_equal(doc_names(doc, rpmaf__cfg_schema.keys, ""), 60);
+	assert_int_equal(doc_names(doc, rpmaf__cfg_schema.keys, ""), 61);
 	free(doc);
 }
 

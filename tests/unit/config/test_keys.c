@@ -694,8 +694,9 @@ unknown_keys(void **state)
 	expect_err(
 	    "log: {\"le.vel\": 1}", RPMAF_E_CONFIG,
 	    "t.yaml:1:7: log.\"le.vel\": unknown key (did you mean level? one of level, file)");
-	expect_err("stats: {\"\\x01\": 1}", RPMAF_E_CONFIG,
-		   "t.yaml:1:9: stats.\"\\x01\": unknown key (one of file, interval_ms)");
+	expect_err(
+	    "stats: {\"\\x01\": 1}", RPMAF_E_CONFIG,
+	    "t.yaml:1:9: stats.\"\\x01\": unknown key (one of file, interval_ms, prometheus_file)");
 	expect_err("rpmem: {lanes: 1}", RPMAF_E_CONFIG,
 		   "t.yaml:1:9: rpmem.lanes: unknown key (one of poolset_dir, persistence, "
 		   "direct_write, max_lanes)");
