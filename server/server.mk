@@ -56,11 +56,11 @@ CLEAN_DIRS += $(BUILD)/server
 # and the protocol, over a worker of the harness's own (no workers/ but its log); librpma's
 # static library for what the region table names, rpma_send() the harness's own
 SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c) \
-	workers/wlog.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
 
 $(SERVER_FUZZ_BIN): fuzz/fuzz_ctl_server.c $(SERVER_FUZZ_SRCS) $(SERVER_MODULE_HDRS) \
-		fuzz/fuzz_assert.h $(LIB_A)
+		fuzz/fuzz_assert.h fuzz/fuzz_ctl_stub.h $(LIB_A)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
 		$(SERVER_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium \
