@@ -391,6 +391,28 @@ main(int argc, char *argv[])
 	op(s, S_CALL, 0x11, 64);
 	save(s, argv[1], "shutdown");
 
+	/*
+	 * answers of the wrong type: an APP_REPLY to the PERSIST_REQ of an
+	 * operation that was a call before (its reply buffer freed since), a
+	 * PERSIST_REPLY to a call
+	 */
+	begin(s, false);
+	handshake(s, false);
+	op(s, S_CALL, 0x11, 64); /* req_id 3 */
+	steps(s, S_DONE, 1);
+	app_reply(s, 3, RPMAF__PROTO_S_OK);
+	op(s, S_OP, 0x08, 0); /* flush r0, the same operation: PERSIST_REQ 4 */
+	steps(s, S_DONE, 1);
+	app_reply(s, 4, RPMAF__PROTO_S_OK);
+	save(s, argv[1], "reply-type-mismatch");
+
+	begin(s, false);
+	handshake(s, false);
+	op(s, S_CALL, 0x11, 64); /* req_id 3 */
+	steps(s, S_DONE, 1);
+	persist_reply(s, 3);
+	save(s, argv[1], "reply-type-mismatch-persist");
+
 	free(s);
 	return 0;
 }
