@@ -21,7 +21,7 @@
  * (--wrap=urcu_memb_call_rcu,urcu_memb_barrier: see grace()).
  *
  * An input is a byte of set-up (bit 0: the pool has a key), then steps,
- * each a byte (modulo 8):
+ * each a byte (modulo 9):
  *   0 LEN_LO LEN_HI BYTES  the server's message of LEN bytes (longer than the
  *                          buffer: a receive failed with IBV_WC_LOC_LEN_ERR)
  *   1 / 2                  the oldest work request completes / fails
@@ -38,6 +38,8 @@
  *                          worker's thread when A & 0x80
  *   7                      the pool shuts down (rpmaf_pool_delete()'s
  *                          close on the worker); submissions fail from then on
+ *   8 A                    the (A & 3) + 1-th post of a work request from
+ *                          now fails
  *
  * Properties, after every step:
  * - whatever the client sends decodes, fits the server's buffer (what its
@@ -69,7 +71,7 @@
 #define SQ	   8
 #define MAX_OPS	   16
 #define REGIONS	   4
-#define STEP_KINDS 8
+#define STEP_KINDS 9
 
 /* an operation of the input */
 struct slot {
@@ -558,6 +560,8 @@ step(const uint8_t **pp, const uint8_t *end)
 	size_t len;
 
 	fuzz_ctl_turn();
+	if (kind == 8)
+		a = p < end ? *p++ : 0;
 	if (kind == 5 || kind == 6) {
 		a = p < end ? *p++ : 0;
 		b = p < end ? *p++ : 0;
@@ -589,8 +593,11 @@ step(const uint8_t **pp, const uint8_t *end)
 	case 6:
 		step_rma(a, b);
 		break;
-	default:
+	case 7:
 		step_shutdown();
+		break;
+	default:
+		Fw.post_fail_in = 1 + (a & 3);
 		break;
 	}
 	*pp = p;

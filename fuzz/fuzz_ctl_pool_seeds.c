@@ -24,7 +24,7 @@
 #define HB_MISSES 3
 
 /* the harness's steps */
-enum { S_RECV, S_DONE, S_FAIL, S_TIMER, S_DISCONNECT, S_CALL, S_OP, S_SHUTDOWN };
+enum { S_RECV, S_DONE, S_FAIL, S_TIMER, S_DISCONNECT, S_CALL, S_OP, S_SHUTDOWN, S_POST_FAILS };
 
 /* an input being written */
 struct seed {
@@ -67,6 +67,14 @@ op(struct seed *s, int step, uint8_t a, uint8_t b)
 	put(s, (uint8_t)step);
 	put(s, a);
 	put(s, b);
+}
+
+/* post_fails -- the (n + 1)-th post from now fails */
+static void
+post_fails(struct seed *s, uint8_t n)
+{
+	put(s, S_POST_FAILS);
+	put(s, n);
 }
 
 /* recv_raw -- the receive of the len encoded bytes at buf */
@@ -390,6 +398,21 @@ main(int argc, char *argv[])
 	steps(s, S_SHUTDOWN, 1);
 	op(s, S_CALL, 0x11, 64);
 	save(s, argv[1], "shutdown");
+
+	/* posts that fail: the first of a write and its flush, the second, a call's send */
+	begin(s, false);
+	handshake(s, false);
+	post_fails(s, 0);
+	op(s, S_OP, 0x11, 0); /* persistent write r1: the write fails, nothing posted */
+	post_fails(s, 1);
+	op(s, S_OP, 0x11, 1); /* its flush fails: the connection fails */
+	save(s, argv[1], "post-fails");
+
+	begin(s, false);
+	handshake(s, false);
+	post_fails(s, 0);
+	op(s, S_CALL, 0x11, 64);
+	save(s, argv[1], "post-fails-call");
 
 	/*
 	 * answers of the wrong type: an APP_REPLY to the PERSIST_REQ of an

@@ -277,6 +277,8 @@ static int
 post(uint64_t wr_id, int flags, enum ibv_wc_opcode opcode)
 {
 	fuzz_assert(!Fw.closed && Fw.attached && Fw.nwrs < FUZZ_CTL_WRS_MAX);
+	if (Fw.post_fail_in && --Fw.post_fail_in == 0)
+		return RPMA_E_PROVIDER;
 	Fw.wrs[Fw.nwrs].wr_id = wr_id;
 	Fw.wrs[Fw.nwrs].signaled = (flags & RPMA_F_COMPLETION_ALWAYS) == RPMA_F_COMPLETION_ALWAYS;
 	Fw.wrs[Fw.nwrs++].opcode = opcode;

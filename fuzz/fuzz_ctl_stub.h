@@ -50,7 +50,8 @@ struct fuzz_ctl_worker {
 	const struct rpmaf_wconn_ops *ops;
 	void *ctx;
 	bool attached, closed;
-	bool broken; /* a request failed: every later one completes flushed */
+	bool broken;	       /* a request failed: every later one completes flushed */
+	unsigned post_fail_in; /* this many posts from now, one fails (RPMA_E_PROVIDER); 0: none */
 	struct {
 		uint64_t wr_id;
 		bool signaled;
