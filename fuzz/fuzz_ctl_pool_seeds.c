@@ -399,6 +399,30 @@ main(int argc, char *argv[])
 	op(s, S_CALL, 0x11, 64);
 	save(s, argv[1], "shutdown");
 
+	/*
+	 * the largest generation, which the encoder refuses (written over the
+	 * first entry's): r0 listed at it, then gone from the listing of the
+	 * next connection, taken at the same table generation
+	 */
+	{
+		const struct rpmaf__proto_region top[] = {
+		    region(0, UINT64_MAX - 1, RPMAF__PROTO_PERSIST_GPSPM),
+		    region(1, 4, RPMAF__PROTO_PERSIST_APM)};
+		size_t at;
+
+		begin(s, false);
+		hello_reply(s);
+		/* S_DONE, S_RECV and the length; the header, the page's fields, the entry's size */
+		at = s->len + 1 + 3 + RPMAF__PROTO_HDR_SIZE + 20 + 8;
+		list(s, 2, UINT64_MAX, 2, 0, top, 2);
+		memset(s->b + at, 0xff, 8);
+		steps(s, S_DISCONNECT, 2);
+		sessions(s, false);
+		hello_reply(s);
+		list(s, 2, UINT64_MAX, 1, 0, top + 1, 1);
+		save(s, argv[1], "generation-max");
+	}
+
 	/* posts that fail: the first of a write and its flush, the second, a call's send */
 	begin(s, false);
 	handshake(s, false);
