@@ -70,7 +70,7 @@
 #define CREDITS	   4
 #define SQ	   8
 #define MAX_OPS	   16
-#define REGIONS	   4
+#define REGIONS	   4 /* r0 to r3 */
 #define STEP_KINDS 9
 
 /* an operation of the input */
@@ -302,7 +302,7 @@ step_rma(uint8_t a, uint8_t b)
 	static const char value[8];
 	struct rpma_mr_local *mr = (struct rpma_mr_local *)Req;
 	struct slot *s = slot_free();
-	char name[3] = {'r', (char)('0' + (a & 3)), '\0'};
+	char name[3] = {'r', (char)('0' + a % REGIONS), '\0'};
 	size_t off = (size_t)b * 8;
 	int ret;
 

@@ -53,8 +53,9 @@ CHECK_SLOW_TARGETS += check-server-tsan
 CLEAN_DIRS += $(BUILD)/server
 
 # the harness of the server's control dispatch: the channel, the connection, its requests
-# and the protocol, over a worker of the harness's own (no workers/ but its log); librpma's
-# static library for what the region table names, rpma_send() the harness's own
+# and the protocol, over the stand-in worker of fuzz/fuzz_ctl_stub.c (no workers/ but its
+# log and its send-queue accounting); librpma's static library for what the region table
+# names, rpma_send() the stub's
 SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c) \
 	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
