@@ -13,6 +13,11 @@
 #   make check-pool-torture, check-pool-torture-canfail   the torture of the pool
 #                          against a server that adds, removes and replaces regions
 #                          (pool/pool_torture.mk; check-slow)
+#   make fuzz-ctl-pool     build/fuzz/fuzz_ctl_pool (libFuzzer): sequences of server
+#                          messages, completions, timers and disconnections through the
+#                          channel and the connection's session and operations, over the
+#                          harness's own worker (check-fuzz-ctl-pool runs it;
+#                          make fuzz-ctl-pool-seeds writes its seeds again)
 #
 # The test uses the public API only: it links build/lib/librpmaf.so; the TSan
 # build links the sources of every module instead.
@@ -72,5 +77,38 @@ check-pool-twohost: $(POOL_TEST) softrdma
 CHECK_TARGETS += check-pool
 CHECK_SLOW_TARGETS += check-pool-tsan check-pool-twohost
 CLEAN_DIRS += $(BUILD)/pool
+
+# the harness of the client's control session: the channel, the connection, its session and
+# operations, the region table and the protocol, over a worker of the harness's own
+# (fuzz/fuzz_ctl_stub.c) and no control thread; the session's nonce, the connection's clock
+# and the table's grace periods are the harness's (link-time wraps); librpma's static
+# library for its utilities
+POOL_FUZZ_SRCS := ctl/ctl.c $(addprefix pool/,conn.c op.c post.c session.c) regtab/regtab.c \
+	stats/counters.c stats/hist.c workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c \
+	$(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+POOL_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_pool
+
+$(POOL_FUZZ_BIN): fuzz/fuzz_ctl_pool.c $(POOL_FUZZ_SRCS) $(POOL_MODULE_HDRS) fuzz/fuzz_assert.h \
+		fuzz/fuzz_ctl_stub.h $(LIB_A)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
+		$(POOL_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lpmem2 \
+		-lurcu-memb -lurcu-common -lurcu-cds -pthread \
+		-Wl,--wrap=rpmaf__proto_auth_nonce,--wrap=rpmaf__pool_now_ns \
+		-Wl,--wrap=urcu_memb_call_rcu,--wrap=urcu_memb_barrier
+
+$(eval $(call fuzz_targets,ctl-pool,$(POOL_FUZZ_BIN)))
+
+# its seeds, written by proto/'s encoders and session state machines
+POOL_FUZZ_SEEDS := $(BUILD)/fuzz/fuzz_ctl_pool_seeds
+
+$(POOL_FUZZ_SEEDS): fuzz/fuzz_ctl_pool_seeds.c $(CONFIG_DEP_SRCS) $(wildcard proto/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(CFLAGS_BASE) -O1 -o $@ $< $(CONFIG_DEP_SRCS) $(CONFIG_DEP_LIBS)
+
+.PHONY: fuzz-ctl-pool-seeds
+fuzz-ctl-pool-seeds: $(POOL_FUZZ_SEEDS)
+	@mkdir -p fuzz/corpus/fuzz_ctl_pool
+	$(POOL_FUZZ_SEEDS) fuzz/corpus/fuzz_ctl_pool
 
 include pool/pool_torture.mk

@@ -309,26 +309,47 @@ on_announce(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_announce *a)
 			    (int)reg->name_len, reg->name, ret);
 }
 
-/* on_app_reply -- a call's reply: its payload into the caller's buffer */
-static void
-on_app_reply(struct rpmaf__pool_conn *pc, uint64_t req_id, const struct rpmaf__proto_app_reply *r)
+/*
+ * wrong_answer -- m answers a request whose operation waits for another
+ * type of answer (an APP_REPLY to a PERSIST_REQ, a PERSIST_REPLY to a
+ * call): the target breaks the protocol, and the operation's fields of the
+ * other kind (a call's reply buffer, which a persist does not have) must
+ * not be used. The session fails.
+ */
+static int
+wrong_answer(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_msg *m)
 {
-	struct rpmaf__pool_op *o = rpmaf__pool_op_find(pc, req_id);
+	rpmaf__wlog(pc->pool->log, RPMAF_LOG_ERROR,
+		    "pool: %s: %s answers request %llu, which is not %s", pc->peer,
+		    rpmaf__proto_type_str(m->hdr.type), (unsigned long long)m->hdr.req_id,
+		    m->hdr.type == RPMAF__PROTO_T_APP_REPLY ? "a call" : "a persist");
+	return pc->fail_code = RPMAF_E_PROTO;
+}
+
+/* on_app_reply -- a call's reply: its payload into the caller's buffer */
+static int
+on_app_reply(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf__proto_app_reply *r = &m->body.app_reply;
+	struct rpmaf__pool_op *o = rpmaf__pool_op_find(pc, m->hdr.req_id);
 
 	if (!o)
-		return;
+		return 0;
+	if (o->kind != POOL_K_CALL)
+		return wrong_answer(pc, m);
 	if (r->status != RPMAF__PROTO_S_OK) {
 		rpmaf__pool_op_complete(pc, o, status_code(r->status));
-		return;
+		return 0;
 	}
 	if (r->payload_len > o->u.call.reply_max) {
 		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE);
-		return;
+		return 0;
 	}
 	if (r->payload_len)
 		memcpy(o->u.call.reply, r->payload, r->payload_len);
 	o->reply_len = r->payload_len;
 	rpmaf__pool_op_complete(pc, o, 0);
+	return 0;
 }
 
 /* on_reply -- a reply that is only a status (PERSIST_REPLY) or an ERROR */
@@ -338,6 +359,8 @@ on_reply(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_msg *m)
 	struct rpmaf__pool_op *o = rpmaf__pool_op_find(pc, m->hdr.req_id);
 
 	if (m->hdr.type == RPMAF__PROTO_T_PERSIST_REPLY) {
+		if (o && o->kind == POOL_K_CALL)
+			return wrong_answer(pc, m);
 		if (o)
 			rpmaf__pool_op_complete(pc, o, status_code(m->body.persist_reply.status));
 		return 0;
@@ -376,8 +399,7 @@ rpmaf__pool_session_msg(struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m, 
 		on_announce(pc, &m->body.announce);
 		return 0;
 	case RPMAF__PROTO_T_APP_REPLY:
-		on_app_reply(pc, m->hdr.req_id, &m->body.app_reply);
-		return 0;
+		return on_app_reply(pc, m);
 	case RPMAF__PROTO_T_PERSIST_REPLY:
 	case RPMAF__PROTO_T_ERROR:
 		return on_reply(pc, m);

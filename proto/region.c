@@ -40,7 +40,11 @@ region_check_lens(const struct rpmaf__proto_region *reg, bool removed, const cha
 	return 0;
 }
 
-/* region_check_values -- size, persistence method and usage */
+/*
+ * region_check_values -- size, generation, persistence method and usage.
+ * The largest generation is refused: a removal must be able to follow any
+ * generation with a newer one, or a client could never drop the region.
+ */
 static int
 region_check_values(const struct rpmaf__proto_region *reg, const char *field,
 		    struct rpmaf__proto_err *err)
@@ -48,6 +52,11 @@ region_check_values(const struct rpmaf__proto_region *reg, const char *field,
 	if (reg->size == 0)
 		return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE, "%s.size: 0 (at least 1)",
 					 field);
+	if (reg->generation == UINT64_MAX)
+		return rpmaf__proto_fail(
+		    err, RPMAF__PROTO_E_RANGE,
+		    "%s.generation: %llu (at most %llu: a removal must follow)", field,
+		    (unsigned long long)reg->generation, (unsigned long long)UINT64_MAX - 1);
 	if (reg->persist > RPMAF__PROTO_PERSIST_MAX)
 		return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE,
 					 "%s.persist: %u (0 none, 1 APM, 2 GPSPM)", field,

@@ -47,7 +47,7 @@ enum rpmaf__proto_persist {
 /* one region entry; name and desc point into a message buffer or the caller's memory */
 struct rpmaf__proto_region {
 	uint64_t size;	     /* bytes, > 0 */
-	uint64_t generation; /* grows at every change of the region */
+	uint64_t generation; /* grows at every change of the region; below UINT64_MAX */
 	uint8_t persist;     /* enum rpmaf__proto_persist */
 	uint8_t usage;	     /* RPMAF__PROTO_USAGE_* bits, at least one */
 	uint8_t name_len;
@@ -63,8 +63,9 @@ struct rpmaf__proto_region {
  *
  * RETURN VALUE
  * 0; RPMAF__PROTO_E_INVAL (a NULL pointer with a length), _RANGE (size 0,
- * persist or usage out of range, a descriptor where none belongs or none
- * where one does), _STRING or _TOO_BIG (name, descriptor).
+ * generation UINT64_MAX, persist or usage out of range, a descriptor where
+ * none belongs or none where one does), _STRING or _TOO_BIG (name,
+ * descriptor).
  */
 int rpmaf__proto_region_check(const struct rpmaf__proto_region *reg, bool removed,
 			      const char *field, struct rpmaf__proto_err *err);

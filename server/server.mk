@@ -53,14 +53,15 @@ CHECK_SLOW_TARGETS += check-server-tsan
 CLEAN_DIRS += $(BUILD)/server
 
 # the harness of the server's control dispatch: the channel, the connection, its requests
-# and the protocol, over a worker of the harness's own (no workers/ but its log); librpma's
-# static library for what the region table names, rpma_send() the harness's own
+# and the protocol, over the stand-in worker of fuzz/fuzz_ctl_stub.c (no workers/ but its
+# log and its send-queue accounting); librpma's static library for what the region table
+# names, rpma_send() the stub's
 SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c filelock.c) \
-	workers/wlog.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
 
 $(SERVER_FUZZ_BIN): fuzz/fuzz_ctl_server.c $(SERVER_FUZZ_SRCS) $(SERVER_MODULE_HDRS) \
-		fuzz/fuzz_assert.h $(LIB_A)
+		fuzz/fuzz_assert.h fuzz/fuzz_ctl_stub.h $(LIB_A)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
 		$(SERVER_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium \

@@ -501,6 +501,7 @@ static void
 region_rejected(void **state)
 {
 	const size_t e = 24 + 4; /* the entry */
+	uint8_t gen[8];
 	size_t len;
 
 	(void)state;
@@ -510,6 +511,12 @@ region_rejected(void **state)
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
 			  "REGION_LOOKUP_REPLY.region.size: 0 (at least 1)");
 	put_le(Buf + e, 8, 4096);
+	memcpy(gen, Buf + e + 8, sizeof(gen));
+	put_le(Buf + e + 8, 8, UINT64_MAX);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "REGION_LOOKUP_REPLY.region.generation: 18446744073709551615 (at most "
+			  "18446744073709551614: a removal must follow)");
+	memcpy(Buf + e + 8, gen, sizeof(gen));
 	Buf[e + 16] = 3;
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
 			  "REGION_LOOKUP_REPLY.region.persist: 3 (0 none, 1 APM, 2 GPSPM)");
