@@ -79,9 +79,11 @@ tree_man_pages() {
 	done
 }
 
-# is_elf FILE
+# is_elf FILE -- whether FILE is an ELF file (read by the shell: no process per file)
 is_elf() {
-	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]
+	local magic
+	LC_ALL=C read -r -n 4 magic <"$1" 2>/dev/null
+	[ "$magic" = $'\x7fELF' ]
 }
 
 # runpath FILE -- the RUNPATH and RPATH entries of an ELF file, one a line
