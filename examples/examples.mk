@@ -74,7 +74,8 @@ $(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c rpmaf/i
 	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -o $@ $< $(LIB_LDFLAGS) -lrpmaf -lrpma -pthread
 
 # the KV store's client with a planted bug (a get that takes a bucket without
-# checking its version): the test shows that --verify catches it
+# checking its version): the test shows that --verify catches it; a test build,
+# made here only (make check-install runs the examples without it)
 EXAMPLES_KV_PLANTED := $(EXAMPLES_BUILD_DIR)/18-rpmaf-kvstore/client-ignore-version
 
 $(EXAMPLES_KV_PLANTED): $(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/client.c \
@@ -84,6 +85,7 @@ $(EXAMPLES_KV_PLANTED): $(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/client.c \
 		-lrpmaf -lrpma -pthread
 
 check-examples-rpmaf: $(EXAMPLES_RPMAF_BINS) $(EXAMPLES_KV_PLANTED) $(EXAMPLES_RPMAF_TOOLS) softrdma
-	@SOFTRDMA_CM_TIMEOUT_MS=4000 $(EXAMPLES_SRC_DIR)/run-rpmaf-examples.sh $(EXAMPLES_BUILD_DIR)
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 EXAMPLES_NEED_PLANTED=1 \
+		$(EXAMPLES_SRC_DIR)/run-rpmaf-examples.sh $(EXAMPLES_BUILD_DIR)
 
 CHECK_TARGETS += check-examples-rpmaf

@@ -17,9 +17,12 @@
 #    examples/ is copied out of the tree and built with pkg-config only, as
 #    are probes of librpmaf and librpmem (one linked with the static
 #    libraries); the examples run over the installed softrdma-run
-#    (examples/run-examples.sh), the tools start, rpma-server and rpma-load
-#    serve a short workload (tools/run/run-service.sh), each loading the
-#    installed libraries; make uninstall leaves the prefix empty.
+#    (examples/run-examples.sh; the framework's, examples/NN-rpmaf-name, by
+#    examples/run-rpmaf-examples.sh against the installed rpma-server, each
+#    program checked to load the installed librpmaf and librpma), the tools
+#    start, rpma-server and rpma-load serve a short workload
+#    (tools/run/run-service.sh), each loading the installed libraries; make
+#    uninstall leaves the prefix empty.
 #
 # An example is a .c file defining main() in a directory of examples/ (or
 # one level deeper); the other .c files of its directory are linked into it,
@@ -79,9 +82,11 @@ tree_man_pages() {
 	done
 }
 
-# is_elf FILE
+# is_elf FILE -- whether FILE is an ELF file (read by the shell: no process per file)
 is_elf() {
-	[ "$(head -c 4 "$1" | od -An -c | tr -d ' ')" = '177ELF' ]
+	local magic
+	LC_ALL=C read -r -n 4 magic <"$1" 2>/dev/null
+	[ "$magic" = $'\x7fELF' ]
 }
 
 # runpath FILE -- the RUNPATH and RPATH entries of an ELF file, one a line
@@ -295,6 +300,31 @@ loads_from() {
 	[ -n "$path" ] && [ "$(realpath -s "$path")" = "$(realpath -s "$dir")/$lib" ]
 }
 
+# run_rpmaf_examples BIN LIBDIR BINDIR RUN PORT -- the framework's examples of BIN
+# load the installed librpmaf and librpma, not the tree's (ldd as RUN runs them),
+# and pass examples/run-rpmaf-examples.sh over RUN against BINDIR's rpma-server
+# (without the planted-bug client, a test build of examples/examples.mk only)
+run_rpmaf_examples() {
+	local bin=$1 libdir=$2 bindir=$3 run=$4 port=$5 prog lib n=0
+	for prog in "$bin"/[0-9][0-9]-rpmaf-*/*; do
+		{ [ -f "$prog" ] && [ -x "$prog" ]; } || continue
+		n=$((n + 1))
+		for lib in librpmaf.so.1 librpma.so.1; do
+			check "${prog#"$bin"/} does not load the installed $lib" \
+				loads_from "$libdir" "$prog" "$lib" "$run"
+		done
+	done
+	check "no framework example was built" test "$n" -gt 0
+	if ! SOFTRDMA_RUN=$run RPMA_SERVER=$bindir/rpma-server EXAMPLES_RPMAF_PORT=$port \
+		SOFTRDMA_CM_TIMEOUT_MS=4000 "$ROOT/examples/run-rpmaf-examples.sh" "$bin" \
+		>"$scratch/rpmaf-examples.log" 2>&1; then
+		cat "$scratch/rpmaf-examples.log"
+		bad "the framework's examples failed on the installed libraries and rpma-server"
+	else
+		ok
+	fi
+}
+
 # stage_prefix -- part 2: build and run against an install into a scratch PREFIX
 stage_prefix() {
 	local prefix=$scratch/prefix
@@ -366,6 +396,7 @@ PROBE
 	else
 		ok
 	fi
+	run_rpmaf_examples "$bin" "$libdir" "$bindir" "$run" $((port + 200))
 	for t in rpma-server rpma-load rpma-config rpmemd; do
 		check "$t --help failed" "$run" "$bindir/$t" --help >/dev/null
 		check "$t does not load the installed librpmaf" \
