@@ -5,7 +5,8 @@
 #   make check-tools-man   tools/check-tools-man.sh on every page in
 #                          tools/*/man/ and on softrdma's: it renders without
 #                          warnings, and names every option the program's
-#                          --help prints (every variable softrdma reads)
+#                          --help prints (softrdma-run's too) and every
+#                          variable softrdma reads
 #
 # A program's page is tools/NAME/man/man[1-8]/NAME.[1-8]; the programs of
 # TOOLS_MAN_PROGS (build/tools/NAME) have their --help checked against it.
@@ -25,7 +26,7 @@ check-tools-man: $(TOOLS_MAN_BINS)
 		*) tools/check-tools-man.sh $$page ;; \
 		esac; \
 	done
-	@tools/check-tools-man.sh softrdma/man/man1/softrdma-run.1 \
+	@tools/check-tools-man.sh softrdma/man/man1/softrdma-run.1 --help tools/softrdma-run \
 		--env '\$$\{?SOFTRDMA_[A-Z_]+' tools/softrdma-run
 	@tools/check-tools-man.sh softrdma/man/man7/softrdma.7 \
 		--env '"SOFTRDMA_[A-Z_]+"' $(wildcard softrdma/src/*.c)
