@@ -4,10 +4,14 @@
 # bench-cdf.sh -- the latency distribution of the service: rpma-load drives
 # rpma-server over softrdma on loopback (same-host shared memory), one run
 # per kind of operation (write_persist, read, call) at one size and queue
-# depth with one worker, each writing rpma-load's --histogram file; the
-# files are joined into OUT, a data file of doc/bench/ (comment lines saying
-# how, when and on which commit it was made, then the histogram's header
-# line op,upper_us,count,cum_fraction and the rows of every kind), which
+# depth with one worker, each writing rpma-load's --histogram file
+# (kind,size,upper_us,count,cumulative: per kind and for the total, one row
+# per non-empty bucket, its upper bound in microseconds, its count and the
+# fraction of the kind's operations at or below it; size empty without -a).
+# The files are joined into OUT, a data file of doc/bench/ (comment lines
+# saying how, when, with which rpma-load and on which commit it was made,
+# then that header line and the rows of each run's kind: its total rows,
+# the same figures with a mix of one kind, are left out), which
 # tools/bench-plots/latency-cdf.gp draws (make bench-cdf runs both).
 #
 # usage: bench-cdf.sh [-t SECONDS] [-s SIZE] [-q QD] [-p PORT] [-b DIR] [-o OUT]
@@ -32,7 +36,7 @@ QD=1
 PORT=18980
 BUILD=$ROOT/build
 OUT=$ROOT/doc/bench/latency-cdf.csv
-HEADER="op,upper_us,count,cum_fraction"
+HEADER="kind,size,upper_us,count,cumulative"
 KINDS=(write_persist read call)
 
 usage() {
@@ -128,9 +132,15 @@ EOW
 		fail "rpma-load $1 failed: $(grep -v '^ \|^usage:' "$WORK/load.err" | tail -n 3)"
 	[ "$(head -n 1 "$WORK/hist.$1")" = "$HEADER" ] ||
 		fail "rpma-load $1: the histogram does not start with the line $HEADER"
-	grep -q "^$1," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no row of $1"
+	grep -q "^$1,," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no row of $1"
+	grep -q "^total,," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no total"
+	# the kind's rows only; its last one is at the cumulative fraction 1
+	grep "^$1,," "$WORK/hist.$1" >"$WORK/rows.$1"
+	tail -n 1 "$WORK/rows.$1" | grep -qE ',1\.0+$' ||
+		fail "rpma-load $1: the kind's last row is not at the cumulative fraction 1"
 }
 
+version=$("$LOAD" --version) || fail "$LOAD --version failed"
 server_start
 for kind in "${KINDS[@]}"; do
 	echo "bench-cdf: $kind, $SIZE B, queue depth $QD, $SECS s" >&2
@@ -149,12 +159,13 @@ git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || commit="$commit with local ch
 	echo "# kind: \`make bench-cdf BENCH_CDF_ARGS=\"-t $SECS -s $SIZE -q $QD\"\`"
 	echo "# (tools/bench-plots/bench-cdf.sh), $SIZE B, queue depth $QD, 1 worker,"
 	echo "# polling event, $SECS s per kind, same-host softrdma, $(nproc) CPUs,"
-	echo "# $(date -u '+%Y-%m-%d %H:%M') UTC, commit $commit. Rows: rpma-load's"
-	echo "# --histogram files (bucket upper bound in µs, count, cumulative fraction)."
+	echo "# $(date -u '+%Y-%m-%d %H:%M') UTC, commit $commit, $version."
+	echo "# Rows: each run's rows of its kind from rpma-load's --histogram file"
+	echo "# (bucket upper bound in µs, count, cumulative fraction; size empty: no -a)."
 	echo "# Drawn by tools/bench-plots/latency-cdf.gp (make bench-plots)."
 	echo "$HEADER"
 	for kind in "${KINDS[@]}"; do
-		tail -n +2 "$WORK/hist.$kind"
+		cat "$WORK/rows.$kind"
 	done
 } >"$WORK/out.csv" || fail "cannot assemble the data file"
 mv "$WORK/out.csv" "$OUT" || fail "cannot write $OUT"

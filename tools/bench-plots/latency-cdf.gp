@@ -1,11 +1,13 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
 # latency-cdf.gp -- doc/bench/latency-cdf.svg: the latency distribution of
-# a run, from rpma-load's --histogram file (op,upper_us,count,cum_fraction:
-# per kind of operation, each bucket's upper bound in microseconds, its
-# count and the fraction of the kind's operations at or below it), as made
-# by make bench-cdf. Left the distribution function, right its tail
-# (the fraction above each bound, log scale), one line per kind.
+# a run, from rpma-load's --histogram file (kind,size,upper_us,count,
+# cumulative: per kind of operation, each non-empty bucket's upper bound in
+# microseconds, its count and the fraction of the kind's operations at or
+# below it), as made by make bench-cdf. Left the distribution function,
+# right its tail (the fraction above each bound, log scale), one line per
+# kind; rows of "total", and the size of a sweep, are not drawn (bench-cdf
+# writes neither).
 
 W = 1100
 H = 500
@@ -16,16 +18,16 @@ load dir."common.gp"
 # the kinds the file has, in rpma-load's order
 kinds = ""
 do for [k in "write write_persist read atomic call"] {
-	stats data using (is("op", k) ? 1 : 0) nooutput
+	stats data using (is("kind", k) ? 1 : 0) nooutput
 	if (STATS_sum > 0) { kinds = kinds." ".k }
 }
 nk = words(kinds)
 style(i) = 4 + i
-set style line 5 lc rgb blue lw 2 pt 7 ps 0.6
-set style line 6 lc rgb orange lw 2 pt 5 ps 0.6
-set style line 7 lc rgb green lw 2 pt 9 ps 0.6
-set style line 8 lc rgb purple lw 2 pt 11 ps 0.6
-set style line 9 lc rgb "#606060" lw 2 pt 13 ps 0.6
+set style line 5 lc rgb blue lw 2 pt 7 ps 0.7 pi 12
+set style line 6 lc rgb orange lw 2 pt 5 ps 0.7 pi 12
+set style line 7 lc rgb green lw 2 pt 9 ps 0.7 pi 12
+set style line 8 lc rgb purple lw 2 pt 11 ps 0.7 pi 12
+set style line 9 lc rgb "#606060" lw 2 pt 13 ps 0.7 pi 12
 
 set multiplot title "Latency distribution of a run of rpma-load against rpma-server (make bench-cdf)" font ",13"
 set logscale x 10
@@ -36,7 +38,7 @@ set title "fraction of operations at or below"
 set yrange [0:1]
 set ytics 0.1
 set ylabel "cumulative fraction"
-plot for [i = 1:nk] data using "upper_us":(is("op", word(kinds, i)) ? column("cum_fraction") : NaN) \
+plot for [i = 1:nk] data using "upper_us":(is("kind", word(kinds, i)) ? column("cumulative") : NaN) \
 	with linespoints ls style(i)
 
 eval cell(1, 2)
@@ -49,7 +51,7 @@ set format y "%g"
 set ytics add ("p99  0.01" 0.01, "p99.9  0.001" 0.001)
 set ylabel "1 - cumulative fraction (log scale)"
 tail(f) = f < 1 ? 1 - f : NaN
-plot for [i = 1:nk] data using "upper_us":(is("op", word(kinds, i)) ? tail(column("cum_fraction")) : NaN) \
+plot for [i = 1:nk] data using "upper_us":(is("kind", word(kinds, i)) ? tail(column("cumulative")) : NaN) \
 	with linespoints ls style(i)
 
 eval key_strip

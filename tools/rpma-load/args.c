@@ -66,7 +66,7 @@ static const char Help[] =
     "                         total (and per size with -a), one row per non-empty\n"
     "                         bucket: its upper bound in us, its count, the fraction of\n"
     "                         the kind's operations at or below it\n"
-    "  -V, --version          print the version\n"
+    "  -V, --version          print the version (and the git revision built from)\n"
     "  -h, --help             print this help\n"
     "Without a FILE, JSON or CSV replaces the table on the standard output.\n"
     "The JSON object holds version, start_time (ISO-8601, UTC), host, config_sha256\n"
@@ -216,7 +216,7 @@ args_option(struct args *a, int c, char *argv[])
 		a->histogram = optarg;
 		return -1;
 	case 'V':
-		return printf("rpma-load %s\n", RPMA_LOAD_VERSION) < 0 ? EXIT_FAIL : 0;
+		return printf("rpma-load %s\n", RPMAF_TOOLS_VERSION) < 0 ? EXIT_FAIL : 0;
 	case 'h':
 		return fputs(Usage, stdout) < 0 || fputs(Help, stdout) < 0 ? EXIT_FAIL : 0;
 	case ':':

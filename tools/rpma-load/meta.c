@@ -22,7 +22,7 @@ meta_start(struct report_meta *m)
 	time_t now = time(NULL);
 	struct tm tm;
 
-	m->version = RPMA_LOAD_VERSION;
+	m->version = RPMAF_TOOLS_VERSION;
 	if (gmtime_r(&now, &tm))
 		strftime(m->start, sizeof(m->start), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	if (gethostname(m->host, sizeof(m->host)) < 0)

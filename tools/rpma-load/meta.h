@@ -21,10 +21,11 @@
 #include "report.h"
 #include "workload.h"
 
-/* the tool's version: the project's (the Makefile's VERSION) */
-#ifndef RPMA_LOAD_VERSION
-#define RPMA_LOAD_VERSION "unknown"
-#endif
+/*
+ * the tool's version, RPMAF_TOOLS_VERSION: the Makefile's VERSION and the
+ * tree's git describe, as every tool of the framework prints it
+ */
+#include "rpmaf_version.h"
 
 /* meta_start -- version, start time (now) and host into m */
 void meta_start(struct report_meta *m);

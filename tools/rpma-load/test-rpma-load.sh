@@ -68,9 +68,16 @@ expect bad-set nz "--set rate=fast: rate: found \"fast\"" -c "$tmp/c.yaml" -w "$
 	--set workload.rate=fast
 expect usage 2 "a configuration and a workload are needed" -w "$tmp/w.yaml"
 
-# the version, as perftest's -V; every usage error exits 2
-expect version 0 "^rpma-load [0-9]+\.[0-9]+\.[0-9]+$" -V
-expect version-long 0 "^rpma-load [0-9]+\.[0-9]+\.[0-9]+$" --version
+# the version, as perftest's -V: the very text rpma-server prints, the Makefile's VERSION and
+# the git revision when built from git (one version for every tool); every usage error exits 2
+version=$("$server" --version) && version=${version#rpma-server } && [ -n "$version" ] ||
+	version="(rpma-server --version failed)"
+expect version 0 . -V
+[ "$(cat "$tmp/out")" = "rpma-load $version" ] && ok ||
+	ko version "-V: not \"rpma-load $version\" as rpma-server has it"
+expect version-long 0 . --version
+[ "$(cat "$tmp/out")" = "rpma-load $version" ] && ok ||
+	ko version-long "--version: not \"rpma-load $version\" as rpma-server has it"
 expect usage-set 2 "--set takes KEY=VALUE: foo" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set foo
 expect usage-set-wl 2 "--set takes KEY=VALUE" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.=1
 expect usage-warmup 2 "--warmup takes seconds" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --warmup soon
@@ -157,10 +164,10 @@ grep -qE "^kind +size\(B\) +count +ops/s +MB/s +min +mean +stdev +p50" "$tmp/out
 # JSON to a file (the table on stdout), CSV to a file, the histogram, a warm-up
 expect outputs 0 "^total " -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.duration=1s \
 	--warmup 0.5 --json="$tmp/r.json" --csv="$tmp/r.csv" --histogram "$tmp/h.csv" --verify
-python3 - "$tmp/r.json" "$tmp/r.csv" "$tmp/h.csv" <<'PY' && ok || ko outputs "see above"
+python3 - "$tmp/r.json" "$tmp/r.csv" "$tmp/h.csv" "$version" <<'PY' && ok || ko outputs "see above"
 import csv, json, re, sys
 j = json.load(open(sys.argv[1]))
-assert re.fullmatch(r"\d+\.\d+\.\d+", j["version"]), j["version"]
+assert j["version"] == sys.argv[4], "version %r, not %r" % (j["version"], sys.argv[4])
 assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", j["start_time"]), j["start_time"]
 assert j["host"], "no host"
 assert re.fullmatch(r"[0-9a-f]{64}", j["config_sha256"]), j["config_sha256"]
