@@ -11,8 +11,11 @@
  */
 #include <endian.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "comp.h"
 #include "mr.h"
@@ -237,6 +240,30 @@ softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
 }
 
 /*
+ * Responder: whether the 8 bytes at @target may be written atomically now.
+ * Registration pins nothing: the memory may have been unmapped or made
+ * read-only since, and an atomic instruction there would crash this
+ * process. The kernel adds 0 to its first word with an atomic instruction
+ * of its own (FUTEX_WAKE_OP, waking nobody), which changes nothing and
+ * reports a fault as EFAULT instead.
+ */
+static int
+softrdma_atomic_writable(uint64_t *target)
+{
+	uint32_t none = 0;
+	long r = syscall(SYS_futex, &none, FUTEX_WAKE_OP_PRIVATE, 0, (void *)0, target,
+			 FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0));
+	uint64_t v;
+
+	if (r >= 0)
+		return 1;
+	if (errno == EFAULT)
+		return 0;
+	/* no such operation here: at least make sure the memory is there */
+	return !softrdma__safe_read(&v, target, sizeof(v));
+}
+
+/*
  * Responder: run the atomic @op of a request with the operands @args (wire
  * order) on @target, 8-byte aligned; returns the original value.
  */
@@ -258,7 +285,7 @@ softrdma_atomic_exec(uint8_t op, uint64_t *target, const uint64_t args[2])
  * the MR table held so the region stays registered meanwhile. Returns the
  * status: IBV_WC_REM_INV_REQ_ERR when the QP does not allow remote atomics
  * or the target is not 8-byte aligned, IBV_WC_REM_ACCESS_ERR for a bad
- * key, range or access or memory no longer mapped.
+ * key, range or access, or memory no longer mapped or writable.
  */
 static int
 softrdma_atomic_run(struct softrdma_qp *qp, struct softrdma_conn *c, uint64_t *orig)
@@ -281,8 +308,7 @@ softrdma_atomic_run(struct softrdma_qp *qp, struct softrdma_conn *c, uint64_t *o
 		st = IBV_WC_REM_INV_REQ_ERR;
 		goto out;
 	}
-	/* registration pins nothing: the memory may be gone since */
-	if (softrdma__safe_read(orig, target, SOFTRDMA_ATOMIC_LEN)) {
+	if (!softrdma_atomic_writable(target)) {
 		st = IBV_WC_REM_ACCESS_ERR;
 		goto out;
 	}

@@ -269,6 +269,27 @@ test_qp_no_atomic(void **state)
 	teardown((void **)&a);
 }
 
+/*
+ * Target memory write-protected, then unmapped, after its registration:
+ * remote access errors, and the responder (this process) goes on.
+ */
+static void
+test_target_gone(void **state)
+{
+	struct t_apair *a = *state, *b;
+
+	assert_int_equal(mprotect(a->p->buf[1], BUF, PROT_READ), 0);
+	assert_int_equal(atomic_at(a, IBV_WR_ATOMIC_FETCH_AND_ADD, 64, 1, 0).status,
+			 IBV_WC_REM_ACCESS_ERR);
+	/* a new pair: the first one is in the error state now */
+	b = make_apair(T_ATOMIC, T_ATOMIC);
+	assert_int_equal(munmap(b->p->buf[1], BUF), 0);
+	b->p->buf[1] = NULL;
+	assert_int_equal(atomic_at(b, IBV_WR_ATOMIC_CMP_AND_SWP, 64, 0, 1).status,
+			 IBV_WC_REM_ACCESS_ERR);
+	teardown((void **)&b);
+}
+
 /* A scatter list of other than 8 bytes is refused at post; a bad lkey fails locally. */
 static void
 test_bad_local(void **state)
@@ -559,6 +580,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_mr_no_atomic, setup, teardown),
 	    cmocka_unit_test(test_qp_no_atomic),
 	    cmocka_unit_test_setup_teardown(test_bad_local, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_target_gone, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_hammer, setup, teardown),
 	};
 
