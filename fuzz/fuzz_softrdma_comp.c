@@ -4,7 +4,7 @@
 /*
  * fuzz_softrdma_comp.c -- what a peer responder sends back on a softrdma
  * data connection: the answer to the hello (same-host offer taken or not),
- * then ACKs, NAKs, READ responses and end-of-stream markers, read by
+ * then ACKs, NAKs, READ and atomic responses and end-of-stream markers, read by
  * softrdma's own progress thread and requester (comp.c).
  *
  * An input's first byte picks the requester script (sfz_script_post: the
@@ -20,14 +20,18 @@
  *   the harness's QP number, offers no rings over TCP, and the requests
  *   that follow pass softrdma__wire_hdr_valid() on the responder side;
  * - a connection left open belongs to a QP not in the error state;
- * - READ responses land only in the READ work requests' buffers: the
- *   guards, W, RO and the rest of R keep their pattern;
+ * - READ and atomic responses land only in the READ and atomic work
+ *   requests' buffers: the guards, W, RO and the rest of R keep their
+ *   pattern;
  * - send completions name the QP and posted work requests in posting
  *   order, each once, with the opcode (and READ length) of the request;
  *   none is skipped but unsignaled successes; after the first error only
  *   flushes follow; there is no receive completion;
- * - a success completes, as on RC, everything posted before: every READ up
- *   to it must have been answered by a READ response in the input;
+ * - a success completes, as on RC, everything posted before: every READ
+ *   and atomic up to it must have been answered by a READ or atomic
+ *   response in the input;
+ * - a successful atomic's buffer holds, in host order, the value of the
+ *   first atomic response naming it;
  * - the healthy pair still moves data after every input.
  */
 
@@ -204,12 +208,15 @@ comp_status_ok(enum ibv_wc_status st)
 }
 
 /*
- * comp_read_resps -- which READs of the script the input answers: a READ
- * response with the READ's sequence number (work request i has sequence
- * number i on a fresh QP) and length, as a requester frames the input
+ * comp_read_resps -- which READs and atomics of the script the input
+ * answers: a READ (atomic) response with the work request's sequence
+ * number (work request i has sequence number i on a fresh QP) and length,
+ * as a requester frames the input; @val gets the value of an atomic's
+ * first response (wire order)
  */
 static void
-comp_read_resps(const uint8_t *p, size_t n, const struct sfz_wr *wrs, int nwrs, int *answered)
+comp_read_resps(const uint8_t *p, size_t n, const struct sfz_wr *wrs, int nwrs, int *answered,
+		uint64_t *val)
 {
 	uint64_t at = sizeof(struct softrdma_wire_shm);
 
@@ -221,16 +228,38 @@ comp_read_resps(const uint8_t *p, size_t n, const struct sfz_wr *wrs, int nwrs, 
 		if (h.op == SOFTRDMA_OP_READ_RESP && h.seq < (uint32_t)nwrs &&
 		    wrs[h.seq].opcode == IBV_WC_RDMA_READ && h.len == wrs[h.seq].len)
 			answered[h.seq] = 1;
+		if (h.op == SOFTRDMA_OP_ATOMIC_RESP && h.seq < (uint32_t)nwrs && h.len == 8 &&
+		    sfz_wc_answered(wrs[h.seq].opcode) && wrs[h.seq].opcode != IBV_WC_RDMA_READ &&
+		    !answered[h.seq] && at + sizeof(h) + 8 <= n) {
+			answered[h.seq] = 1;
+			memcpy(&val[h.seq], p + at + sizeof(h), 8);
+		}
 		at += sizeof(h) + h.len;
 	}
 }
 
+/* comp_check_atomic_result -- the buffer of atomic @w holds @val (wire order) in host order */
+static void
+comp_check_atomic_result(const struct sfz_wr *w, uint64_t val)
+{
+	uint64_t v = le64toh(val);
+	const unsigned char *src = (const unsigned char *)&v;
+	uint32_t done = 0;
+
+	for (int k = 0; k < w->nsge; k++) {
+		fuzz_assert(!memcmp((void *)(uintptr_t)w->sge[k].addr, src + done, w->sge[k].len));
+		done += w->sge[k].len;
+	}
+	fuzz_assert(done == 8);
+}
+
 /*
  * comp_check_completions -- the completions of the script, in RC order; a
- * success means that every READ up to it got its data
+ * success means that every READ and atomic up to it got its data
  */
 static void
-comp_check_completions(uint32_t qpn, const struct sfz_wr *wrs, int nwrs, const int *answered)
+comp_check_completions(uint32_t qpn, const struct sfz_wr *wrs, int nwrs, const int *answered,
+		       const uint64_t *val)
 {
 	struct ibv_wc wc[64], other[4];
 	int n = ibv_poll_cq(sfz.scq, 64, wc), prev = -1, failed = 0;
@@ -250,10 +279,12 @@ comp_check_completions(uint32_t qpn, const struct sfz_wr *wrs, int nwrs, const i
 		if (wc[i].status == IBV_WC_SUCCESS) {
 			fuzz_assert(!failed && wrs[k].signaled);
 			for (int j = 0; j <= k; j++)
-				fuzz_assert(wrs[j].opcode != IBV_WC_RDMA_READ || answered[j]);
+				fuzz_assert(!sfz_wc_answered(wrs[j].opcode) || answered[j]);
 			fuzz_assert(wc[i].opcode == wrs[k].opcode);
-			fuzz_assert(wrs[k].opcode != IBV_WC_RDMA_READ ||
+			fuzz_assert(!sfz_wc_answered(wrs[k].opcode) ||
 				    wc[i].byte_len == wrs[k].len);
+			if (sfz_wc_answered(wrs[k].opcode) && wrs[k].opcode != IBV_WC_RDMA_READ)
+				comp_check_atomic_result(&wrs[k], val[k]);
 			continue;
 		}
 		fuzz_assert(comp_status_ok(wc[i].status));
@@ -281,6 +312,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sfz_range may[SFZ_MAX_SCRIPT * 4];
 	struct sfz_wr wrs[SFZ_MAX_SCRIPT];
 	int answered[SFZ_MAX_SCRIPT] = {0};
+	uint64_t val[SFZ_MAX_SCRIPT] = {0};
 	struct comp_out out;
 	struct ibv_qp *qp;
 	int nwrs, nmay = 0, closed, fd;
@@ -303,15 +335,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (sfz_script_post(qp, data[0], wrs, &nwrs))
 		sfz_fail("cannot post the script");
 	for (int i = 0; i < nwrs; i++)
-		for (int k = 0; wrs[i].opcode == IBV_WC_RDMA_READ && k < wrs[i].nsge; k++)
+		for (int k = 0; sfz_wc_answered(wrs[i].opcode) && k < wrs[i].nsge; k++)
 			may[nmay++] = wrs[i].sge[k];
 	closed = comp_run(qp, fd, data + 1, size - 1, &out);
 	if (!closed)
 		fuzz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
 	close(fd);
 	sfz_qp_destroy(qp);
-	comp_read_resps(data + 1, size - 1, wrs, nwrs, answered);
-	comp_check_completions(qpn, wrs, nwrs, answered);
+	comp_read_resps(data + 1, size - 1, wrs, nwrs, answered, val);
+	comp_check_completions(qpn, wrs, nwrs, answered, val);
 	sfz_arena_check(may, nmay, 0);
 	sfz_healthy_check();
 	return 0;

@@ -4,8 +4,8 @@
 /*
  * fuzz_softrdma_resp.c -- what a peer requester sends on a softrdma data
  * connection: the hello, the same-host offer, then requests (SEND, WRITE,
- * READ, with or without immediate data, end-of-stream markers), read by
- * softrdma's own progress thread and responder.
+ * READ, with or without immediate data, atomics, end-of-stream markers),
+ * read by softrdma's own progress thread and responder.
  *
  * An input's first byte configures the responder QP under test
  * (SFZ_RESP_NO_WRITE, _NO_READ, _NO_RECV); the rest is written, as it is,
@@ -24,8 +24,12 @@
  *   softrdma__wire_hdr_valid() on the requester side, nothing after EOS;
  * - a connection left open belongs to a QP not in the error state;
  * - writes stay inside what the input may write: the guards and RO never
- *   change, W only when the QP allows remote writes, R only inside the
- *   posted receive buffers (never in the one that points into a guard);
+ *   change, W only when the QP allows remote writes (and atomics), R only
+ *   inside the posted receive buffers (never in the one that points into a
+ *   guard);
+ * - an atomic response answers an atomic request of the input (same
+ *   sequence number), in order; one whose target no WRITE or atomic of
+ *   the input touched before carries the pattern its target held;
  * - once the QP is moved to the error state (as a disconnect does), every
  *   posted receive WQE has completed exactly once, in order, naming the
  *   QP, with a status a responder may report; there is no send completion;
@@ -53,6 +57,15 @@ struct resp_out {
 	uint64_t skip;
 	int answered;
 	int eos;
+	/* an atomic response's value being read: its sequence number, bytes so far */
+	int in_atomic;
+	uint32_t atomic_seq;
+	unsigned char atomic_val[8];
+	size_t atomic_have;
+	/* the atomic responses seen: sequence numbers and values (wire order) */
+	uint32_t nresp;
+	uint32_t resp_seq[64];
+	uint64_t resp_val[64];
 };
 
 /* resp_out_answer -- the answer to the hello: TCP goes on, no rings offered */
@@ -79,8 +92,34 @@ resp_out_header(struct resp_out *o, const unsigned char *buf)
 	fuzz_assert(softrdma__wire_hdr_valid(&h, 1) == 0);
 	if (h.op == SOFTRDMA_OP_READ_RESP)
 		o->skip = h.len;
+	if (h.op == SOFTRDMA_OP_ATOMIC_RESP) {
+		o->in_atomic = 1;
+		o->atomic_seq = h.seq;
+		o->atomic_have = 0;
+	}
 	if (h.op == SOFTRDMA_OP_EOS)
 		o->eos = 1;
+}
+
+/* resp_out_atomic -- take in the value of an atomic response from *@p */
+static void
+resp_out_atomic(struct resp_out *o, const unsigned char **p, size_t *n)
+{
+	size_t take = sizeof(o->atomic_val) - o->atomic_have;
+
+	take = take < *n ? take : *n;
+	memcpy(o->atomic_val + o->atomic_have, *p, take);
+	o->atomic_have += take;
+	*p += take;
+	*n -= take;
+	if (o->atomic_have < sizeof(o->atomic_val))
+		return;
+	o->in_atomic = 0;
+	if (o->nresp < 64) {
+		o->resp_seq[o->nresp] = o->atomic_seq;
+		memcpy(&o->resp_val[o->nresp], o->atomic_val, sizeof(o->atomic_val));
+		o->nresp++;
+	}
 }
 
 /* resp_out_feed -- parse @n more bytes the QP sent */
@@ -96,6 +135,10 @@ resp_out_feed(struct resp_out *o, const unsigned char *p, size_t n)
 			o->skip -= take;
 			p += take;
 			n -= take;
+			continue;
+		}
+		if (o->in_atomic) {
+			resp_out_atomic(o, &p, &n);
 			continue;
 		}
 		take = need - o->have < n ? need - o->have : n;
@@ -298,6 +341,75 @@ resp_check_delivery(const struct ibv_wc *wc, int k, const uint8_t *buf, size_t n
 	fuzz_assert(done == m->len);
 }
 
+/* an atomic request of the input, as the responder frames it */
+struct resp_atomic {
+	uint32_t seq;
+	uint64_t raddr;
+	int clean; /* no earlier WRITE or atomic of the input may have touched its target */
+};
+
+/*
+ * resp_frame_atomics -- the atomic requests of the input in order, as the
+ * responder frames it after hello and offer; their count
+ */
+static int
+resp_frame_atomics(const uint8_t *buf, size_t n, struct resp_atomic *a, int max)
+{
+	uint64_t at = SOFTRDMA_WIRE_HELLO_LEN, lo = UINT64_MAX, hi = 0;
+	int k = 0;
+
+	while (at + sizeof(struct softrdma_wire_hdr) <= n && k < max) {
+		struct softrdma_wire_hdr h;
+		int atomic;
+
+		memcpy(&h, buf + at, sizeof(h));
+		softrdma__wire_hdr_from_le(&h);
+		if (softrdma__wire_hdr_valid(&h, 0) || h.op == SOFTRDMA_OP_EOS)
+			break;
+		atomic = h.op == SOFTRDMA_OP_CMP_SWAP || h.op == SOFTRDMA_OP_FETCH_ADD;
+		if (atomic) {
+			a[k].seq = h.seq;
+			a[k].raddr = h.raddr;
+			a[k].clean = h.raddr + 8 <= lo || h.raddr >= hi;
+			k++;
+		}
+		/* what a WRITE or an atomic may have changed: one span around them all */
+		if ((atomic || h.op == SOFTRDMA_OP_WRITE || h.op == SOFTRDMA_OP_WRITE_IMM) &&
+		    h.raddr < UINT64_MAX - (atomic ? 8 : h.len)) {
+			lo = h.raddr < lo ? h.raddr : lo;
+			hi = h.raddr + (atomic ? 8 : h.len) > hi ? h.raddr + (atomic ? 8 : h.len)
+								 : hi;
+		}
+		at += sizeof(h) + h.len;
+	}
+	return k;
+}
+
+/*
+ * resp_check_atomics -- the atomic responses answer the input's atomic
+ * requests in order; one on an untouched target of W carries its pattern
+ */
+static void
+resp_check_atomics(const uint8_t *buf, size_t n, const struct resp_out *o,
+		   const unsigned char *w_ref)
+{
+	struct resp_atomic a[64];
+	int na = resp_frame_atomics(buf, n, a, 64);
+	uint64_t wbase = sfz_addr(SFZ_W, 0), wlen = sfz.mr[SFZ_W]->length;
+
+	/* a request that fails stops the QP: the answered ones are the first ones */
+	for (uint32_t i = 0; i < o->nresp && i < 64; i++) {
+		uint64_t v = le64toh(o->resp_val[i]), ref;
+
+		fuzz_assert((int)i < na);
+		fuzz_assert(a[i].seq == o->resp_seq[i]);
+		if (!a[i].clean || a[i].raddr < wbase || a[i].raddr + 8 > wbase + wlen)
+			continue;
+		memcpy(&ref, w_ref + (a[i].raddr - wbase), 8);
+		fuzz_assert(v == ref);
+	}
+}
+
 /*
  * resp_check_completions -- the completions of the QP under test, in the
  * error state by now: every posted receive WQE completed exactly once
@@ -349,6 +461,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct resp_out out;
 	struct ibv_qp *qp;
 	unsigned cfg;
+	unsigned char *w_ref;
 	uint8_t *buf;
 	size_t n;
 	int nmay, closed, fd, hello_ok;
@@ -363,6 +476,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(buf, data + 1, n);
 	memset(&out, 0, sizeof(out));
 	sfz_arena_reset();
+	w_ref = malloc(sfz.mr[SFZ_W]->length);
+	fuzz_assert(w_ref != NULL);
+	memcpy(w_ref, (void *)(uintptr_t)sfz_addr(SFZ_W, 0), sfz.mr[SFZ_W]->length);
 	qp = sfz_qp_new();
 	qpn = qp->qp_num;
 	if (sfz_qp_connect(qp, sfz_sink_qpn(), sfz_resp_access(cfg), 7) ||
@@ -383,6 +499,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	close(fd);
 	sfz_qp_destroy(qp);
 	resp_check_completions(qpn, cfg, buf, n);
+	resp_check_atomics(buf, n, &out, w_ref);
+	free(w_ref);
 	sfz_arena_check(may, nmay, !(cfg & SFZ_RESP_NO_WRITE));
 	sfz_healthy_check();
 	free(buf);

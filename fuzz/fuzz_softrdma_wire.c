@@ -111,9 +111,12 @@ wire_hdr_ref(const struct softrdma_wire_hdr *h, int requester_side)
 	if (requester_side)
 		return (h->op == SOFTRDMA_OP_ACK && !h->len) ||
 		       (h->op == SOFTRDMA_OP_NAK && !h->len && h->status) ||
-		       h->op == SOFTRDMA_OP_READ_RESP;
+		       h->op == SOFTRDMA_OP_READ_RESP ||
+		       (h->op == SOFTRDMA_OP_ATOMIC_RESP && h->len == 8 && !h->rlen);
 	if (h->op == SOFTRDMA_OP_READ_REQ)
 		return !h->len;
+	if (h->op == SOFTRDMA_OP_CMP_SWAP || h->op == SOFTRDMA_OP_FETCH_ADD)
+		return h->len == 16 && h->rlen == 8;
 	return (h->op == SOFTRDMA_OP_SEND || h->op == SOFTRDMA_OP_SEND_IMM ||
 		h->op == SOFTRDMA_OP_WRITE || h->op == SOFTRDMA_OP_WRITE_IMM) &&
 	       !h->rlen;

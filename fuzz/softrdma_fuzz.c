@@ -35,7 +35,8 @@ static const uint64_t Region_len[SFZ_NREGIONS] = {
 /* the access each region is registered with */
 static const int Region_access[SFZ_NREGIONS] = {
     IBV_ACCESS_REMOTE_READ,
-    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ,
+    IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+	IBV_ACCESS_REMOTE_ATOMIC,
     IBV_ACCESS_REMOTE_READ,
     IBV_ACCESS_LOCAL_WRITE,
     IBV_ACCESS_REMOTE_READ,
@@ -286,7 +287,7 @@ sfz_resp_access(unsigned cfg)
 	int access = IBV_ACCESS_LOCAL_WRITE;
 
 	if (!(cfg & SFZ_RESP_NO_WRITE))
-		access |= IBV_ACCESS_REMOTE_WRITE;
+		access |= IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_ATOMIC;
 	if (!(cfg & SFZ_RESP_NO_READ))
 		access |= IBV_ACCESS_REMOTE_READ;
 	return access;
@@ -360,7 +361,7 @@ struct sfz_step {
 	} sge[4]; /* local pieces, all in R */
 };
 
-/* the requester scripts: mixed, reads, a remote error, unsignaled writes */
+/* the requester scripts: mixed, reads, a remote error, unsignaled writes, atomics */
 static const struct sfz_step Scripts[SFZ_NSCRIPTS][SFZ_MAX_SCRIPT] = {
     {
 	{IBV_WR_RDMA_WRITE, 1, SFZ_W, 0, 0, 1, {{8192, 64}}},
@@ -389,9 +390,17 @@ static const struct sfz_step Scripts[SFZ_NSCRIPTS][SFZ_MAX_SCRIPT] = {
 	{IBV_WR_SEND, 1, SFZ_W, 0, 0, 1, {{8192, 40}}},
 	{IBV_WR_RDMA_READ, 1, SFZ_W, 100, 0, 1, {{64, 8}}},
     },
+    {
+	{IBV_WR_ATOMIC_FETCH_AND_ADD, 1, SFZ_W, 64, 0, 1, {{512, 8}}},
+	{IBV_WR_RDMA_WRITE, 0, SFZ_W, 0, 0, 1, {{8192, 16}}},
+	{IBV_WR_ATOMIC_CMP_AND_SWP, 1, SFZ_W, 128, 0, 1, {{520, 8}}},
+	{IBV_WR_RDMA_READ, 1, SFZ_W, 200, 0, 1, {{600, 8}}},
+	{IBV_WR_ATOMIC_CMP_AND_SWP, 0, SFZ_W, 136, 0, 2, {{700, 4}, {800, 4}}},
+	{IBV_WR_ATOMIC_FETCH_AND_ADD, 1, SFZ_W, 64, 0, 1, {{904, 8}}},
+    },
 };
 
-static const int Script_len[SFZ_NSCRIPTS] = {6, 4, 3, 6};
+static const int Script_len[SFZ_NSCRIPTS] = {6, 4, 3, 6, 6};
 
 /* sfz_wc_opcode -- the completion opcode of a send work request of @op */
 static enum ibv_wc_opcode
@@ -400,6 +409,10 @@ sfz_wc_opcode(enum ibv_wr_opcode op)
 	switch (op) {
 	case IBV_WR_RDMA_READ:
 		return IBV_WC_RDMA_READ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return IBV_WC_COMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return IBV_WC_FETCH_ADD;
 	case IBV_WR_SEND:
 	case IBV_WR_SEND_WITH_IMM:
 		return IBV_WC_SEND;
@@ -445,6 +458,14 @@ sfz_script_post(struct ibv_qp *qp, unsigned script, struct sfz_wr *wrs, int *nwr
 		wr.imm_data = htonl(0x11223300 + i);
 		wr.wr.rdma.remote_addr = sfz_addr(st[i].rreg, st[i].roff);
 		wr.wr.rdma.rkey = st[i].bad_key ? sfz.mr[SFZ_G0]->rkey : sfz.mr[st[i].rreg]->rkey;
+		if (st[i].op == IBV_WR_ATOMIC_CMP_AND_SWP ||
+		    st[i].op == IBV_WR_ATOMIC_FETCH_AND_ADD) {
+			wr.wr.atomic.remote_addr = sfz_addr(st[i].rreg, st[i].roff);
+			wr.wr.atomic.rkey =
+			    st[i].bad_key ? sfz.mr[SFZ_G0]->rkey : sfz.mr[st[i].rreg]->rkey;
+			wr.wr.atomic.compare_add = 0x0102030405060708ull + i;
+			wr.wr.atomic.swap = 0x1112131415161718ull + i;
+		}
 		err = ibv_post_send(qp, &wr, &bad);
 		if (err)
 			return err;

@@ -10,8 +10,9 @@
  * The environment, made once per process and always in the same order so
  * that addresses and keys recorded by one process are valid in another:
  * - an arena at a fixed address, cut into regions: guards (registered for
- *   remote read only), a remotely writable region W, a region R for
- *   receive buffers and READ destinations (local write only), a region RO
+ *   remote read only), a remotely writable region W (remote atomics too),
+ *   a region R for receive buffers and READ and atomic destinations (local
+ *   write only), a region RO
  *   (remote read only) and a region H for the healthy pair. Every byte of
  *   it holds a known pattern before an input; sfz_arena_check() finds any
  *   byte changed outside the ranges an input may write;
@@ -68,10 +69,10 @@ struct sfz_range {
 #define SFZ_RECV_WRID 0x100u
 /* work requests of a requester script (sfz_script_post) */
 #define SFZ_MAX_SCRIPT 16
-#define SFZ_NSCRIPTS   4
+#define SFZ_NSCRIPTS   5
 
 /* responder configurations: the first byte of a responder input */
-#define SFZ_RESP_NO_WRITE 0x01 /* the QP does not allow remote writes */
+#define SFZ_RESP_NO_WRITE 0x01 /* the QP does not allow remote writes (nor atomics) */
 #define SFZ_RESP_NO_READ  0x02 /* nor remote reads */
 #define SFZ_RESP_NO_RECV  0x04 /* no receive WQE is posted */
 
@@ -84,6 +85,14 @@ struct sfz_wr {
 	int nsge;
 	struct sfz_range sge[4];
 };
+
+/* Whether a work request completing with @opcode ends with a response carrying data. */
+static inline int
+sfz_wc_answered(enum ibv_wc_opcode opcode)
+{
+	return opcode == IBV_WC_RDMA_READ || opcode == IBV_WC_COMP_SWAP ||
+	       opcode == IBV_WC_FETCH_ADD;
+}
 
 /* the environment of a process (sfz_env_init) */
 struct sfz_env {

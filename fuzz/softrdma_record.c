@@ -494,6 +494,7 @@ main(int argc, char **argv)
 		rec_pair("reads", 1, 0, 7, 1);
 		rec_pair("rem-access", 2, 0, 7, 0);
 		rec_pair("unsignaled", 3, 0, 7, 1);
+		rec_pair("atomics", 4, 0, 7, 0);
 		rec_pair("no-write", 0, SFZ_RESP_NO_WRITE, 7, 0);
 		rec_pair("no-read", 1, SFZ_RESP_NO_READ, 7, 0);
 		rec_pair("rnr", 0, SFZ_RESP_NO_RECV, 1, 0);

@@ -2,10 +2,13 @@
 /*
  * Completions: pushing work completions (a CQ overrun stops the QP), the
  * send queue's completion order, and the requester's handling of the
- * answers arriving on a QP's @out connection (ACK, NAK, READ response).
+ * answers arriving on a QP's @out connection (ACK, NAK, READ and atomic
+ * responses; an atomic's original value lands in its scatter list in host
+ * order).
  * Like on an RNIC, a WR that executed completes at once but keeps its
  * send-queue slot until the application has polled its completion.
  */
+#include <endian.h>
 #include <errno.h>
 #include <string.h>
 
@@ -236,7 +239,7 @@ softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn *c, uint32_
 {
 	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + off) % qp->sq_size];
 
-	if (!e->is_read || e->byte_len != c->hdr.len || off < qp->sq_ndone ||
+	if (!e->is_read || e->is_atomic || e->byte_len != c->hdr.len || off < qp->sq_ndone ||
 	    softrdma_sq_read_before(qp, off))
 		return -EPROTO;
 	while (qp->sq_ndone < off)
@@ -249,6 +252,61 @@ softrdma_comp_read_resp(struct softrdma_qp *qp, struct softrdma_conn *c, uint32_
 		c->discard = 1;
 	c->rx = SOFTRDMA_RX_PAYLOAD;
 	return 1;
+}
+
+/*
+ * Requester: the header of an atomic response for the WR at ring offset
+ * @off. The WRs before it succeeded; its 8 bytes are read into c->atomic.
+ * Returns 1, or -EPROTO when the response does not match the WR.
+ */
+static int
+softrdma_comp_atomic_resp(struct softrdma_qp *qp, struct softrdma_conn *c, uint32_t off)
+{
+	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + off) % qp->sq_size];
+
+	if (!e->is_atomic || off < qp->sq_ndone || softrdma_sq_read_before(qp, off))
+		return -EPROTO;
+	while (qp->sq_ndone < off)
+		softrdma_sq_complete_ok(qp);
+	c->iov[0].iov_base = c->atomic;
+	c->iov[0].iov_len = SOFTRDMA_ATOMIC_LEN;
+	c->iovcnt = 1;
+	c->remaining = SOFTRDMA_ATOMIC_LEN;
+	c->total = SOFTRDMA_ATOMIC_LEN;
+	c->discard = 0;
+	c->rx_status = IBV_WC_SUCCESS;
+	c->rx = SOFTRDMA_RX_PAYLOAD;
+	return 1;
+}
+
+/*
+ * Requester: the original value of the atomic executing at the head of the
+ * send queue arrived in c->atomic; write it, in host order, to the WR's
+ * scatter list (8 bytes, checked at post). Returns the completion status.
+ */
+static int
+softrdma_atomic_scatter(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct softrdma_swqe *e = &qp->sq[(qp->sq_head + qp->sq_ndone) % qp->sq_size];
+	uint64_t v = le64toh(c->atomic[0]);
+	const char *src = (const char *)&v;
+	size_t done = 0;
+	uint32_t i;
+	int st = IBV_WC_SUCCESS;
+
+	for (i = 0; i < e->num_sge && st == IBV_WC_SUCCESS; i++) {
+		struct ibv_sge *s = &e->sge[i];
+		struct softrdma_mr *mr = softrdma__mr_get(s->lkey);
+		size_t n = s->length < sizeof(v) - done ? s->length : sizeof(v) - done;
+
+		if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, s->addr, n,
+				       IBV_ACCESS_LOCAL_WRITE) ||
+		    softrdma__safe_write(softrdma__mr_ptr(mr, s->addr), src + done, n))
+			st = IBV_WC_LOC_PROT_ERR;
+		softrdma__mr_put();
+		done += n;
+	}
+	return st;
 }
 
 /*
@@ -288,6 +346,8 @@ softrdma_comp_hdr(struct softrdma_qp *qp, struct softrdma_conn *c)
 		softrdma_comp_nak(qp, h->status, off);
 		return 0;
 	}
+	if (h->op == SOFTRDMA_OP_ATOMIC_RESP)
+		return softrdma_comp_atomic_resp(qp, c, off);
 	return softrdma_comp_read_resp(qp, c, off);
 }
 
@@ -316,6 +376,8 @@ softrdma__rx_requester(struct softrdma_qp *qp, struct softrdma_conn *c)
 			return r;
 		c->rx = SOFTRDMA_RX_HDR;
 		c->hhave = 0;
+		if (c->rx_status == IBV_WC_SUCCESS && c->hdr.op == SOFTRDMA_OP_ATOMIC_RESP)
+			c->rx_status = softrdma_atomic_scatter(qp, c);
 		if (c->rx_status != IBV_WC_SUCCESS) {
 			softrdma__qp_set_error(qp, 1, c->rx_status);
 			return 0;

@@ -48,7 +48,7 @@ void softrdma__sq_retire(struct softrdma_qp *qp);
 
 /*
  * Requester: consume what arrives on @c (qp->out): the answer to the hello,
- * then ACKs, NAKs and READ responses, completing the WRs they name.
+ * then ACKs, NAKs, READ and atomic responses, completing the WRs they name.
  * Returns 0, or -errno when the connection failed (-EPROTO: an answer that
  * matches no outstanding WR); the caller then fails the connection.
  * ASSUMPTIONS: qp->lock held (progress thread, or an application thread

@@ -264,7 +264,7 @@ softrdma_fill_attr(struct ibv_device_attr *a)
 	a->max_qp_rd_atom = SOFTRDMA_MAX_RD_ATOM;
 	a->max_res_rd_atom = SOFTRDMA_MAX_RD_ATOM * SOFTRDMA_MAX_QP;
 	a->max_qp_init_rd_atom = SOFTRDMA_MAX_RD_ATOM;
-	a->atomic_cap = IBV_ATOMIC_NONE;
+	a->atomic_cap = IBV_ATOMIC_HCA;
 	a->max_srq = 1024;
 	a->max_srq_wr = SOFTRDMA_MAX_WR;
 	a->max_srq_sge = SOFTRDMA_MAX_SGE;

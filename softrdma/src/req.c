@@ -6,6 +6,7 @@
  * for a same-host one-sided operation with nothing in flight, executed at
  * once. Its completion comes from comp.c.
  */
+#include <endian.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -17,6 +18,41 @@
 #include "qp.h"
 #include "req.h"
 #include "shm.h"
+
+/* Whether @wr is an atomic: its scatter list receives the original value. */
+static int
+softrdma_wr_atomic(const struct ibv_send_wr *wr)
+{
+	return wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP || wr->opcode == IBV_WR_ATOMIC_FETCH_AND_ADD;
+}
+
+/*
+ * Whether the SGEs of @wr are inline data: asked for, and the WR sends its
+ * local data (a READ's or an atomic's list is where the answer goes).
+ */
+static int
+softrdma_wr_inline(const struct ibv_send_wr *wr)
+{
+	return (wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ &&
+	       !softrdma_wr_atomic(wr);
+}
+
+/* The payload of the request of @wr, whose local data is @total bytes. */
+static uint64_t
+softrdma_req_payload(const struct ibv_send_wr *wr, uint64_t total)
+{
+	if (softrdma_wr_atomic(wr))
+		return SOFTRDMA_ATOMIC_REQ_LEN;
+	return wr->opcode == IBV_WR_RDMA_READ ? 0 : total;
+}
+
+/* The two operands of an atomic @wr in wire order: compare and swap, or the addend. */
+static void
+softrdma_atomic_args(const struct ibv_send_wr *wr, uint64_t args[2])
+{
+	args[0] = htole64(wr->wr.atomic.compare_add);
+	args[1] = wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? htole64(wr->wr.atomic.swap) : 0;
+}
 
 /* Gather the local SGEs of @wr into @dst (or validate only when @dst is NULL). */
 static int
@@ -31,7 +67,7 @@ softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char *dst, uint6
 		struct softrdma_mr *mr;
 		int err = 0;
 
-		if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ) {
+		if (softrdma_wr_inline(wr)) {
 			if (dst && s->length)
 				memcpy(dst + *total, (void *)(uintptr_t)s->addr, s->length);
 			*total += s->length;
@@ -62,9 +98,10 @@ softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr, const struct s
 {
 	struct softrdma_conn *c = qp->out;
 	struct softrdma_wire_hdr le = *h;
-	uint64_t need = sizeof(le) + (wr->opcode == IBV_WR_RDMA_READ ? 0 : total);
+	uint64_t need = sizeof(le) + softrdma_req_payload(wr, total);
 	uint32_t space = softrdma__shm_tx_space(c);
 	uint64_t at = softrdma__shm_tail(c);
+	uint64_t args[2];
 	int i;
 
 	if (space == UINT32_MAX || need > space)
@@ -72,12 +109,18 @@ softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr, const struct s
 	softrdma__wire_hdr_to_le(&le);
 	softrdma__shm_put(c, at, &le, sizeof(le), 0);
 	at += sizeof(le);
-	for (i = 0; wr->opcode != IBV_WR_RDMA_READ && i < wr->num_sge; i++) {
+	if (softrdma_wr_atomic(wr)) {
+		softrdma_atomic_args(wr, args);
+		softrdma__shm_put(c, at, args, sizeof(args), 0);
+		at += sizeof(args);
+	}
+	for (i = 0; wr->opcode != IBV_WR_RDMA_READ && !softrdma_wr_atomic(wr) && i < wr->num_sge;
+	     i++) {
 		struct ibv_sge *sg = &wr->sg_list[i];
 		struct softrdma_mr *mr;
 		int err;
 
-		if (wr->send_flags & IBV_SEND_INLINE) {
+		if (softrdma_wr_inline(wr)) {
 			err = softrdma__shm_put(c, at, (void *)(uintptr_t)sg->addr, sg->length, 1);
 		} else {
 			mr = softrdma__mr_get(sg->lkey);
@@ -110,6 +153,10 @@ softrdma_wire_op(enum ibv_wr_opcode opcode)
 		return SOFTRDMA_OP_WRITE_IMM;
 	case IBV_WR_RDMA_READ:
 		return SOFTRDMA_OP_READ_REQ;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+		return SOFTRDMA_OP_CMP_SWAP;
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		return SOFTRDMA_OP_FETCH_ADD;
 	default:
 		return 0;
 	}
@@ -118,7 +165,8 @@ softrdma_wire_op(enum ibv_wr_opcode opcode)
 /*
  * Check @wr against the QP in state @st and make room for it in the send
  * queue (slots whose completion was polled are freed); @h gets its wire
- * operation. Returns 0 or the errno of the post.
+ * operation. An atomic's scatter list must take exactly its 8 bytes.
+ * Returns 0 or the errno of the post.
  */
 static int
 softrdma_post_admit(struct softrdma_qp *qp, struct ibv_send_wr *wr, enum ibv_qp_state st,
@@ -140,10 +188,12 @@ softrdma_post_admit(struct softrdma_qp *qp, struct ibv_send_wr *wr, enum ibv_qp_
 		softrdma__sq_retire(qp);
 	if (qp->sq_count == qp->sq_size)
 		return ENOMEM;
-	if ((wr->send_flags & IBV_SEND_INLINE) && wr->opcode != IBV_WR_RDMA_READ) {
+	if (softrdma_wr_inline(wr) || softrdma_wr_atomic(wr)) {
 		for (i = 0; i < wr->num_sge; i++)
 			total += wr->sg_list[i].length;
-		if (total > qp->cap.max_inline_data)
+		if (softrdma_wr_atomic(wr) && total != SOFTRDMA_ATOMIC_LEN)
+			return EINVAL;
+		if (softrdma_wr_inline(wr) && total > qp->cap.max_inline_data)
 			return EINVAL;
 	}
 	return 0;
@@ -168,6 +218,13 @@ softrdma_sq_push(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 		e->opcode = IBV_WC_RDMA_READ;
 		e->is_read = 1;
 		break;
+	case IBV_WR_ATOMIC_CMP_AND_SWP:
+	case IBV_WR_ATOMIC_FETCH_AND_ADD:
+		e->opcode =
+		    wr->opcode == IBV_WR_ATOMIC_CMP_AND_SWP ? IBV_WC_COMP_SWAP : IBV_WC_FETCH_ADD;
+		e->is_read = 1;
+		e->is_atomic = 1;
+		break;
 	default:
 		e->opcode = IBV_WC_RDMA_WRITE;
 		break;
@@ -178,7 +235,7 @@ softrdma_sq_push(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 
 /*
  * Fill the request header of @wr, whose WQE is @e, for @total bytes; a
- * READ keeps its scatter list in @e for the response.
+ * READ or an atomic keeps its scatter list in @e for the response.
  */
 static void
 softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softrdma_swqe *e,
@@ -187,7 +244,11 @@ softrdma_post_hdr(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softrdm
 	h->seq = e->seq;
 	h->rnr_retry = qp->rnr_retry;
 	h->imm = wr->imm_data;
-	if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
+	if (e->is_atomic) {
+		h->raddr = wr->wr.atomic.remote_addr;
+		h->rkey = wr->wr.atomic.rkey;
+		h->len = SOFTRDMA_ATOMIC_REQ_LEN;
+	} else if (wr->opcode != IBV_WR_SEND && wr->opcode != IBV_WR_SEND_WITH_IMM) {
 		h->raddr = wr->wr.rdma.remote_addr;
 		h->rkey = wr->wr.rdma.rkey;
 	}
@@ -247,15 +308,19 @@ softrdma_post_queue(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softr
 		    const struct softrdma_wire_hdr *h, uint64_t total)
 {
 	struct softrdma_txbuf *b;
+	uint64_t args[2];
 	int status = 0;
 
-	b = softrdma__txbuf_new(h, e->is_read ? 0 : total);
+	b = softrdma__txbuf_new(h, softrdma_req_payload(wr, total));
 	if (!b) {
 		qp->sq_count--;
 		qp->next_seq--;
 		return ENOMEM;
 	}
-	if (!e->is_read)
+	if (e->is_atomic) {
+		softrdma_atomic_args(wr, args);
+		memcpy(b->data + sizeof(*h), args, sizeof(args));
+	} else if (!e->is_read)
 		status = softrdma_gather(qp, wr, (char *)b->data + sizeof(*h), &total, 0);
 	if (status) {
 		free(b);

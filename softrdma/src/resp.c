@@ -5,11 +5,17 @@
  * one-sided operations never need the application's threads. WRITEs and
  * READs go to and from registered memory; SENDs and WRITEs with immediate
  * take a receive WQE, waiting (receiver not ready) while there is none.
- * Answers (ACK, NAK, READ response) go back on @in.
+ * Atomics execute here, on the responder's own memory, with the CPU's
+ * atomic instructions. Answers (ACK, NAK, READ and atomic responses) go
+ * back on @in.
  */
+#include <endian.h>
 #include <errno.h>
+#include <linux/futex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "comp.h"
 #include "mr.h"
@@ -76,8 +82,13 @@ softrdma_resp_start(struct softrdma_qp *qp, struct softrdma_conn *c)
 	c->discard = 0;
 	c->rx_status = IBV_WC_SUCCESS;
 	c->iovcnt = 0;
-	if (h->op == SOFTRDMA_OP_WRITE || h->op == SOFTRDMA_OP_WRITE_IMM ||
-	    h->op == SOFTRDMA_OP_READ_REQ) {
+	if (h->op == SOFTRDMA_OP_CMP_SWAP || h->op == SOFTRDMA_OP_FETCH_ADD) {
+		/* the operands; the target is checked once they are here */
+		c->iov[0].iov_base = c->atomic;
+		c->iov[0].iov_len = sizeof(c->atomic);
+		c->iovcnt = 1;
+	} else if (h->op == SOFTRDMA_OP_WRITE || h->op == SOFTRDMA_OP_WRITE_IMM ||
+		   h->op == SOFTRDMA_OP_READ_REQ) {
 		int is_read = h->op == SOFTRDMA_OP_READ_REQ;
 		uint64_t len = is_read ? h->rlen : h->len;
 
@@ -228,6 +239,114 @@ softrdma_resp_read(struct softrdma_qp *qp, struct softrdma_conn *c)
 	softrdma__conn_send(c, b);
 }
 
+/*
+ * Responder: whether the 8 bytes at @target may be written atomically now.
+ * Registration pins nothing: the memory may have been unmapped or made
+ * read-only since, and an atomic instruction there would crash this
+ * process. The kernel adds 0 to its first word with an atomic instruction
+ * of its own (FUTEX_WAKE_OP, waking nobody), which changes nothing and
+ * reports a fault as EFAULT instead.
+ */
+static int
+softrdma_atomic_writable(uint64_t *target)
+{
+	uint32_t none = 0;
+	long r = syscall(SYS_futex, &none, FUTEX_WAKE_OP_PRIVATE, 0, (void *)0, target,
+			 FUTEX_OP(FUTEX_OP_ADD, 0, FUTEX_OP_CMP_EQ, 0));
+	uint64_t v;
+
+	if (r >= 0)
+		return 1;
+	if (errno == EFAULT)
+		return 0;
+	/* no such operation here: at least make sure the memory is there */
+	return !softrdma__safe_read(&v, target, sizeof(v));
+}
+
+/*
+ * Responder: run the atomic @op of a request with the operands @args (wire
+ * order) on @target, 8-byte aligned; returns the original value.
+ */
+static uint64_t
+softrdma_atomic_exec(uint8_t op, uint64_t *target, const uint64_t args[2])
+{
+	uint64_t orig = le64toh(args[0]);
+
+	if (op == SOFTRDMA_OP_FETCH_ADD)
+		return __atomic_fetch_add(target, orig, __ATOMIC_SEQ_CST);
+	/* on failure @orig gets the value found; on success it is that value already */
+	__atomic_compare_exchange_n(target, &orig, le64toh(args[1]), 0, __ATOMIC_SEQ_CST,
+				    __ATOMIC_SEQ_CST);
+	return orig;
+}
+
+/*
+ * Responder: check the target of an atomic request and execute it, with
+ * the MR table held so the region stays registered meanwhile. Returns the
+ * status: IBV_WC_REM_INV_REQ_ERR when the QP does not allow remote atomics
+ * or the target is not 8-byte aligned, IBV_WC_REM_ACCESS_ERR for a bad
+ * key, range or access, or memory no longer mapped or writable.
+ */
+static int
+softrdma_atomic_run(struct softrdma_qp *qp, struct softrdma_conn *c, uint64_t *orig)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+	struct softrdma_mr *mr;
+	uint64_t *target;
+	int st = IBV_WC_SUCCESS;
+
+	if (!(qp->access & IBV_ACCESS_REMOTE_ATOMIC))
+		return IBV_WC_REM_INV_REQ_ERR;
+	mr = softrdma__mr_get(h->rkey);
+	if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, h->raddr, SOFTRDMA_ATOMIC_LEN,
+			       IBV_ACCESS_REMOTE_ATOMIC)) {
+		st = IBV_WC_REM_ACCESS_ERR;
+		goto out;
+	}
+	target = softrdma__mr_ptr(mr, h->raddr);
+	if ((h->raddr & 7) || ((uintptr_t)target & 7)) {
+		st = IBV_WC_REM_INV_REQ_ERR;
+		goto out;
+	}
+	if (!softrdma_atomic_writable(target)) {
+		st = IBV_WC_REM_ACCESS_ERR;
+		goto out;
+	}
+	*orig = softrdma_atomic_exec(h->op, target, c->atomic);
+out:
+	softrdma__mr_put();
+	return st;
+}
+
+/*
+ * Responder: execute an atomic request and answer it with the original
+ * value, or fail it. The response is allocated first: an atomic that ran
+ * is never reported as failed.
+ */
+static void
+softrdma_resp_atomic(struct softrdma_qp *qp, struct softrdma_conn *c)
+{
+	struct softrdma_wire_hdr *h = &c->hdr;
+	struct softrdma_wire_hdr r = {
+	    .op = SOFTRDMA_OP_ATOMIC_RESP, .seq = h->seq, .len = SOFTRDMA_ATOMIC_LEN};
+	struct softrdma_txbuf *b = softrdma__txbuf_new(&r, SOFTRDMA_ATOMIC_LEN);
+	uint64_t orig = 0;
+
+	if (!b) {
+		softrdma_respond(qp, SOFTRDMA_OP_NAK, h->seq, IBV_WC_REM_OP_ERR);
+		return;
+	}
+	c->rx_status = softrdma_atomic_run(qp, c, &orig);
+	if (c->rx_status != IBV_WC_SUCCESS) {
+		free(b);
+		softrdma_resp_fail(qp, c);
+		return;
+	}
+	orig = htole64(orig);
+	memcpy(b->data + sizeof(r), &orig, sizeof(orig));
+	softrdma__conn_send(c, b);
+}
+
 /* Responder: the receive completion of a SEND or a WRITE with immediate. */
 static void
 softrdma_resp_recv_wc(struct softrdma_qp *qp, struct softrdma_conn *c, struct ibv_wc *wc)
@@ -265,6 +384,10 @@ softrdma_resp_finish(struct softrdma_qp *qp, struct softrdma_conn *c)
 	}
 	if (h->op == SOFTRDMA_OP_READ_REQ) {
 		softrdma_resp_read(qp, c);
+		return;
+	}
+	if (h->op == SOFTRDMA_OP_CMP_SWAP || h->op == SOFTRDMA_OP_FETCH_ADD) {
+		softrdma_resp_atomic(qp, c);
 		return;
 	}
 	if (h->op != SOFTRDMA_OP_WRITE)

@@ -206,7 +206,10 @@ struct softrdma_swqe {
 	uint32_t byte_len;
 	enum ibv_wc_opcode opcode;
 	int signaled;
+	/* answered by a response carrying data (READ, atomic), never by an ACK */
 	int is_read;
+	/* an atomic: its response carries the original value for the scatter list */
+	int is_atomic;
 	uint32_t num_sge;
 	struct ibv_sge sge[SOFTRDMA_MAX_SGE];
 };
@@ -254,6 +257,8 @@ struct softrdma_conn {
 	int rx_status;
 	uint64_t rwqe_id;
 	uint64_t rnr_deadline;
+	/* the operands of an atomic request, or the value of an atomic response (wire order) */
+	uint64_t atomic[2];
 	/* transmit side */
 	struct softrdma_list txq;
 	/* same-host transport: rings instead of the socket once @shm is set */

@@ -49,6 +49,8 @@ softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side)
 			return (h->len || !h->status) ? EPROTO : 0;
 		case SOFTRDMA_OP_READ_RESP:
 			return 0;
+		case SOFTRDMA_OP_ATOMIC_RESP:
+			return h->len == SOFTRDMA_ATOMIC_LEN && !h->rlen ? 0 : EPROTO;
 		case SOFTRDMA_OP_EOS:
 			return h->len || h->rlen ? EPROTO : 0;
 		default:
@@ -63,6 +65,11 @@ softrdma__wire_hdr_valid(const struct softrdma_wire_hdr *h, int requester_side)
 		return h->rlen ? EPROTO : 0;
 	case SOFTRDMA_OP_READ_REQ:
 		return h->len ? EPROTO : 0;
+	case SOFTRDMA_OP_CMP_SWAP:
+	case SOFTRDMA_OP_FETCH_ADD:
+		if (h->len != SOFTRDMA_ATOMIC_REQ_LEN || h->rlen != SOFTRDMA_ATOMIC_LEN)
+			return EPROTO;
+		return 0;
 	case SOFTRDMA_OP_EOS:
 		return h->len || h->rlen ? EPROTO : 0;
 	default:

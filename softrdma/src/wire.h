@@ -3,6 +3,11 @@
  * softrdma's data wire format between a requester QP and a responder QP.
  * Every field is little-endian on the wire; immediate data is carried as the
  * big-endian value the application supplied.
+ *
+ * Atomics: a CMP_SWAP or FETCH_ADD request names the 8 bytes at raddr/rkey
+ * (rlen 8) and carries 16 bytes of payload, two little-endian 64-bit
+ * operands (compare and swap, or the addend and zero); its ATOMIC_RESP
+ * carries the 8 bytes of the original value, little-endian.
  */
 #ifndef SOFTRDMA_WIRE_H
 #define SOFTRDMA_WIRE_H
@@ -19,12 +24,19 @@ enum softrdma_wire_op {
 	SOFTRDMA_OP_WRITE,
 	SOFTRDMA_OP_WRITE_IMM,
 	SOFTRDMA_OP_READ_REQ,
+	SOFTRDMA_OP_CMP_SWAP,
+	SOFTRDMA_OP_FETCH_ADD,
 	/* last message in either direction: the sender's QP left RTS */
 	SOFTRDMA_OP_EOS = 8,
 	SOFTRDMA_OP_ACK = 16,
 	SOFTRDMA_OP_NAK,
 	SOFTRDMA_OP_READ_RESP,
+	SOFTRDMA_OP_ATOMIC_RESP,
 };
+
+/* Bytes an atomic operates on, and of an atomic request's payload. */
+#define SOFTRDMA_ATOMIC_LEN	8
+#define SOFTRDMA_ATOMIC_REQ_LEN 16
 
 #define SOFTRDMA_WF_ACK_REQ 0x01
 

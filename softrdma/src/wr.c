@@ -100,6 +100,34 @@ softrdma_wr_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 	}
 }
 
+/* wr_atomic_cmp_swp: append a compare and swap of the 8 bytes at @rkey:@raddr. */
+static void
+softrdma_wr_atomic_cmp_swp(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t compare,
+			   uint64_t swap)
+{
+	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_ATOMIC_CMP_AND_SWP);
+
+	if (wr) {
+		wr->wr.atomic.rkey = rkey;
+		wr->wr.atomic.remote_addr = raddr;
+		wr->wr.atomic.compare_add = compare;
+		wr->wr.atomic.swap = swap;
+	}
+}
+
+/* wr_atomic_fetch_add: append a fetch and add of @add to the 8 bytes at @rkey:@raddr. */
+static void
+softrdma_wr_atomic_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t add)
+{
+	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
+
+	if (wr) {
+		wr->wr.atomic.rkey = rkey;
+		wr->wr.atomic.remote_addr = raddr;
+		wr->wr.atomic.compare_add = add;
+	}
+}
+
 /* wr_send: append a SEND. */
 static void
 softrdma_wr_send(struct ibv_qp_ex *x)
@@ -219,6 +247,8 @@ softrdma__qpx_init(struct softrdma_qp *qp)
 	x->wr_rdma_write = softrdma_wr_rdma_write;
 	x->wr_rdma_write_imm = softrdma_wr_rdma_write_imm;
 	x->wr_rdma_read = softrdma_wr_rdma_read;
+	x->wr_atomic_cmp_swp = softrdma_wr_atomic_cmp_swp;
+	x->wr_atomic_fetch_add = softrdma_wr_atomic_fetch_add;
 	x->wr_send = softrdma_wr_send;
 	x->wr_send_imm = softrdma_wr_send_imm;
 	x->wr_set_sge = softrdma_wr_set_sge;
