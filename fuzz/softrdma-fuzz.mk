@@ -19,7 +19,9 @@ SFZ_LIB_OBJS := $(patsubst softrdma/src/%.c,$(SFZ_OBJ)/%.o,$(SFZ_SRCS))
 SFZ_OBJS := $(SFZ_LIB_OBJS) $(SFZ_OBJ)/softrdma_fuzz.o
 # clang (softrdma builds with gcc) warns about resp.c's WQE buffer, a GNU extension
 SFZ_WARN := $(WARN) -Wno-gnu-variable-sized-type-not-at-end
-SFZ_CFLAGS := -g -O1 $(SFZ_WARN) -pthread -Isoftrdma/src $(FUZZ_FLAGS)
+# keys move by 1 at each registration (not at random): a seed's recorded keys match
+SFZ_KEYS := -DSOFTRDMA_MR_KEY_STEP=1
+SFZ_CFLAGS := -g -O1 $(SFZ_WARN) -pthread -Isoftrdma/src $(FUZZ_FLAGS) $(SFZ_KEYS)
 SFZ_RECORD := $(BUILD)/fuzz/softrdma-record
 
 .PHONY: softrdma-fuzz-seeds
@@ -46,7 +48,7 @@ $(eval $(call fuzz_targets,softrdma,$(SFZ_BINS)))
 $(SFZ_RECORD): fuzz/softrdma_record.c fuzz/softrdma_fuzz.c fuzz/softrdma_fuzz.h $(SFZ_SRCS) \
 		softrdma/src/cm.c $(SOFTRDMA_HDRS)
 	@mkdir -p $(@D)
-	$(CLANG) -g -O1 $(SFZ_WARN) -pthread -Isoftrdma/src -o $@ fuzz/softrdma_record.c \
+	$(CLANG) -g -O1 $(SFZ_WARN) $(SFZ_KEYS) -pthread -Isoftrdma/src -o $@ fuzz/softrdma_record.c \
 		fuzz/softrdma_fuzz.c $(SFZ_SRCS) softrdma/src/cm.c \
 		-Wl,--wrap=recv,--wrap=readv,--wrap=close
 
