@@ -234,9 +234,12 @@ struct ibv_qp *
 softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 			  struct in_addr bind)
 {
-	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	uint64_t known =
+	    IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-	if (attr->comp_mask & ~known) {
+	/* a creation flag asks for a feature this device does not have */
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
