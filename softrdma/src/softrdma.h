@@ -108,7 +108,7 @@ struct softrdma_device {
 	int ngids;
 	union ibv_gid gids[SOFTRDMA_MAX_GIDS];
 	uint32_t ifindex[SOFTRDMA_MAX_GIDS];
-	/* node GUID (host order) before the process id is mixed in */
+	/* node GUID (host order), the same in every process of the host */
 	uint64_t guid_base;
 };
 
