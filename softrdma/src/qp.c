@@ -428,7 +428,11 @@ softrdma_modify_attrs(struct softrdma_qp *qp, const struct ibv_qp_attr *attr, in
 	}
 }
 
-/* Enter RESET: the connections close and both queues empty. */
+/*
+ * Enter RESET: the connections close, the queues empty and the sequence
+ * starts again, so that RTR connects anew and the peer's next hello is
+ * taken, as a reset RNIC QP can be connected again.
+ */
 static void
 softrdma_qp_to_reset(struct softrdma_qp *qp)
 {
@@ -439,8 +443,12 @@ softrdma_qp_to_reset(struct softrdma_qp *qp)
 	qp->peer_eos = 0;
 	__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 	qp->sq_head = qp->sq_count = qp->sq_ndone = 0;
+	qp->next_seq = 0;
 	qp->rq.head = qp->rq.count = 0;
 	qp->rwqe_held = 0;
+	__atomic_store_n(&qp->rnr_waiting, 0, __ATOMIC_RELAXED);
+	qp->xcount = 0;
+	qp->xerr = 0;
 }
 
 /* Enter ERR from @cur; on a CM disconnect, after draining the peer's streams. */
