@@ -36,6 +36,8 @@
 #define SOFTRDMA_CM_TIMEOUT_MS	    10000
 #define SOFTRDMA_CM_REJECT_GRACE_MS 2000
 #define SOFTRDMA_CM_RETRY_NS	    20000000ull
+/* QP ACK timeout (4.096 us * 2^14, about 67 ms) unless RDMA_OPTION_ID_ACK_TIMEOUT says */
+#define SOFTRDMA_CM_ACK_TIMEOUT 14
 
 enum softrdma_cm_state {
 	CM_IDLE,
@@ -84,6 +86,8 @@ struct softrdma_cm_id {
 	int remote_entry;
 	uint8_t rnr_retry;
 	uint8_t remote_rnr_retry;
+	/* RDMA_OPTION_ID_ACK_TIMEOUT: the QP's timeout at RTS (cm.lock) */
+	uint8_t ack_timeout;
 	struct sockaddr_in peer;
 	struct softrdma_cm_msg out_req;
 	struct ibv_qp_init_attr ep_attr;
@@ -464,6 +468,7 @@ softrdma_cm_id_new(struct rdma_event_channel *channel, void *context, enum rdma_
 	id->id.ps = ps;
 	id->id.qp_type = IBV_QPT_RC;
 	id->rnr_retry = 7;
+	id->ack_timeout = SOFTRDMA_CM_ACK_TIMEOUT;
 	softrdma__list_init(&id->node);
 	softrdma__list_init(&id->pend);
 	if (!channel) {
@@ -742,6 +747,18 @@ softrdma_cm_set_addrs(struct softrdma_cm_id *id, const struct sockaddr_in *src,
 	ra->addr.ibaddr.pkey = htobe16(0xffff);
 }
 
+/*
+ * The id now has its device, softrdma0: like librdmacm, it also gets the
+ * device's default PD, which QPs, SRQs and MRs of the id may use (cm.lock).
+ */
+static void
+softrdma_cm_set_device(struct rdma_cm_id *cid)
+{
+	cid->verbs = cm.verbs;
+	cid->pd = cm.pd;
+	cid->port_num = 1;
+}
+
 /* Bind an id to a local address and rdma_cm port. */
 int
 rdma_bind_addr(struct rdma_cm_id *cid, struct sockaddr *addr)
@@ -783,10 +800,8 @@ rdma_bind_addr(struct rdma_cm_id *cid, struct sockaddr *addr)
 	}
 	sin.sin_port = softrdma_cm_rdma_port(sin.sin_port);
 	softrdma_cm_set_addrs(id, &sin, NULL);
-	if (sin.sin_addr.s_addr != htonl(INADDR_ANY)) {
-		cid->verbs = cm.verbs;
-		cid->port_num = 1;
-	}
+	if (sin.sin_addr.s_addr != htonl(INADDR_ANY))
+		softrdma_cm_set_device(cid);
 	id->state = CM_BOUND;
 out:
 	pthread_mutex_unlock(&cm.lock);
@@ -863,8 +878,7 @@ rdma_resolve_addr(struct rdma_cm_id *cid, struct sockaddr *src_addr, struct sock
 	src.sin_port = id->state == CM_BOUND ? id->id.route.addr.src_sin.sin_port : 0;
 	if (!status) {
 		softrdma_cm_set_addrs(id, &src, &dst);
-		cid->verbs = cm.verbs;
-		cid->port_num = 1;
+		softrdma_cm_set_device(cid);
 		id->state = CM_ADDR;
 		softrdma_cm_event(id, NULL, RDMA_CM_EVENT_ADDR_RESOLVED, 0, NULL, 0);
 	} else {
@@ -994,7 +1008,7 @@ softrdma_cm_rts_attr(struct softrdma_cm_id *id, struct ibv_qp_attr *a, int *mask
 {
 	memset(a, 0, sizeof(*a));
 	a->qp_state = IBV_QPS_RTS;
-	a->timeout = 14;
+	a->timeout = id->ack_timeout;
 	a->retry_cnt = 7;
 	a->rnr_retry = id->rnr_retry;
 	a->max_rd_atomic = 16;
@@ -1618,18 +1632,38 @@ rdma_migrate_id(struct rdma_cm_id *cid, struct rdma_event_channel *channel)
 	return 0;
 }
 
-/* Options: the id-level ones are accepted, path records are not supported. */
+/*
+ * Options: the id-level ones are accepted with the length the kernel's CM
+ * wants; the ACK timeout is the QP's at RTS. Path records are not supported.
+ */
 int
 rdma_set_option(struct rdma_cm_id *cid, int level, int optname, void *optval, size_t optlen)
 {
-	(void)cid;
-	(void)optval;
-	(void)optlen;
-	if (level == RDMA_OPTION_ID &&
-	    (optname == RDMA_OPTION_ID_TOS || optname == RDMA_OPTION_ID_REUSEADDR ||
-	     optname == RDMA_OPTION_ID_AFONLY || optname == RDMA_OPTION_ID_ACK_TIMEOUT))
-		return 0;
-	return softrdma_cm_err(ENOSYS);
+	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
+	size_t want;
+
+	if (level != RDMA_OPTION_ID)
+		return softrdma_cm_err(ENOSYS);
+	switch (optname) {
+	case RDMA_OPTION_ID_TOS:
+	case RDMA_OPTION_ID_ACK_TIMEOUT:
+		want = sizeof(uint8_t);
+		break;
+	case RDMA_OPTION_ID_REUSEADDR:
+	case RDMA_OPTION_ID_AFONLY:
+		want = sizeof(int);
+		break;
+	default:
+		return softrdma_cm_err(ENOSYS);
+	}
+	if (!optval || optlen != want)
+		return softrdma_cm_err(EINVAL);
+	if (optname == RDMA_OPTION_ID_ACK_TIMEOUT) {
+		pthread_mutex_lock(&cm.lock);
+		id->ack_timeout = *(uint8_t *)optval;
+		pthread_mutex_unlock(&cm.lock);
+	}
+	return 0;
 }
 
 /* Communication-established notification needs no action here. */
@@ -1988,8 +2022,7 @@ softrdma_cm_on_req(struct softrdma_cm_id *id, struct softrdma_cm_msg *m)
 	local.sin_port = softrdma_cm_rdma_port(local.sin_port);
 	peer.sin_port = softrdma_cm_rdma_port(peer.sin_port);
 	softrdma_cm_set_addrs(id, &local, &peer);
-	id->id.verbs = cm.verbs;
-	id->id.port_num = 1;
+	softrdma_cm_set_device(&id->id);
 	id->remote_qpn = m->qpn;
 	id->remote_rnr_retry = m->rnr_retry;
 	memcpy(id->secret, m->secret, sizeof(id->secret));

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <netpacket/packet.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,83 @@ static struct {
     .head = {&softrdma_ctxs.head, &softrdma_ctxs.head},
 };
 
+/* FNV-1a, 64 bits, of @len bytes at @p, continuing from @h. */
+static uint64_t
+softrdma_fnv1a(uint64_t h, const void *p, size_t len)
+{
+	const unsigned char *b = p;
+
+	while (len--)
+		h = (h ^ *b++) * 0x100000001b3ull;
+	return h;
+}
+
+/* Hash the first line of the file @path into @h; 0 when it is missing or empty. */
+static int
+softrdma_hash_file(const char *path, uint64_t *h)
+{
+	char line[128];
+	size_t n;
+	FILE *f = fopen(path, "re");
+
+	if (!f)
+		return 0;
+	n = fgets(line, sizeof(line), f) ? strcspn(line, "\n") : 0;
+	fclose(f);
+	if (!n)
+		return 0;
+	*h = softrdma_fnv1a(*h, line, n);
+	return 1;
+}
+
+/* Hash the MAC address of the first non-loopback interface into @h; 0 if none. */
+static int
+softrdma_hash_mac(uint64_t *h)
+{
+	struct ifaddrs *ifa, *i;
+	int found = 0;
+
+	if (getifaddrs(&ifa))
+		return 0;
+	for (i = ifa; i && !found; i = i->ifa_next) {
+		struct sockaddr_ll *ll = (struct sockaddr_ll *)i->ifa_addr;
+
+		if (!ll || ll->sll_family != AF_PACKET || (i->ifa_flags & IFF_LOOPBACK) ||
+		    !ll->sll_halen)
+			continue;
+		*h = softrdma_fnv1a(*h, ll->sll_addr, ll->sll_halen);
+		found = 1;
+	}
+	freeifaddrs(ifa);
+	return found;
+}
+
+/*
+ * The node GUID (host order): the same for every process of the host and
+ * across reboots, as an RNIC's. It is a hash of the machine id
+ * (/etc/machine-id, else /var/lib/dbus/machine-id), else of the first
+ * non-loopback interface's MAC address, else of the host name; the top
+ * byte says a locally administered address.
+ */
+static uint64_t
+softrdma_host_guid(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	char host[256] = "";
+
+	if (!softrdma_hash_file("/etc/machine-id", &h) &&
+	    !softrdma_hash_file("/var/lib/dbus/machine-id", &h) && !softrdma_hash_mac(&h)) {
+		gethostname(host, sizeof(host) - 1);
+		h = softrdma_fnv1a(h, host, strlen(host));
+	}
+	return 0x0200000000000000ull | (h & 0x00ffffffffffffffull);
+}
+
 /* Build the GID table (::ffff:a.b.c.d) from the host's IPv4 addresses. */
 static void
 softrdma_scan_gids(struct softrdma_device *d)
 {
 	struct ifaddrs *ifa, *i;
-	uint64_t guid = 0x02005e0000000000ull;
 
 	d->ngids = 0;
 	if (getifaddrs(&ifa) == 0) {
@@ -61,8 +133,6 @@ softrdma_scan_gids(struct softrdma_device *d)
 			g->raw[11] = 0xff;
 			memcpy(&g->raw[12], &sin->sin_addr, 4);
 			d->ifindex[d->ngids] = if_nametoindex(i->ifa_name);
-			if (!(i->ifa_flags & IFF_LOOPBACK))
-				guid ^= (uint64_t)ntohl(sin->sin_addr.s_addr) << 8;
 			d->ngids++;
 		}
 		freeifaddrs(ifa);
@@ -76,14 +146,14 @@ softrdma_scan_gids(struct softrdma_device *d)
 		d->gids[0].raw[15] = 1;
 		d->ngids = 1;
 	}
-	d->guid_base = guid;
+	d->guid_base = softrdma_host_guid();
 }
 
-/* Node GUID in network order: each process (a forked child too) has its own. */
+/* Node GUID in network order: the host's (softrdma_host_guid). */
 static __be64
 softrdma_device_guid(const struct softrdma_device *d)
 {
-	return htobe64(d->guid_base ^ (uint64_t)getpid() << 32);
+	return htobe64(d->guid_base);
 }
 
 /* One-time initialisation of the single device. */

@@ -245,7 +245,13 @@ ibv_dereg_mr(struct ibv_mr *mr)
 	return 0;
 }
 
-/* Change PD, translation or access of @mr; keys get a new variant. */
+/*
+ * Change PD, translation or access of @mr. As on an RNIC (rxe, mlx5 with
+ * its UMR path), a new PD or new access rights keep the keys: peers go on
+ * using the rkey they were given, and the new rights apply to it at once.
+ * A new translation gets new keys, so a peer holding the old rkey cannot
+ * reach the new memory.
+ */
 int
 ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t length, int access)
 {
@@ -258,6 +264,8 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 
 	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
 		return IBV_REREG_MR_ERR_INPUT;
+	if (!npd || npd->context != mr->context || !nlen)
+		return IBV_REREG_MR_ERR_INPUT;
 	if (softrdma_access_ok(nacc))
 		return IBV_REREG_MR_ERR_INPUT;
 	if (!softrdma__range_mapped(naddr, nlen, !!(nacc & IBV_ACCESS_LOCAL_WRITE)))
@@ -268,7 +276,8 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 		pthread_rwlock_unlock(&softrdma_mr_lock);
 		return IBV_REREG_MR_ERR_INPUT;
 	}
-	softrdma_mr_variant[slot] += softrdma_mr_key_step();
+	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
+		softrdma_mr_variant[slot] += softrdma_mr_key_step();
 	if (npd != mr->pd) {
 		softrdma__pd_put(mr->pd);
 		softrdma__pd_get(npd);

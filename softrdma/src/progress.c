@@ -324,6 +324,28 @@ softrdma_accept(struct softrdma_listener *l)
 }
 
 /*
+ * Offer the parked hellos to their QPs again (progress thread); returns
+ * whether some are still parked.
+ */
+static int
+softrdma_hello_retry_parked(void)
+{
+	struct softrdma_list *n, *next;
+	int left = 0;
+
+	for (n = softrdma_prog.hello.next; n != &softrdma_prog.hello; n = next) {
+		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node);
+
+		next = n->next;
+		if (!c->parked)
+			continue;
+		softrdma_hello_step(c);
+		left |= c->pending_until && c->parked;
+	}
+	return left;
+}
+
+/*
  * Close the connections whose hello did not come in time and watch paused
  * listeners again once their pause is over (progress thread). Returns the
  * epoll timeout in milliseconds until the next of these, -1 when none.
@@ -344,6 +366,8 @@ softrdma_pending_timers(void)
 		}
 		softrdma_hello_evict();
 	}
+	if (softrdma_hello_retry_parked() && (!next || now + SOFTRDMA_PARKED_RETRY_NS < next))
+		next = now + SOFTRDMA_PARKED_RETRY_NS;
 	for (k = 0; softrdma_prog.npaused && k < nlis; k++) {
 		struct softrdma_listener *l = softrdma_prog.lis[k];
 		struct epoll_event ev = {.events = EPOLLIN, .data.ptr = (void *)((uintptr_t)l | 1)};
@@ -407,6 +431,21 @@ softrdma_hello_read(struct softrdma_conn *c)
 }
 
 /*
+ * A parked connection (its hello read, waiting for its QP): 1 while the
+ * requester keeps it open, -1 once it closed or failed.
+ */
+static int
+softrdma_parked_alive(struct softrdma_conn *c)
+{
+	char b;
+	ssize_t n = recv(c->fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+
+	if (n > 0 || (n < 0 && (errno == EAGAIN || errno == EINTR)))
+		return 1;
+	return -1;
+}
+
+/*
  * Whether the hello on @c names a QP of the listener that accepted @c: a
  * listener bound to one address serves the QPs of that address alone.
  */
@@ -440,6 +479,23 @@ softrdma_hello_admitted(struct softrdma_qp *qp, const struct softrdma_wire_hello
 }
 
 /*
+ * Whether a hello @qp does not take now may be taken later (qp->lock held):
+ * the QP is in the error state, from which a reset brings it back, or its
+ * inbound connection ended (the peer left RTS) and is about to close. An
+ * RNIC drops the packets of such a peer, which retries until the QP is
+ * back; here the hello waits, at most as long as a pending connection.
+ */
+static int
+softrdma_hello_may_wait(struct softrdma_qp *qp)
+{
+	if (qp->destroyed)
+		return 0;
+	if (qp->qpx.qp_base.state == IBV_QPS_ERR)
+		return 1;
+	return qp->in && (qp->in->eos || qp->in->dead);
+}
+
+/*
  * Read and check the hello of a new connection, answer it (taking up a
  * same-host offer when possible), then attach it to its QP.
  */
@@ -449,7 +505,7 @@ softrdma_hello(struct softrdma_conn *c)
 	struct softrdma_wire_hello h;
 	struct softrdma_wire_shm offer, answer;
 	struct softrdma_qp *qp;
-	int r = softrdma_hello_read(c);
+	int r = c->parked ? softrdma_parked_alive(c) : softrdma_hello_read(c);
 
 	if (r < 0) {
 		softrdma_drop_hello(c);
@@ -470,10 +526,19 @@ softrdma_hello(struct softrdma_conn *c)
 	}
 	pthread_mutex_lock(&qp->lock);
 	if (!softrdma_hello_admitted(qp, &h)) {
+		/* keep the hello for a later try (the buffers hold it), watching for a close */
+		int wait = c->pending_until && softrdma_hello_may_wait(qp);
+
+		if (wait && !c->parked && softrdma__progress_watch(c, EPOLLRDHUP))
+			wait = 0;
+		c->parked = wait;
+		c->hhave = c->parked ? SOFTRDMA_WIRE_HELLO_LEN : 0;
 		pthread_mutex_unlock(&qp->lock);
-		softrdma_drop_hello(c);
+		if (!c->parked)
+			softrdma_drop_hello(c);
 		return;
 	}
+	c->parked = 0;
 	softrdma__shm_accept(c, &offer, &answer);
 	softrdma__wire_shm_to_le(&answer);
 	if (send(c->fd, &answer, sizeof(answer), MSG_DONTWAIT | MSG_NOSIGNAL) !=

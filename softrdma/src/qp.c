@@ -235,9 +235,12 @@ struct ibv_qp *
 softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_init_attr_ex *attr,
 			  struct in_addr bind)
 {
-	uint64_t known = IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS;
+	uint64_t known =
+	    IBV_QP_INIT_ATTR_PD | IBV_QP_INIT_ATTR_SEND_OPS_FLAGS | IBV_QP_INIT_ATTR_CREATE_FLAGS;
 
-	if (attr->comp_mask & ~known) {
+	/* a creation flag asks for a feature this device does not have */
+	if ((attr->comp_mask & ~known) ||
+	    ((attr->comp_mask & IBV_QP_INIT_ATTR_CREATE_FLAGS) && attr->create_flags)) {
 		errno = EOPNOTSUPP;
 		return NULL;
 	}
@@ -426,7 +429,11 @@ softrdma_modify_attrs(struct softrdma_qp *qp, const struct ibv_qp_attr *attr, in
 	}
 }
 
-/* Enter RESET: the connections close and both queues empty. */
+/*
+ * Enter RESET: the connections close, the queues empty and the sequence
+ * starts again, so that RTR connects anew and the peer's next hello is
+ * taken, as a reset RNIC QP can be connected again.
+ */
 static void
 softrdma_qp_to_reset(struct softrdma_qp *qp)
 {
@@ -437,8 +444,12 @@ softrdma_qp_to_reset(struct softrdma_qp *qp)
 	qp->peer_eos = 0;
 	__atomic_store_n(&qp->eos_deadline, 0, __ATOMIC_RELAXED);
 	qp->sq_head = qp->sq_count = qp->sq_ndone = 0;
+	qp->next_seq = 0;
 	qp->rq.head = qp->rq.count = 0;
 	qp->rwqe_held = 0;
+	__atomic_store_n(&qp->rnr_waiting, 0, __ATOMIC_RELAXED);
+	qp->xcount = 0;
+	qp->xerr = 0;
 }
 
 /* Enter ERR from @cur; on a CM disconnect, after draining the peer's streams. */

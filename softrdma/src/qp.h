@@ -13,7 +13,7 @@
  * verbs_context.create_qp_ex: create an RC QP in RESET, attached to its CQs
  * and numbered by the progress thread; @attr->cap gets what it grants.
  * ASSUMPTIONS: no lock held.
- * ERRORS: NULL with errno EOPNOTSUPP (comp_mask or send_ops_flags this
+ * ERRORS: NULL with errno EOPNOTSUPP (comp_mask, create_flags or send_ops_flags this
  * device does not know, QP type other than RC), EINVAL (no PD, no CQ,
  * capabilities beyond the device's), ENOMEM, or the error of attaching the
  * QP to a CQ or to the progress thread.

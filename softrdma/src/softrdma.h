@@ -108,7 +108,7 @@ struct softrdma_device {
 	int ngids;
 	union ibv_gid gids[SOFTRDMA_MAX_GIDS];
 	uint32_t ifindex[SOFTRDMA_MAX_GIDS];
-	/* node GUID (host order) before the process id is mixed in */
+	/* node GUID (host order), the same in every process of the host */
 	uint64_t guid_base;
 };
 
@@ -236,6 +236,12 @@ struct softrdma_conn {
 	struct softrdma_list node;
 	/* accepted, no hello yet: closed at this time (progress thread; 0 = not pending) */
 	uint64_t pending_until;
+	/*
+	 * progress thread: the hello is read, but its QP is in the error state
+	 * or its last inbound connection has not been closed yet; tried again
+	 * until pending_until, as an RNIC's requester retries
+	 */
+	int parked;
 	int fd;
 	struct softrdma_qp *qp;
 	int is_out;

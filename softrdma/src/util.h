@@ -108,6 +108,13 @@ long softrdma__env_long(const char *name, long def, long min);
 #define SOFTRDMA_PENDING_CEIL	    1024
 #define SOFTRDMA_ACCEPT_PAUSE_NS    100000000ull
 #define SOFTRDMA_ACCEPT_BATCH	    32
+/*
+ * A data connection whose hello names a QP in the error state (or one whose
+ * last inbound connection is still closing) stays pending and is offered to
+ * its QP again every SOFTRDMA_PARKED_RETRY_NS, until the QP takes it after a
+ * reset or the pending timeout closes it.
+ */
+#define SOFTRDMA_PARKED_RETRY_NS 10000000ull
 void softrdma__pending_limits(long *max, uint64_t *timeout_ns);
 long softrdma__pending_cap(long max);
 int softrdma__accept_starved(int err);
