@@ -14,8 +14,9 @@
 # compare.sh callgrind OURS DEBIAN
 #	Run a fixed workload (BENCH_CG_OPS measured ops per case after
 #	BENCH_CG_WARMUP warm-up ops) of each under callgrind and print the
-#	instructions per op executed inside the librpma shared object during
-#	the measured phase of each case (client process). Profiles and the
+#	instructions per op executed by librpma during the measured phase of
+#	each case (client process): in its shared object, and inlined into its
+#	functions from headers (see cg_sum). Profiles and the
 #	per-case callgrind_annotate outputs go to BENCH_DIR/cg-{ours,debian}/.
 #
 # Environment: BENCH_ADDR, BENCH_PORT, BENCH_SECONDS, BENCH_WARMUP,
@@ -205,6 +206,22 @@ mode_run() {
 	table "${files[@]}"
 }
 
+# cg_sum SO FILE: the self instructions librpma executed, from a
+# callgrind_annotate listing: the lines that name the object SO, and the
+# lines of code inlined into librpma's functions from a header (mr.h,
+# flush.h, verbs.h), which callgrind_annotate prints with their source file
+# but without an object; those are told by their function, one of librpma's
+# (rpma_*). A library without debug information has only lines of the first
+# kind, so both libraries are counted whole.
+cg_sum() {
+	awk -v so="[$1]" '
+		$1 !~ /^[0-9,]+$/ || /PROGRAM TOTALS/ { next }
+		index($0, so) || ($NF !~ /\]$/ && $NF ~ /:rpma_/) {
+			v = $1; gsub(",", "", v); s += v
+		}
+		END { printf("%.0f", s) }' "$2"
+}
+
 # cg_one BIN LABEL PORT: callgrind profile of the fixed workload; prints
 # "op size qd instr_per_op" per case
 cg_one() {
@@ -233,11 +250,7 @@ cg_one() {
 		callgrind_annotate --auto=no --threshold=100 --inclusive=no "$f" \
 			> "$cgdir/case-$n.txt" 2>/dev/null || die "callgrind_annotate $f failed"
 		ops=$(echo "$line" | sed -n 's/.* ops=\([0-9]*\) .*/\1/p')
-		sum=$(awk -v so="[$so]" '
-			index($0, so) && $1 ~ /^[0-9,]+$/ {
-				v = $1; gsub(",", "", v); s += v
-			}
-			END { printf("%.0f", s) }' "$cgdir/case-$n.txt")
+		sum=$(cg_sum "$so" "$cgdir/case-$n.txt")
 		echo "$line" | awk -v sum="$sum" -v ops="$ops" '{
 			for (i = 2; i <= NF; i++) {
 				split($i, kv, "=")
