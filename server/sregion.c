@@ -13,8 +13,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
 #include <urcu/urcu-memb.h>
 
 #include "filelock.h"
@@ -169,6 +171,16 @@ forced_granularity(void)
 	return v && *v ? v : NULL;
 }
 
+/* memory_fs -- fd is on a file system in memory (tmpfs, ramfs): an msync() saves nothing */
+static bool
+memory_fs(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && (sfs.f_type == (typeof(sfs.f_type))TMPFS_MAGIC ||
+					  sfs.f_type == (typeof(sfs.f_type))RAMFS_MAGIC);
+}
+
 /* map_file -- map the region's file with libpmem2 */
 static int
 map_file(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
@@ -190,6 +202,7 @@ map_file(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
 	/* libpmem2 reads it at every pmem2_map_new(): then it decided, not the hardware */
 	if (forced_granularity())
 		snprintf(r->forced, sizeof(r->forced), "%s", forced_granularity());
+	r->memory_fs = memory_fs(r->fd);
 	ret = 0;
 err_src:
 	(void)pmem2_source_delete(&src);
@@ -427,6 +440,11 @@ rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog
 			  : "",
 	    mechanism(r), r->fell_back ? "; persistence auto: APM would not be durable here" : "",
 	    forced ? "; granularity forced by PMEM2_FORCE_GRANULARITY=" : "", forced ? forced : "");
+	if (r->memory_fs)
+		rpmaf__wlog(log, RPMAF_LOG_WARNING,
+			    "server: region %s: %s is on a file system in memory (tmpfs or ramfs): "
+			    "nothing written to it survives a power cut, persisted or not",
+			    r->name, r->path);
 	if (forced)
 		rpmaf__wlog(log, RPMAF_LOG_WARNING,
 			    "server: region %s: PMEM2_FORCE_GRANULARITY=%s: libpmem2 was told the "

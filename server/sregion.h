@@ -71,6 +71,7 @@ struct rpmaf__sregion {
 	bool fell_back;	    /* auto with direct_write: GPSPM, APM would not be durable */
 	int8_t granularity; /* enum pmem2_granularity of the file's mapping, or NO_GRANULARITY */
 	char forced[16];    /* PMEM2_FORCE_GRANULARITY that set it (libpmem2's testing switch) */
+	bool memory_fs;	    /* the file is on tmpfs or ramfs: nothing of it is durable */
 	uint8_t usage;	    /* RPMAF_USAGE_* */
 	bool file;	    /* file-backed (else anonymous or the caller's) */
 	bool caller_mem;    /* the caller's memory: not unmapped, not persisted at the end */
@@ -225,7 +226,8 @@ void rpmaf__sregtab_unlock(struct rpmaf__sregtab *t);
  * size, persistence method and how its bytes are made durable, e.g.
  * "server: region data: /srv/data.pmem, 64 MiB, GPSPM: a persist is an
  * msync() to the file's device (page granularity: not persistent memory)";
- * and a warning when PMEM2_FORCE_GRANULARITY decided the granularity.
+ * and a warning when PMEM2_FORCE_GRANULARITY decided the granularity, or
+ * when the file is on a file system in memory (tmpfs: nothing is durable).
  * CONCURRENCY: the control path, r not yet published or its table's mutex held.
  */
 void rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log);

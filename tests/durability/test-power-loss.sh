@@ -19,17 +19,19 @@
 #   apm-refused    persistence apm with direct_write: true on an ordinary
 #                  file: the server refuses to start (exit 1), naming the
 #                  region, the file and the granularity; the file is not left
+#   apm-reload     the same region added to a running server by SIGHUP:
+#                  refused, the server serving on
 #   apm-forced     the same under PMEM2_FORCE_GRANULARITY=CACHE_LINE
 #                  (libpmem2's testing switch): accepted as APM, with a warning
 # and each started server's log names the region's persistence mechanism.
-#   POWER_LOSS_TEST_PORT   the first of the 5 TCP ports used (default: at
-#                          random in 30000-31990)
+#   POWER_LOSS_TEST_PORT   the first of the 6 TCP ports used (default: at
+#                          random in 30000-31794)
 set -u
 TOOL=$1
 LOAD=$2
 SHADOW=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 . "$(dirname "$0")/../../tools/tool-test.sh"
-port=${POWER_LOSS_TEST_PORT:-$((30000 + RANDOM % 400 * 5))}
+port=${POWER_LOSS_TEST_PORT:-$((30000 + RANDOM % 300 * 6))}
 OPS=600 # write+persist operations of a run
 
 # config PORT PERSISTENCE DIRECT -- server and client configuration of a case
@@ -134,6 +136,27 @@ rm -f "$tmp/region.pmem"
 expect apm-refused 1 "region data: persistence apm cannot be durable on .*region\.pmem: \
 libpmem2 reports page granularity" -c "$tmp/c.yaml"
 [ ! -e "$tmp/region.pmem" ] && ok || ko apm-refused "the region file was left behind"
+
+# the same region added by a reload (SIGHUP): refused, the server goes on
+port=$((port + 1))
+config "$port" gpspm false
+if start_shadowed; then
+	ok
+	sed -i "s|^regions:|regions:\n  - {name: more, size: 1M, backing: {file: $tmp/more.pmem, create: true}, persistence: apm, direct_write: true}|" \
+		"$tmp/c.yaml"
+	kill -HUP "$pid"
+	for _ in $(seq 100); do
+		grep -qF "region more: persistence apm cannot be durable" "$tmp/log" && break
+		sleep 0.1
+	done
+	grep -qF "region more: persistence apm cannot be durable on $tmp/more.pmem" "$tmp/log" &&
+		ok || ko apm-reload "no refusal of region more in the log"
+	kill -0 "$pid" 2>/dev/null && [ ! -e "$tmp/more.pmem" ] && ok ||
+		ko apm-reload "the server stopped, or the refused region's file was left"
+else
+	ko apm-reload "the server did not start"
+fi
+power_cut
 
 # libpmem2 told the mapping is persistent memory: APM is taken, with a warning
 port=$((port + 1))

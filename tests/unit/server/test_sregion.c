@@ -368,6 +368,33 @@ test_anonymous(void **state)
 	done(&r);
 }
 
+/* a file on tmpfs: GPSPM as anywhere at page granularity, with a warning that nothing is durable */
+static void
+test_memory_fs(void **state)
+{
+	struct rpmaf_cfg_region rc = region_cfg(RPMAF_PERSIST_GPSPM, false);
+	struct rpmaf__sregion *r;
+	char shm[64];
+
+	(void)state;
+	snprintf(shm, sizeof(shm), "/dev/shm/test_sregion.%d", (int)getpid());
+	rc.path = shm;
+	assert_int_equal(make(&rc, MOCK_REAL, &r), 0);
+	check_dur(r, "gpspm", "msync", "page");
+	described(r, "GPSPM: a persist is an msync()");
+	assert_non_null(strstr(Log, "warning: server: region r: /dev/shm/test_sregion."));
+	assert_non_null(strstr(Log, "is on a file system in memory (tmpfs or ramfs): nothing "
+				    "written to it survives a power cut"));
+	assert_int_equal(rpmaf__sregion_delete(&r, true, &Wlog), 0);
+	assert_int_equal(access(shm, F_OK), -1);
+	/* and not for a file on the disk of the test's directory, unless that is tmpfs too */
+	rc.path = Path;
+	assert_int_equal(make(&rc, MOCK_REAL, &r), 0);
+	described(r, "GPSPM");
+	assert_true(r->memory_fs == (strstr(Log, "file system in memory") != NULL));
+	done(&r);
+}
+
 /* the application's memory is exported as the application says, APM included */
 static void
 test_caller_memory(void **state)
@@ -433,6 +460,7 @@ main(void)
 	    cmocka_unit_test_setup(test_cache_line, fresh),
 	    cmocka_unit_test_setup(test_byte, fresh),
 	    cmocka_unit_test_setup(test_anonymous, fresh),
+	    cmocka_unit_test_setup(test_memory_fs, fresh),
 	    cmocka_unit_test_setup(test_caller_memory, fresh),
 	    cmocka_unit_test_setup(test_libpmem2, fresh),
 	};
