@@ -309,6 +309,7 @@ MODULE_MKS := \
 	tools/rpma-server/rpma-server.mk \
 	tools/rpmaf-bench/rpmaf-bench.mk \
 	tools/rpma-load/rpma-load.mk \
+	tests/durability/durability.mk \
 	tools/rpmemd/rpmemd.mk \
 	librpmem/librpmem.mk \
 	librpmem/abi.mk \

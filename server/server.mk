@@ -3,6 +3,10 @@
 # server/server.mk -- the tests of server/ (its *.c go into librpmaf through rpmaf/rpmaf.mk)
 #   make check-server        the integration test over softrdma: a server and test
 #                            clients speaking the control protocol through ctl/
+#   make check-server-unit   the unit test of the regions' persistence rule (sregion.c
+#                            against stand-ins of libpmem2's granularity and of librpma's
+#                            registration: tests/unit/server/test_sregion.c), gcc and
+#                            clang AddressSanitizer+UBSan
 #   make check-server-tsan   the same test on ThreadSanitizer builds of librpma and of
 #                            the framework's sources (check-slow)
 #   make fuzz-ctl-server     build/fuzz/fuzz_ctl_server (libFuzzer): sequences of client
@@ -37,7 +41,31 @@ $(SERVER_TEST_TSAN): $(SERVER_TEST_DEPS) $(MT_LIB)
 		$(SERVER_TEST_SRC) tests/integration/common.c $(SERVER_MODULE_SRCS) $(MT_LIB) \
 		$(SERVER_TEST_LIBS)
 
-.PHONY: check-server check-server-tsan
+# the unit test: sregion.c and what it calls, the granularity and librpma replaced (--wrap)
+SERVER_UNIT_SRC := tests/unit/server/test_sregion.c
+SERVER_UNIT_SRCS := server/sregion.c server/filelock.c workers/wlog.c proto/wire.c proto/status.c
+SERVER_UNIT_WRAPS := -Wl,--wrap=pmem2_map_get_store_granularity,--wrap=rpma_mr_reg \
+	-Wl,--wrap=rpma_mr_dereg,--wrap=rpma_mr_get_descriptor_size,--wrap=rpma_mr_get_descriptor \
+	-Wl,--wrap=rpma_err_2str
+SERVER_UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iserver
+SERVER_UNIT_LIBS := -lcmocka -lpmem2 -lurcu-memb -lurcu-common -pthread
+SERVER_UNIT := $(BUILD)/server/unit/test_sregion
+SERVER_UNIT_ASAN := $(BUILD)/server/unit-asan/test_sregion
+
+$(SERVER_UNIT): $(SERVER_UNIT_SRC) $(SERVER_UNIT_SRCS) $(SERVER_MODULE_HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_UNIT_CFLAGS) -o $@ $< $(SERVER_UNIT_SRCS) $(SERVER_UNIT_WRAPS) \
+		$(SERVER_UNIT_LIBS)
+
+$(SERVER_UNIT_ASAN): $(SERVER_UNIT_SRC) $(SERVER_UNIT_SRCS) $(SERVER_MODULE_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(SERVER_UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SERVER_UNIT_SRCS) \
+		$(SERVER_UNIT_WRAPS) $(SERVER_UNIT_LIBS)
+
+.PHONY: check-server check-server-tsan check-server-unit
+
+check-server-unit: $(SERVER_UNIT) $(SERVER_UNIT_ASAN)
+	@tools/run-tests.sh server-unit $^
 
 check-server: $(SERVER_TEST) softrdma
 	@TEST_TIMEOUT=$(SERVER_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
@@ -48,7 +76,7 @@ check-server-tsan: $(SERVER_TEST_TSAN) softrdma
 		TEST_TIMEOUT=$$(( $(SERVER_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
 		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server-tsan $(SERVER_TEST_TSAN)
 
-CHECK_TARGETS += check-server
+CHECK_TARGETS += check-server-unit check-server
 CHECK_SLOW_TARGETS += check-server-tsan
 CLEAN_DIRS += $(BUILD)/server
 

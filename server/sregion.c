@@ -8,12 +8,15 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
+#include <linux/magic.h>
 #include <urcu/urcu-memb.h>
 
 #include "filelock.h"
@@ -159,6 +162,25 @@ err_close:
 	return ret;
 }
 
+/* forced_granularity -- libpmem2's testing switch PMEM2_FORCE_GRANULARITY, NULL when unset */
+static const char *
+forced_granularity(void)
+{
+	const char *v = getenv("PMEM2_FORCE_GRANULARITY");
+
+	return v && *v ? v : NULL;
+}
+
+/* memory_fs -- fd is on a file system in memory (tmpfs, ramfs): an msync() saves nothing */
+static bool
+memory_fs(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 && (sfs.f_type == (typeof(sfs.f_type))TMPFS_MAGIC ||
+					  sfs.f_type == (typeof(sfs.f_type))RAMFS_MAGIC);
+}
+
 /* map_file -- map the region's file with libpmem2 */
 static int
 map_file(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
@@ -176,6 +198,11 @@ map_file(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
 		goto err_src;
 	r->ptr = pmem2_map_get_address(r->map);
 	r->persist_fn = pmem2_get_persist_fn(r->map);
+	r->granularity = (int8_t)pmem2_map_get_store_granularity(r->map);
+	/* libpmem2 reads it at every pmem2_map_new(): then it decided, not the hardware */
+	if (forced_granularity())
+		snprintf(r->forced, sizeof(r->forced), "%s", forced_granularity());
+	r->memory_fs = memory_fs(r->fd);
 	ret = 0;
 err_src:
 	(void)pmem2_source_delete(&src);
@@ -241,10 +268,58 @@ fill(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc)
 	r->usage = (uint8_t)(rc->usage & 7u);
 	r->file = rc->backing == RPMAF_BACKING_FILE;
 	r->fd = -1;
-	r->persist = r->file && rc->direct_write && rc->persistence != RPMAF_PERSIST_GPSPM
-			 ? RPMAF__PROTO_PERSIST_APM
-			 : RPMAF__PROTO_PERSIST_GPSPM;
+	r->granularity = RPMAF__SREGION_NO_GRANULARITY;
+	/* a file's is chosen once libpmem2 has mapped it (persist_choose()) */
+	r->persist = RPMAF__PROTO_PERSIST_GPSPM;
 	return 0;
+}
+
+/* apm_durable -- a client's flush makes writes durable on r's mapping (sregion.h: THE RULE) */
+static bool
+apm_durable(const struct rpmaf__sregion *r)
+{
+	return r->granularity == PMEM2_GRANULARITY_BYTE ||
+	       r->granularity == PMEM2_GRANULARITY_CACHE_LINE;
+}
+
+/* granularity_str -- libpmem2's granularity of r's mapping in words */
+static const char *
+granularity_str(const struct rpmaf__sregion *r)
+{
+	switch (r->granularity) {
+	case PMEM2_GRANULARITY_BYTE:
+		return "byte";
+	case PMEM2_GRANULARITY_CACHE_LINE:
+		return "cache-line";
+	case PMEM2_GRANULARITY_PAGE:
+		return "page";
+	default:
+		return "no";
+	}
+}
+
+/*
+ * persist_choose -- a file region's method, now that its mapping's
+ * granularity is known (sregion.h: THE RULE): an apm that cannot be
+ * durable is RPMAF_E_INVAL, logged with the region, the file and why
+ */
+static int
+persist_choose(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
+	       const struct rpmaf__wlog *log)
+{
+	bool apm = rc->direct_write && rc->persistence != RPMAF_PERSIST_GPSPM;
+
+	r->persist = apm && apm_durable(r) ? RPMAF__PROTO_PERSIST_APM : RPMAF__PROTO_PERSIST_GPSPM;
+	r->fell_back = apm && r->persist != RPMAF__PROTO_PERSIST_APM;
+	if (rc->persistence != RPMAF_PERSIST_APM || !r->fell_back)
+		return 0;
+	rpmaf__wlog(log, RPMAF_LOG_ERROR,
+		    "region %s: persistence apm cannot be durable on %s: libpmem2 reports %s "
+		    "granularity (not persistent memory mapped with DAX: a client's flush would "
+		    "leave its writes in the page cache, lost at a power cut); persistence gpspm "
+		    "or auto persists them with msync()",
+		    r->name, rc->path, granularity_str(r));
+	return RPMAF_E_INVAL;
 }
 
 /* memory_new -- the region's memory: its file mapped, or anonymous pages */
@@ -292,40 +367,112 @@ memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 	r->fd = -1;
 }
 
-/* durability -- how a persist (GPSPM) or a client's flush (APM) makes r's bytes durable */
+/* file_mechanism -- how a file region's bytes are made durable, as the log says it */
 static const char *
-durability(const struct rpmaf__sregion *r)
+file_mechanism(const struct rpmaf__sregion *r)
 {
-	if (r->caller_mem)
-		return r->persist_fn ? "the application's persist function"
-				     : "a memory barrier (the application's memory)";
-	if (!r->map)
-		return "none: volatile memory, a flush makes writes visible only";
-	switch (pmem2_map_get_store_granularity(r->map)) {
+	if (r->persist == RPMAF__PROTO_PERSIST_APM)
+		return r->granularity == PMEM2_GRANULARITY_BYTE
+			   ? "APM: the client's flush (a read after its writes) makes them durable "
+			     "(byte granularity: persistent memory, CPU caches in the power-fail "
+			     "domain)"
+			   : "APM: the client's flush (a read after its writes) makes them durable "
+			     "(cache-line granularity: persistent memory; direct_write: the RNIC's "
+			     "writes bypass the CPU caches)";
+	switch (r->granularity) {
 	case PMEM2_GRANULARITY_BYTE:
-		return "persistent memory with eADR: a fence (libpmem2)";
+		return "GPSPM: a persist is a fence (byte granularity: persistent memory, CPU "
+		       "caches in the power-fail domain)";
 	case PMEM2_GRANULARITY_CACHE_LINE:
-		return "persistent memory: CPU cache flushes (libpmem2)";
+		return "GPSPM: a persist is a CPU cache flush (cache-line granularity: persistent "
+		       "memory)";
 	default:
-		return "msync() of the page cache (libpmem2, a file not on persistent memory)";
+		return "GPSPM: a persist is an msync() to the file's device (page granularity: not "
+		       "persistent memory)";
 	}
+}
+
+/* mechanism -- how r's bytes are made durable, as the log says it */
+static const char *
+mechanism(const struct rpmaf__sregion *r)
+{
+	if (r->caller_mem && r->persist == RPMAF__PROTO_PERSIST_APM)
+		return "APM: the client's flush; the application vouches for its memory";
+	if (r->caller_mem)
+		return r->persist_fn ? "GPSPM: a persist is the application's persist function"
+				     : "GPSPM: a persist is a memory barrier (the application's "
+				       "memory, durable only if the application makes it so)";
+	if (!r->file)
+		return "not persistent (anonymous memory): a persist is a memory barrier";
+	return file_mechanism(r);
+}
+
+/* size_str -- bytes in binary units when exact ("64 MiB"), else in bytes */
+static const char *
+size_str(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+	unsigned i = 0;
+
+	while (i < 4 && bytes >= 1024 && bytes % 1024 == 0) {
+		bytes /= 1024;
+		i++;
+	}
+	snprintf(buf, size, "%llu %s", (unsigned long long)bytes, unit[i]);
+	return buf;
 }
 
 /* see sregion.h */
 void
 rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
 {
-	static const char *const persist[] = {"none", "apm", "gpspm"};
+	const char *forced = r->forced[0] ? r->forced : NULL;
+	char size[32];
 
-	rpmaf__wlog(log, RPMAF_LOG_DEBUG,
-		    "server: region %s: %llu bytes, %s%s%s, persistence %s, made durable by %s",
-		    r->name, (unsigned long long)r->size,
-		    r->path	    ? r->path
-		    : r->caller_mem ? "the application's memory"
-				    : "anonymous memory",
-		    r->created ? " (created)" : "", r->extended ? " (extended)" : "",
-		    r->persist <= RPMAF__PROTO_PERSIST_MAX ? persist[r->persist] : "?",
-		    durability(r));
+	rpmaf__wlog(
+	    log, RPMAF_LOG_NOTICE, "server: region %s: %s, %s%s, %s%s%s%s", r->name,
+	    r->path	    ? r->path
+	    : r->caller_mem ? "the application's memory"
+			    : "anonymous memory",
+	    size_str(r->size, size, sizeof(size)),
+	    r->created	  ? " (file created)"
+	    : r->extended ? " (file extended)"
+			  : "",
+	    mechanism(r), r->fell_back ? "; persistence auto: APM would not be durable here" : "",
+	    forced ? "; granularity forced by PMEM2_FORCE_GRANULARITY=" : "", forced ? forced : "");
+	if (r->memory_fs)
+		rpmaf__wlog(log, RPMAF_LOG_WARNING,
+			    "server: region %s: %s is on a file system in memory (tmpfs or ramfs): "
+			    "nothing written to it survives a power cut, persisted or not",
+			    r->name, r->path);
+	if (forced)
+		rpmaf__wlog(log, RPMAF_LOG_WARNING,
+			    "server: region %s: PMEM2_FORCE_GRANULARITY=%s: libpmem2 was told the "
+			    "granularity of %s instead of detecting it (a testing switch): its "
+			    "writes are as durable as the variable claims, no more",
+			    r->name, forced, r->path);
+}
+
+/* see sregion.h */
+void
+rpmaf__sregion_durability(const struct rpmaf__sregion *r, struct rpmaf__sregion_dur *d)
+{
+	static const char *const gran[] = {"byte", "cache_line", "page"};
+	static const char *const file_mech[] = {"fence", "cache_flush", "msync"};
+	bool apm = r->persist == RPMAF__PROTO_PERSIST_APM;
+	bool known = r->granularity >= 0 && r->granularity <= PMEM2_GRANULARITY_PAGE;
+
+	d->persistence = apm ? "apm" : "gpspm";
+	if (r->caller_mem) {
+		d->mechanism = apm || r->persist_fn ? "application" : "none";
+		d->granularity = "unknown";
+	} else if (!r->file) {
+		d->mechanism = "none";
+		d->granularity = "none";
+	} else {
+		d->mechanism = apm ? "rdma_flush" : known ? file_mech[r->granularity] : "unknown";
+		d->granularity = known ? gran[r->granularity] : "unknown";
+	}
 }
 
 /* see sregion.h */
@@ -343,6 +490,8 @@ rpmaf__sregion_new(const struct rpmaf_cfg_region *rc, struct rpma_peer *peer,
 		return RPMAF_E_NOMEM;
 	if ((ret = fill(r, rc)) || (ret = memory_new(r, rc, log, &u)))
 		goto err_free;
+	if (r->file && (ret = persist_choose(r, rc, log)))
+		goto err_memory;
 	if ((ret = reg(r, peer, log)))
 		goto err_memory;
 	if (r->file && !(r->path = strdup(rc->path))) {
@@ -386,7 +535,9 @@ rpmaf__sregion_new_mem(const struct rpmaf_mem_region *mr, struct rpma_peer *peer
 	r->caller_mem = true;
 	r->ptr = mr->ptr;
 	r->persist_fn = mr->persist;
+	/* its durability is the caller's word: no mapping of ours to ask libpmem2 about */
 	r->persist = mr->apm ? RPMAF__PROTO_PERSIST_APM : RPMAF__PROTO_PERSIST_GPSPM;
+	r->granularity = RPMAF__SREGION_NO_GRANULARITY;
 	if ((ret = reg(r, peer, log))) {
 		free(r);
 		return ret;

@@ -59,20 +59,27 @@
 #include "../proto/region.h"
 #include "../workers/wlog.h"
 
+/* a region that is no mapping of a file (anonymous or the caller's memory): no granularity */
+#define RPMAF__SREGION_NO_GRANULARITY (-1)
+
 struct rpmaf__sregion {
 	char name[RPMAF__PROTO_NAME_MAX + 1];
 	uint8_t name_len;
 	uint64_t size;
 	uint64_t generation;
-	uint8_t persist;  /* enum rpmaf__proto_persist */
-	uint8_t usage;	  /* RPMAF_USAGE_* */
-	bool file;	  /* file-backed (else anonymous or the caller's) */
-	bool caller_mem;  /* the caller's memory: not unmapped, not persisted at the end */
-	int fd;		  /* the file, locked (filelock.h); -1 for anonymous memory */
-	char *path;	  /* the file's, NULL for anonymous memory */
-	bool created;	  /* the file was created for the region */
-	bool extended;	  /* the file was extended for the region */
-	int64_t old_size; /* the file's size before */
+	uint8_t persist;    /* enum rpmaf__proto_persist */
+	bool fell_back;	    /* auto with direct_write: GPSPM, APM would not be durable */
+	int8_t granularity; /* enum pmem2_granularity of the file's mapping, or NO_GRANULARITY */
+	char forced[16];    /* PMEM2_FORCE_GRANULARITY that set it (libpmem2's testing switch) */
+	bool memory_fs;	    /* the file is on tmpfs or ramfs: nothing of it is durable */
+	uint8_t usage;	    /* RPMAF_USAGE_* */
+	bool file;	    /* file-backed (else anonymous or the caller's) */
+	bool caller_mem;    /* the caller's memory: not unmapped, not persisted at the end */
+	int fd;		    /* the file, locked (filelock.h); -1 for anonymous memory */
+	char *path;	    /* the file's, NULL for anonymous memory */
+	bool created;	    /* the file was created for the region */
+	bool extended;	    /* the file was extended for the region */
+	int64_t old_size;   /* the file's size before */
 	struct pmem2_map *map;
 	pmem2_persist_fn persist_fn; /* NULL for anonymous memory */
 	void *ptr;
@@ -106,11 +113,35 @@ struct rpmaf__sregtab {
 };
 
 /*
+ * THE RULE of a file region's persistence (doc/DURABILITY.md). APM (the
+ * client's flush: an RDMA read after its writes, which returns once they
+ * have reached the server's memory) makes them durable only where they
+ * land in the power-fail protected domain as they arrive:
+ * - the mapping is persistent memory mapped directly (DAX): libpmem2's
+ *   store granularity of the mapping is BYTE (eADR: the CPU caches are in
+ *   the protected domain) or CACHE_LINE (ADR: the memory controller is,
+ *   the caches are not). PAGE is the page cache of a file on a disk (or
+ *   on tmpfs): a write stays there until an msync(), which only a GPSPM
+ *   persist makes;
+ * - and the platform writes the RNIC's data there (direct_write: true, the
+ *   operator's word: DDIO off under ADR, or eADR), which no software can
+ *   check; librpma calls it direct write to PMem.
+ * So: persistence apm where the mapping is PAGE is refused (RPMAF_E_INVAL,
+ * logged with the region, the file and the granularity); auto is APM where
+ * both hold, GPSPM otherwise; gpspm is GPSPM. GPSPM is durable at every
+ * granularity: libpmem2's persist of the mapping (msync at PAGE, cache
+ * flushes at CACHE_LINE, a fence at BYTE). Memory that promises no
+ * persistence (anonymous) is never refused; the caller's memory
+ * (rpmaf__sregion_new_mem()) is exported as the caller says.
+ */
+
+/*
  * rpmaf__sregion_new -- map or allocate, and register, the region rc
  * describes (its generation comes with rpmaf__sregtab_insert()); on failure nothing is left behind
  * (a file created is removed, a file extended is cut back). A file is locked (filelock.h) before
  * it is extended, and stays locked until rpmaf__sregion_delete(). RETURN VALUE: 0; RPMAF_E_INVAL
- * (a name that is no protocol name); RPMAF_E_NOMEM; RPMAF_E_IO (open, create, lock, extend, map);
+ * (a name that is no protocol name; persistence apm on a mapping where it cannot be durable, see
+ * THE RULE above); RPMAF_E_NOMEM; RPMAF_E_IO (open, create, lock, extend, map);
  * RPMAF_E_BUSY (another server or process holds the file's lock; the log names the file and,
  * where it can be known, the holder's pid); RPMAF_E_RDMA.
  * CONCURRENCY: any thread; logs through log.
@@ -190,12 +221,34 @@ const struct rpmaf__sregsnap *rpmaf__sregtab_lock(struct rpmaf__sregtab *t);
 void rpmaf__sregtab_unlock(struct rpmaf__sregtab *t);
 
 /*
- * rpmaf__sregion_describe -- at log.level debug, one line of what r is:
- * its name, size, backing (the file's path, anonymous or the caller's
- * memory), and how its bytes are made durable.
+ * rpmaf__sregion_describe -- at log.level notice, one line of what r is:
+ * its name, backing (the file's path, anonymous or the caller's memory),
+ * size, persistence method and how its bytes are made durable, e.g.
+ * "server: region data: /srv/data.pmem, 64 MiB, GPSPM: a persist is an
+ * msync() to the file's device (page granularity: not persistent memory)";
+ * and a warning when PMEM2_FORCE_GRANULARITY decided the granularity, or
+ * when the file is on a file system in memory (tmpfs: nothing is durable).
  * CONCURRENCY: the control path, r not yet published or its table's mutex held.
  */
 void rpmaf__sregion_describe(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log);
+
+/* how a region's bytes are made durable, in the words of the statistics (static strings) */
+struct rpmaf__sregion_dur {
+	const char *persistence; /* what clients are told: "apm", "gpspm" */
+	/*
+	 * "msync" (page granularity), "cache_flush" (cache-line), "fence" (byte), "rdma_flush"
+	 * (APM: the client's flush, nothing on the server), "application" (the caller's memory:
+	 * its persist function, or its word for APM), "none" (volatile memory: a barrier)
+	 */
+	const char *mechanism;
+	const char *granularity; /* "byte", "cache_line", "page"; "none" (anonymous), "unknown" */
+};
+
+/*
+ * rpmaf__sregion_durability -- r's persistence, mechanism and granularity
+ * CONCURRENCY: while r is reachable (its fields do not change once it is made).
+ */
+void rpmaf__sregion_durability(const struct rpmaf__sregion *r, struct rpmaf__sregion_dur *d);
 
 /*
  * rpmaf__sregtab_find -- the region of s named name (len bytes), or NULL.

@@ -101,13 +101,18 @@ json_regions(struct rpmaf_server *srv, FILE *f)
 	fputs(",\"region_stats\":{", f);
 	for (uint32_t i = 0; i < t->n; i++) {
 		struct rpmaf__sregion *r = t->v[i];
+		struct rpmaf__sregion_dur d;
 
-		/* a region name is [A-Za-z0-9._-] (doc/PROTOCOL.md): nothing to escape */
-		fprintf(f, "%s\"%s\":{\"lookups\":%llu,\"persists\":%llu,\"persist_bytes\":%llu}",
+		rpmaf__sregion_durability(r, &d);
+		/* a region name is [A-Za-z0-9._-] (doc/PROTOCOL.md), the words fixed: no escape */
+		fprintf(f,
+			"%s\"%s\":{\"lookups\":%llu,\"persists\":%llu,\"persist_bytes\":%llu,"
+			"\"persistence\":\"%s\",\"mechanism\":\"%s\",\"granularity\":\"%s\"}",
 			i ? "," : "", r->name,
 			atomic_load_explicit(&r->lookups, memory_order_relaxed),
 			atomic_load_explicit(&r->persists, memory_order_relaxed),
-			atomic_load_explicit(&r->persist_bytes, memory_order_relaxed));
+			atomic_load_explicit(&r->persist_bytes, memory_order_relaxed),
+			d.persistence, d.mechanism, d.granularity);
 	}
 	rpmaf__sregtab_unlock(&srv->regs);
 	fputs("}", f);
@@ -216,7 +221,7 @@ prom_workers(struct rpmaf_server *srv, FILE *f)
 	}
 }
 
-/* prom_regions -- the regions' counters, a sample per region (the table's mutex) */
+/* prom_regions -- each region's durability and counters, a sample per region (the table's mutex) */
 static void
 prom_regions(struct rpmaf_server *srv, FILE *f)
 {
@@ -232,7 +237,19 @@ prom_regions(struct rpmaf_server *srv, FILE *f)
 	     offsetof(struct rpmaf__sregion, persist_bytes)},
 	};
 	const struct rpmaf__sregsnap *t = rpmaf__sregtab_lock(&srv->regs);
+	struct rpmaf__sregion_dur d;
 
+	rpmaf__prom_family(f, "rpmaf_region_info", "gauge",
+			   "how the region's bytes are made durable: the persistence method "
+			   "clients use, the server's mechanism, libpmem2's granularity");
+	for (uint32_t i = 0; i < t->n; i++) {
+		rpmaf__sregion_durability(t->v[i], &d);
+		/* as in json_regions(): nothing to escape */
+		fprintf(f,
+			"rpmaf_region_info{region=\"%s\",persistence=\"%s\",mechanism=\"%s\","
+			"granularity=\"%s\"} 1\n",
+			t->v[i]->name, d.persistence, d.mechanism, d.granularity);
+	}
 	for (size_t c = 0; c < sizeof(ctrs) / sizeof(ctrs[0]); c++) {
 		rpmaf__prom_family(f, ctrs[c].name, "counter", ctrs[c].help);
 		for (uint32_t i = 0; i < t->n; i++) {

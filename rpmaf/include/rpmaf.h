@@ -860,11 +860,16 @@ int rpmaf_worker_get_stats(const struct rpmaf_worker *w, struct rpmaf_worker_sta
  *   it is created or extended, until the region is removed or the server
  *   deleted: no second server, in this process or another, exports it
  *   meanwhile (RPMAF_E_BUSY). A file-backed region with
- *   regions[].direct_write is flushed to persistence by the client itself
- *   (APM: the descriptor says so); any other region is persisted on a
+ *   regions[].direct_write whose mapping libpmem2 reports at byte or
+ *   cache-line granularity (persistent memory with DAX) is flushed to
+ *   persistence by the client itself (APM: the descriptor says so),
+ *   unless its persistence is gpspm; any other region is persisted on a
  *   client's PERSIST_REQ message (GPSPM), which the server serves by
- *   persisting the range with libpmem2 before it answers. It reads the
- *   pre-shared key of auth.key_file.
+ *   persisting the range with libpmem2 (an msync for an ordinary file)
+ *   before it answers. persistence apm on a file of page granularity is
+ *   refused (a client's flush would leave its writes in the page cache:
+ *   doc/DURABILITY.md). Each region is logged at notice with the way its
+ *   bytes are made durable. It reads the pre-shared key of auth.key_file.
  * - rpmaf_server_start() listens on listen.address:listen.port and starts
  *   the acceptor thread, which hands each connection request to the
  *   least-loaded worker; a request beyond listen.max_connections, or when
@@ -972,7 +977,10 @@ struct rpmaf_server_stats {
  * RETURN VALUE
  * 0 and *srv_ptr set; or a negative code, *srv_ptr untouched and nothing
  * left behind (no file created, no region registered):
- * - RPMAF_E_INVAL   a NULL argument; cfg has no listen section
+ * - RPMAF_E_INVAL   a NULL argument; cfg has no listen section; a
+ *                   region's persistence is apm and libpmem2 reports page
+ *                   granularity for its file (the log names the region,
+ *                   the file and the granularity)
  * - RPMAF_E_NOMEM   out of memory
  * - RPMAF_E_IO      a region file cannot be opened, created, locked,
  *                   extended or mapped; the key file cannot be read or
@@ -1089,7 +1097,8 @@ unsigned rpmaf_server_port(const struct rpmaf_server *srv);
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (a NULL argument, a name already exported, a region
- * cfg_load would refuse, called from a worker thread); the codes of
+ * cfg_load would refuse, persistence apm on a file of page granularity
+ * as for rpmaf_server_new(), called from a worker thread); the codes of
  * rpmaf_server_new() for mapping and registering (RPMAF_E_BUSY: its file
  * is exported already, by this server or another). On failure nothing
  * changes.
@@ -1104,7 +1113,10 @@ int rpmaf_server_region_add(struct rpmaf_server *srv, const struct rpmaf_cfg_reg
  * of files it manages, say), registered as it is, and announce it. The
  * memory stays the caller's: it must stay mapped until
  * rpmaf_server_region_remove() of the region (or rpmaf_server_delete())
- * returns, which deregister it without persisting or unmapping it.
+ * returns, which deregister it without persisting or unmapping it. The
+ * server cannot ask libpmem2 about memory it did not map: with apm the
+ * caller vouches that a client's flush makes writes durable there
+ * (doc/DURABILITY.md).
  *
  * RETURN VALUE
  * 0; RPMAF_E_INVAL (a NULL argument or pointer, size 0, no usage bit, a
@@ -1234,7 +1246,11 @@ enum rpmaf_stats_format {
 	 * "min", "p50", "p90", "p99", "p99.9", "max"}) and "region_stats" (by
 	 * region name: "lookups", "persists", "persist_bytes" of the requests
 	 * that named it; a client's own RDMA reads and writes never reach the
-	 * server, so they are not there).
+	 * server, so they are not there; and how its bytes are made durable:
+	 * "persistence" ("apm", "gpspm"), "mechanism" ("msync", "cache_flush",
+	 * "fence", "rdma_flush", "application", "none") and libpmem2's
+	 * "granularity" ("byte", "cache_line", "page"; "none", "unknown" for
+	 * anonymous and the application's memory): doc/DURABILITY.md).
 	 */
 	RPMAF_STATS_JSON,
 	/*
@@ -1242,8 +1258,10 @@ enum rpmaf_stats_format {
 	 * one node_exporter's textfile collector reads): counters
 	 * rpmaf_server_*_total, rpmaf_worker_*_total{worker="N"},
 	 * rpmaf_region_*_total{region="NAME"}; gauges rpmaf_server_connections,
-	 * rpmaf_server_regions, rpmaf_server_uptime_seconds and
-	 * rpmaf_server_info{program,version} 1; histograms in seconds
+	 * rpmaf_server_regions, rpmaf_server_uptime_seconds,
+	 * rpmaf_server_info{program,version} 1 and
+	 * rpmaf_region_info{region,persistence,mechanism,granularity} 1;
+	 * histograms in seconds
 	 * rpmaf_server_persist_duration_seconds and
 	 * rpmaf_server_handler_duration_seconds{handler="ID"} (_bucket{le},
 	 * _sum, _count); each with its HELP and TYPE lines.

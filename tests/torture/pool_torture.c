@@ -562,6 +562,12 @@ server_main(const char *port, const char *dir, const char *plant)
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
 	signal(SIGTERM, on_signal);
+	/*
+	 * the APM regions are ordinary files, where the server refuses persistence apm (page
+	 * granularity: doc/DURABILITY.md); libpmem2's testing switch calls them persistent
+	 * memory, so that the pool's APM path is tortured (its durability is not)
+	 */
+	setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
 	u.dir = dir;
 	u.stale_gen = strcmp(plant, "stale-gen") == 0;
 	u.seed = (unsigned)getpid();

@@ -265,6 +265,8 @@ for name in ("persist", "handler_1"):
 assert s["latency_ns"]["persist"]["count"] == s["persists"], s["latency_ns"]
 r = s["region_stats"]["data"]
 assert r["persists"] == s["persists"] and r["persist_bytes"] == s["persist_bytes"], r
+# a GPSPM region on an ordinary file: msync at page granularity (doc/DURABILITY.md)
+assert (r["persistence"], r["mechanism"], r["granularity"]) == ("gpspm", "msync", "page"), r
 PY
 if "$pypro" - "$tmp/first.prom" "$tmp/metrics.prom" <<'PY'; then ok; else ko prometheus "see above"; fi
 import sys
@@ -297,6 +299,10 @@ for key in (("rpmaf_server_persists_total", ()),
             ("rpmaf_server_persist_duration_seconds_count", ())):
     assert second[key] > first[key] > 0, "%s: %s then %s" % (key, first[key], second[key])
 assert second[("rpmaf_server_connections_lost_total", ())] == 0
+info = (("granularity", "page"), ("mechanism", "msync"), ("persistence", "gpspm"),
+        ("region", "data"))
+assert fams["rpmaf_region_info"].type == "gauge", fams["rpmaf_region_info"].type
+assert second[("rpmaf_region_info", info)] == 1, [k for k in second if k[0] == "rpmaf_region_info"]
 inf = second[("rpmaf_server_persist_duration_seconds_bucket", (("le", "+Inf"),))]
 assert inf == second[("rpmaf_server_persist_duration_seconds_count", ())], inf
 PY
@@ -305,7 +311,7 @@ kill -TERM "$pid"
 wait "$pid"
 pid=
 # log.level debug: every line, the library's too, in one form with an ISO 8601 time; the
-# resolved configuration and each region (name, size, path, how it is made durable)
+# resolved configuration and each region (name, path, size, how it is made durable)
 "$run" "$TOOL" -c "$tmp/s.yaml" --set log.level=debug >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 wait_log "listening on 127.0.0.1:$port" || ko debug "the server did not start"
@@ -320,7 +326,7 @@ grep -qE "^$iso rpma-server: notice: server: stopped$" "$tmp/log" && ok ||
 grep -qE "debug:   listen:$" "$tmp/log" && grep -qE "debug:     port: $port$" "$tmp/log" &&
 	grep -qE "debug:     heartbeat_misses: 3$" "$tmp/log" && ok ||
 	ko debug "the resolved configuration is not logged"
-grep -qE "debug: server: region data: 1048576 bytes, $tmp/data.pmem, persistence gpspm, made durable by " \
+grep -qE "notice: server: region data: $tmp/data.pmem, 1 MiB, GPSPM: a persist is an msync\(\) to the file's device \(page granularity: not persistent memory\)$" \
 	"$tmp/log" && ok || ko debug "the region is not described"
 
 # a Prometheus file without an interval is refused at start

@@ -8,6 +8,10 @@
 # stopped with SIGTERM (it drains and persists), and rpma-load --verify-file
 # checks the server's region file against the run's journal.
 #
+# The summary names each region's persistence mechanism as the server logs
+# it (doc/DURABILITY.md): an msync() to the file's device for a region file
+# on an ordinary file system, a CPU cache flush on persistent memory (DAX).
+#
 # usage: run-service.sh [-c CONFIG] [-w WORKLOAD] [-p PORT] [-d DURATION]
 #                       [-t SECONDS] [-b DIR]
 #   -c CONFIG     the configuration (config/examples/demo.yaml): a listen
@@ -161,7 +165,11 @@ if ! grep -q 'rpma-server: notice: listening on' "$SRV_LOG"; then
 	SRV_PID=
 	fail "the server exited with status $rc before it listened"
 fi
-say "server: $(sed -n 's/.*rpma-server: notice: //p' "$SRV_LOG" | head -n 1)"
+say "server: $(sed -n 's/.*rpma-server: notice: \(listening on\)/\1/p' "$SRV_LOG" | head -n 1)"
+# each region and how a persist makes it durable: why a persist costs what it costs
+regions=$(sed -n 's/.*rpma-server: notice: server: \(region .*\)/\1/p' "$SRV_LOG")
+[ -n "$regions" ] || fail "the server did not say how its regions are made durable"
+while IFS= read -r line; do say "server: $line"; done <<<"$regions"
 
 # 2. the load, followed live (progress lines, then the table); in the
 # background so that a signal to this script acts at once

@@ -224,6 +224,12 @@ server_main(const char *port, const char *dir, const char *key, const char *vari
 	signal(SIGUSR1, on_signal);
 	signal(SIGUSR2, on_signal);
 	signal(SIGTERM, on_signal);
+	/*
+	 * region apm is an ordinary file, where the server refuses persistence apm (page
+	 * granularity: doc/DURABILITY.md); libpmem2's testing switch calls it persistent
+	 * memory, so that the pool's APM path is tested (its durability is not)
+	 */
+	setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1);
 	server_yaml(yaml, sizeof(yaml), port, dir, key, variant, addr);
 	if (rpmaf_cfg_load_buffer("server", yaml, strlen(yaml), NULL, &cfg, &err)) {
 		fprintf(stderr, "server: %s\n", err.msg);
