@@ -243,20 +243,55 @@ new_id(struct rpmemd *d, uint64_t *id_ptr)
 	return 0;
 }
 
+/*
+ * persist_choose -- whether the pool p is served by APM (the client's RDMA
+ * flush makes a write durable) rather than GPSPM (the daemon persists it),
+ * the rule the framework's server applies to its regions (doc/DURABILITY.md):
+ * APM needs direct_write and a pool on persistent memory (libpmem2 reports
+ * a byte or cache-line granularity for every part). On ordinary files a
+ * flush would leave the writes in the page cache: an explicit apm is
+ * refused (0 with *apm unset, -EINVAL), auto falls back to GPSPM, logged.
+ */
+static int
+persist_choose(struct rpmemd *d, struct open_pool *p, struct answer *an, bool *apm)
+{
+	bool want = d->cfg->rpmem.direct_write && d->cfg->rpmem.persistence != RPMAF_PERSIST_GPSPM;
+	bool pmem = pool_get_granularity(p->pool) != PMEM2_GRANULARITY_PAGE;
+
+	*apm = want && pmem;
+	if (!want || pmem)
+		return 0;
+	if (d->cfg->rpmem.persistence == RPMAF_PERSIST_APM) {
+		snprintf(an->err, sizeof(an->err),
+			 "persistence apm cannot be durable for %s: it is not on persistent "
+			 "memory (page granularity), a flush would leave writes in the page cache",
+			 p->name);
+		fail(&an->ans, -EINVAL, an->err);
+		return -EINVAL;
+	}
+	d->log(RPMAF_LOG_NOTICE,
+	       "pool %s: GPSPM (an msync for each persist) although direct_write is set: "
+	       "not on persistent memory (page granularity)",
+	       p->name);
+	return 0;
+}
+
 /* export -- make the opened pool p a region and enter it in the table; the answer's fields */
 static int export(struct rpmemd *d, struct open_pool *p, const struct job *j, struct answer *an)
 {
-	bool apm = d->cfg->rpmem.direct_write && d->cfg->rpmem.persistence != RPMAF_PERSIST_GPSPM;
+	bool apm = false;
 	struct rpmaf_mem_region mr = {
 	    .name = p->region,
 	    .ptr = pool_get_addr(p->pool),
 	    .size = pool_get_size(p->pool),
 	    .usage = RPMAF_USAGE_READ | RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH,
-	    .apm = apm,
 	    .persist = pool_get_persist_fn(p->pool),
 	};
 	int ret;
 
+	if ((ret = persist_choose(d, p, an, &apm)))
+		return ret;
+	mr.apm = apm;
 	if ((ret = new_id(d, &p->id))) {
 		fail(&an->ans, ret, "no random bytes for the pool's id");
 		return ret;

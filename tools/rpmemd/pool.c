@@ -46,7 +46,9 @@ struct pool {
 	struct pmem2_vm_reservation *rsv; /* the pool's address range */
 	size_t size;			  /* of the range: the bytes the client addresses */
 	pmem2_persist_fn persist;	  /* good for every part (pool_get_persist_fn()) */
-	struct pool_hdr_attr attr;	  /* as created, read or last set */
+	enum pmem2_granularity
+	    granularity;	   /* the coarsest of the parts' (pool_get_granularity()) */
+	struct pool_hdr_attr attr; /* as created, read or last set */
 };
 
 static const struct pool_hdr_attr Zero_attr;
@@ -804,6 +806,7 @@ persist_choose(struct pool *pool)
 			coarsest = map;
 	}
 	pool->persist = pmem2_get_persist_fn(coarsest);
+	pool->granularity = pmem2_map_get_store_granularity(coarsest);
 }
 
 /* pool_map -- one address range reserved for the pool, every part mapped into it (pool.h LAYOUT) */
@@ -1046,6 +1049,13 @@ pmem2_persist_fn
 pool_get_persist_fn(const struct pool *pool)
 {
 	return pool->persist;
+}
+
+/* see pool.h */
+enum pmem2_granularity
+pool_get_granularity(const struct pool *pool)
+{
+	return pool->granularity;
 }
 
 /* see pool.h */

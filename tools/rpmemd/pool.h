@@ -224,6 +224,14 @@ size_t pool_get_size(const struct pool *pool);
 pmem2_persist_fn pool_get_persist_fn(const struct pool *pool);
 
 /*
+ * pool_get_granularity -- the coarsest store granularity libpmem2 reports
+ * for the pool's parts: PMEM2_GRANULARITY_PAGE unless every part is
+ * persistent memory mapped with DAX, in which case a CPU cache flush (or
+ * nothing, at byte granularity) makes a store durable
+ */
+enum pmem2_granularity pool_get_granularity(const struct pool *pool);
+
+/*
  * pool_get_attr -- the pool's attributes into *attr: those given to
  * pool_create() or to the last pool_set_attr(), or read from the headers
  * by pool_open(); all zero for a pool without headers

@@ -82,7 +82,7 @@ start(struct daemon_run *r)
 		    "listening on %s:%u: pool sets under %s, %s, %u worker%s, pid %d",
 		    r->cfg->listen.address, rpmaf_server_port(r->srv), r->cfg->rpmem.poolset_dir,
 		    r->cfg->rpmem.direct_write && r->cfg->rpmem.persistence != RPMAF_PERSIST_GPSPM
-			? "APM"
+			? "APM for pools on persistent memory"
 			: "GPSPM",
 		    r->cfg->workers.count, r->cfg->workers.count == 1 ? "" : "s", (int)getpid());
 	return 0;

@@ -5,7 +5,7 @@
  * test_librpmem.c -- librpmem.so.1 against rpmemd over softrdma. The test
  * starts build/tools/rpmemd itself (RPMEMD_PATH, or the environment's
  * RPMEMD) with a configuration it writes into a directory of its own under
- * /tmp (TMPDIR), one daemon per group on ports 17670 to 17676 (17699 is
+ * /tmp (TMPDIR), one daemon per group on ports 17670 to 17678 (17699 is
  * the port where nobody listens), and kills, restarts and stops it.
  * librpmem reads the client configuration named by LIBRPMEM_CONFIG (short
  * timeouts and heartbeats, the daemon's key).
@@ -74,6 +74,8 @@
 #define PORT_PROTO    17674
 #define PORT_DATA_APM 17675
 #define PORT_ESCAPE   17676
+#define PORT_APM_FILE 17677		   /* a daemon that asks for APM on ordinary files */
+#define PORT_AUTO_DW  17678		   /* a daemon with persistence auto and direct_write */
 #define GPSPM	      "persistence: gpspm" /* the daemon persists each range (msync here) */
 #define PORT_NONE     17699		   /* where no daemon listens */
 #define MIB	      ((size_t)1 << 20)
@@ -691,12 +693,23 @@ setup_data(void **state)
 	return daemon_up(PORT_DATA, GPSPM);
 }
 
-/* setup_data_apm -- group data again, with a daemon that declares direct write (APM) */
+/*
+ * setup_data_apm -- group data again, with a daemon that declares direct
+ * write (APM): its pools are ordinary files, which it refuses for APM
+ * (page granularity), unless libpmem2 is told they are persistent memory
+ * (its testing switch, for the daemon only)
+ */
 static int
 setup_data_apm(void **state)
 {
+	int ret;
+
 	(void)state;
-	return daemon_up(PORT_DATA_APM, "persistence: apm, direct_write: true");
+	if (setenv("PMEM2_FORCE_GRANULARITY", "CACHE_LINE", 1))
+		return -1;
+	ret = daemon_up(PORT_DATA_APM, "persistence: apm, direct_write: true");
+	(void)unsetenv("PMEM2_FORCE_GRANULARITY");
+	return ret;
 }
 
 /* setup_crash -- the daemon of group crash, on its own port */
@@ -2308,6 +2321,72 @@ logged(const char *needle)
 	}
 }
 
+/* ------------------------------------------------------------------ durability */
+
+/* setup_apm_file -- a daemon that asks for APM, its pools on ordinary files */
+static int
+setup_apm_file(void **state)
+{
+	(void)state;
+	return daemon_up(PORT_APM_FILE, "persistence: apm, direct_write: true");
+}
+
+/* setup_auto_dw -- a daemon with persistence auto and direct_write, its pools on ordinary files */
+static int
+setup_auto_dw(void **state)
+{
+	(void)state;
+	return daemon_up(PORT_AUTO_DW, "persistence: auto, direct_write: true");
+}
+
+/*
+ * test_apm_refused -- an explicit apm cannot be durable on a pool that is
+ * an ordinary file (a client's flush would leave its writes in the page
+ * cache): the create is refused with the reason, the pool is not left
+ * behind, and the pool set can be used no other way by this daemon
+ */
+static void
+test_apm_refused(void **state)
+{
+	struct layout l = {"ar", NULL, 1, {POOL}};
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL);
+	unsigned nl = 4;
+
+	(void)state;
+	layout_write(&l);
+	attr_make(&a, 23, INCOMPAT);
+	FAILS_NULL(rpmem_create(Target, "ar.set", mem, POOL, &nl, &a), EINVAL);
+	logged("persistence apm cannot be durable for ar.set");
+	mem_free(mem, POOL);
+}
+
+/*
+ * test_auto_gpspm -- persistence auto with direct_write on an ordinary
+ * file is GPSPM (the daemon's msync makes each persist durable), logged,
+ * and the pool works
+ */
+static void
+test_auto_gpspm(void **state)
+{
+	struct layout l = {"ag", NULL, 1, {POOL}};
+	struct rpmem_pool_attr a;
+	char *mem = mem_new(POOL);
+	unsigned nl = 4;
+	RPMEMpool *p;
+
+	(void)state;
+	layout_write(&l);
+	attr_make(&a, 24, INCOMPAT);
+	p = MUST(rpmem_create(Target, "ag.set", mem, POOL, &nl, &a));
+	logged("pool ag.set: GPSPM (an msync for each persist) although direct_write is set");
+	memset(mem + HDR, 0x5a, 4096);
+	OK(rpmem_persist(p, HDR, 4096, 0, 0));
+	OK(rpmem_close(p));
+	OK(rpmem_remove(Target, "ag.set", RPMEM_REMOVE_POOL_SET));
+	mem_free(mem, POOL);
+}
+
 /* setup_escape -- the daemon of group escape, and the directory outside its poolset_dir */
 static int
 setup_escape(void **state)
@@ -2577,6 +2656,8 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_parallel_pools),
 	};
 	const struct CMUnitTest crash[] = {cmocka_unit_test(test_daemon_killed)};
+	const struct CMUnitTest apm_file[] = {cmocka_unit_test(test_apm_refused)};
+	const struct CMUnitTest auto_dw[] = {cmocka_unit_test(test_auto_gpspm)};
 	const struct CMUnitTest gone[] = {
 	    cmocka_unit_test(test_client_exit),
 	    cmocka_unit_test(test_client_killed),
@@ -2609,6 +2690,10 @@ main(int argc, char *argv[])
 	failed += cmocka_run_group_tests_name("librpmem proto", proto, setup_proto, teardown_group);
 	failed +=
 	    cmocka_run_group_tests_name("librpmem escape", escape, setup_escape, teardown_group);
+	failed += cmocka_run_group_tests_name("librpmem apm on a file", apm_file, setup_apm_file,
+					      teardown_group);
+	failed += cmocka_run_group_tests_name("librpmem auto on a file", auto_dw, setup_auto_dw,
+					      teardown_group);
 	cleanup_all();
 	return failed ? 1 : 0;
 }
