@@ -365,8 +365,9 @@ result() {
 		"$1" "$verdict" "$2" "$3" "$4" "$5" "$6" "$7" "$8"
 	[ -n "$why" ] && echo "  FAIL: ${why%; }"
 	[ -n "$notes" ] && echo "  found: ${notes%; }"
-	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$verdict" "$2" "$3" "$4" "$5" "$6" \
-		"$7" "$8" "${why%; }${why:+ }${notes%; }" >>"$results"
+	# fields apart by the unit separator, which (unlike a tab) read never merges
+	printf '%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\x1f%s\n' "$1" "$verdict" "$2" \
+		"$3" "$4" "$5" "$6" "$7" "$8" "${why%; }" "${notes%; }" | sed "s|$W/||g" >>"$results"
 }
 
 # one_result NAME -- the result of a scenario of one load (tag 1), from A and DATA
@@ -485,12 +486,12 @@ sc_disk_full() {
 		load_wait 1 "$total"
 		fe=$(now)
 	fi
-	df=$(df -k --output=used,size "$W/mnt" | tail -n 1)
+	df=$(df -k --output=used,size "$W/mnt" | awk 'END { print $1 " of " $2 " KiB used" }')
 	server_stop 1
 	if [ -n "${fs:-}" ]; then
 		check_load 1 "$total" "$fs" "$fe" none
 		check_file 1 1
-		note "file system used/size (KiB): $df; the client's first error: $(sed -n \
+		note "the file system: $df; the client's first error: $(sed -n \
 			's/.*failed; the first: //p' "$W/load1.err" | head -n 1)"
 		if ! grep -qiE "no space|ENOSPC|file system.*full|disk.*full" "$W/server1.log" "$W/load1.err"; then
 			fail "no clear error: no log line of the server or the client names the full file system"
@@ -594,16 +595,24 @@ sampler() {
 # (the loop stopped with SIGKILL if it still runs) the pool reopened, every committed
 # transaction in it, and its replica equal to it where libpmemobj persisted
 rpmem_scenario() {
-	local name=$1 inject=$2 clear=$3 lp sp fs fe rc c0 c1 least committed after fate="?" data="?"
+	local name=$1 inject=$2 clear=$3 lp sp fs fe rc c0 c1 least committed after died fate="?" data="?"
 	hosts_make flt 2
 	PMEMOBJ_RUN=(ip netns exec "${HOST_NS[0]}" env SOFTRDMA_TRANSPORT=tcp LD_LIBRARY_PATH="$BUILD/lib"
 		LIBRPMEM_CONFIG="$W/librpmem.yaml" "$RUN" "$PMEMOBJ")
 	rpmem_setup || { result "$name" - - - - - - -; return; }
-	# a simple command: $! is the program itself, which the harness bounds
-	"${PMEMOBJ_RUN[@]}" loop "$W/f.set" 100000000 >"$W/loop.out" 2>"$W/loop.err" &
-	lp=$!
-	sampler "$lp" "$W/loop.out" "$W/loop.csv" &
+	# in a subshell that keeps its status ($W/loop.rc) and whose own stderr is dropped (the
+	# shell's word on a job killed by a signal): $W/loop.pid is the program itself
+	(
+		"${PMEMOBJ_RUN[@]}" loop "$W/f.set" 100000000 >"$W/loop.out" 2>"$W/loop.err" &
+		echo $! >"$W/loop.pid"
+		wait $!
+		echo $? >"$W/loop.rc"
+	) 2>/dev/null &
 	sp=$!
+	for _ in $(seq 50); do [ -s "$W/loop.pid" ] && break; sleep 0.1; done
+	lp=$(cat "$W/loop.pid")
+	sampler "$lp" "$W/loop.out" "$W/loop.csv" &
+	sp="$sp $!"
 	for _ in $(seq 100); do
 		grep -q '^committed 1$' "$W/loop.out" && break
 		sleep 0.1
@@ -626,15 +635,19 @@ rpmem_scenario() {
 			fate="survived, 0 errors"
 		fi
 		kill -9 "$lp" 2>/dev/null
-		wait "$lp" 2>/dev/null
 	else
-		wait "$lp" 2>/dev/null # (no word of the shell on how it ended: said below)
-		rc=$?
-		fate="the application died ($(signame "$rc")); its last words: $(grep -v '^$' "$W/loop.err" |
-			tail -n 1 | sed 's/^[0-9T:.+-]* //' | cut -c1-160)"
+		# shellcheck disable=SC2086
+		wait $sp
+		rc=$(cat "$W/loop.rc")
+		died=$(awk -v d="$(tail -n 1 "$W/loop.csv" | cut -d, -f2)" -v s="$fs" \
+			'BEGIN { printf "%.1f", d - s }')
+		fate="the application died ($(signame "$rc")) $died s into the fault"
+		note "$fate; its last words: $(grep -v '^$' "$W/loop.err" | tail -n 1 |
+			sed 's/^[0-9T:.+-]* //' | cut -c1-160)"
 		[ "$STRICT" = 1 ] && fail "goal (FAULTS_STRICT): $fate"
 	fi
-	wait "$sp" 2>/dev/null
+	# shellcheck disable=SC2086
+	wait $sp
 	c1=$(now)
 	kill -CONT "${SRV_PID[1]}" 2>/dev/null
 	committed=$(grep -c '^committed' "$W/loop.out")
@@ -660,10 +673,10 @@ rpmem_scenario() {
 		A[$key]=$val
 	done < <(python3 "$here/analyze.py" --json - "$W/loop.csv" --start "$fs" --end "$fe" \
 		--bound 0 --op-ms "$OP_MS" --inflight 1 --class short)
-	note "$fate; $(awk -v r="${A[pre_rate]:-0}" 'BEGIN { printf "%d", r }') transactions/s before the fault"
-	result "$name" "$([[ $fate == survived* ]] && echo 0 || echo "the application died")" \
+	note "$(awk -v r="${A[pre_rate]:-0}" 'BEGIN { printf "%d", r }') transactions/s before the fault"
+	result "$name" "$([[ $fate == survived* ]] && echo 0 || echo "${fate#the }")" \
 		"${A[recovery]:-?}" "${A[gap]:-?}" "$(awk -v a="$c0" -v b="$c1" 'BEGIN { printf "%.1f", b - a }')" \
-		"$data" - "$([[ $fate == survived* ]] && echo met || echo "missed: $fate")"
+		"$data" - "$([[ $fate == survived* ]] && echo met || echo "missed: ${fate%% (*}")"
 }
 
 # rpmem_compare -- every range the manifest of the last verify names (and the pool
@@ -720,15 +733,15 @@ scenario() {
 # write_table FILE -- the results as a markdown table, with how they were made
 write_table() {
 	{
-		echo "| scenario | fault | failed operations | recovery (s) | longest gap (s) | run (s) | data | operations accounted | goal | result |"
-		echo "|---|---|---:|---:|---:|---:|---|---|---|---|"
-		while IFS=$'\t' read -r name verdict failed rec gap runs data acc goal why; do
+		echo "| scenario | fault | failed operations | recovery (s) | longest gap (s) | run (s) | data | operations accounted | goal | result | found |"
+		echo "|---|---|---:|---:|---:|---:|---|---|---|---|---|"
+		while IFS=$'\x1f' read -r name verdict failed rec gap runs data acc goal why notes; do
 			local desc entry n c d
 			for entry in "${SCENARIOS[@]}"; do
 				IFS='|' read -r n c d <<<"$entry"
 				[ "$n" = "$name" ] && desc=$d
 			done
-			echo "| $name | $desc | $failed | $rec | $gap | $runs | $data | $acc | $goal | $verdict${why:+: $why} |"
+			echo "| $name | $desc | $failed | $rec | $gap | $runs | $data | $acc | $goal | $verdict${why:+: $why} | ${notes:--} |"
 		done <"$results"
 	} >"$1"
 }
@@ -777,7 +790,7 @@ for n in "${list[@]}"; do
 	scenario "$n" || exit 2
 done
 [ -n "$table" ] && write_table "$table"
-npass=$(awk -F'\t' '$2 == "PASS"' "$results" | wc -l)
+npass=$(awk -F'\037' '$2 == "PASS"' "$results" | wc -l)
 nall=$(wc -l <"$results")
 echo "faults: $npass of $nall scenarios passed in $(($(date +%s) - t0)) s"
 [ "$npass" -eq "$nall" ]
