@@ -370,9 +370,18 @@ result() {
 		"$3" "$4" "$5" "$6" "$7" "$8" "${why%; }" "${notes%; }" | sed "s|$W/||g" >>"$results"
 }
 
+# failed_str -- A's failed operations, and how many of them were refused at submission
+failed_str() {
+	if [ -n "${A[rejected]:-}" ] && [ "${A[failed]:-0}" != 0 ]; then
+		echo "${A[failed]} (${A[rejected]} refused at submission)"
+	else
+		echo "${A[failed]:-?}"
+	fi
+}
+
 # one_result NAME -- the result of a scenario of one load (tag 1), from A and DATA
 one_result() {
-	result "$1" "${A[failed]:-?}" "${A[recovery]:-?}" "${A[gap]:-?}" "${A[run_s]:-?}" \
+	result "$1" "$(failed_str)" "${A[recovery]:-?}" "${A[gap]:-?}" "${A[run_s]:-?}" \
 		"${DATA[1]:-?}" "${A[accounted]:-?}" "${A[goal]:-?}"
 }
 
@@ -458,7 +467,7 @@ sc_two_servers() {
 		check_file 2 2
 		note "the load on the other server: failed $a1"
 	fi
-	result "$name" "${A[failed]:-?}" "${A[recovery]:-?}" "${A[gap]:-?}" "${A[run_s]:-?}" \
+	result "$name" "$(failed_str)" "${A[recovery]:-?}" "${A[gap]:-?}" "${A[run_s]:-?}" \
 		"${DATA[2]:-?}; the other server's: ${DATA[1]:-?}" "${A[accounted]:-?}" "${A[goal]:-?}"
 }
 
