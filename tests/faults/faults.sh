@@ -37,10 +37,13 @@
 # fails, or hangs: a hang is a failure), the transactions' rate before and
 # after, and every committed transaction found again when the pool is
 # reopened.
+# The checks are checked too: analyze.py's against made-up figures before
+# the first scenario, and the data check of each scenario against a copy of
+# the region file with one byte of a record changed, which it must reject.
 #
 # usage: faults.sh [--table FILE] [--keep DIR] SCENARIO... | --short | --all | --list
 #   --short        the short set (make check-faults), --all every scenario
-#   --table FILE   the results as a markdown table, with the parameters
+#   --table FILE   the results as a markdown table (doc/FAULTS.md has one)
 #   --keep DIR     keep every scenario's files (logs, JSON, timelines) in DIR
 # Environment: FAULTS_STRICT=1 makes the failure-count goal a pass
 # criterion; BUILD (default build), the tree's build directory.
