@@ -319,7 +319,8 @@ MODULE_MKS := \
 	tests/integration/librpmem/librpmem-test.mk \
 	tools/run/run.mk \
 	tools/tools-man.mk \
-	tools/bench-plots/bench-plots.mk
+	tools/bench-plots/bench-plots.mk \
+	tests/faults/faults.mk
 
 include $(MODULE_MKS)
 

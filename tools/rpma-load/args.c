@@ -17,12 +17,21 @@
 #define WL_PREFIX "workload."
 
 /* the options with no short letter */
-enum { OPT_VFILE = 256, OPT_JOURNAL, OPT_VERIFY, OPT_CSV, OPT_WARMUP, OPT_HIST };
+enum {
+	OPT_VFILE = 256,
+	OPT_JOURNAL,
+	OPT_VERIFY,
+	OPT_CSV,
+	OPT_WARMUP,
+	OPT_HIST,
+	OPT_TIMELINE,
+	OPT_KEEP
+};
 
 static const char Usage[] =
     "usage: rpma-load -c FILE -w WORKLOAD [--set KEY=VALUE]... [--verify [--journal PATH]]\n"
     "                 [--warmup SECONDS] [-a] [--json[=FILE]] [--csv[=FILE]]\n"
-    "                 [--histogram FILE]\n"
+    "                 [--histogram FILE] [--timeline FILE] [--keep-running]\n"
     "       rpma-load --verify-file REGION_FILE [--journal PATH]\n"
     "       rpma-load --help | --version\n";
 
@@ -66,12 +75,24 @@ static const char Help[] =
     "                         total (and per size with -a), one row per non-empty\n"
     "                         bucket: its upper bound in us, its count, the fraction of\n"
     "                         the kind's operations at or below it\n"
+    "      --timeline FILE    a CSV line every 100 ms (and at the start and the end):\n"
+    "                         seconds,epoch,ok,failed: seconds since the start, the\n"
+    "                         wall clock (Unix time, ms), the operations completed ok\n"
+    "                         and failed in the interval (the warm-up included)\n"
+    "      --keep-running     go on to the end when the target has no healthy\n"
+    "                         connection (operations fail meanwhile) instead of\n"
+    "                         stopping after timeouts.operation_ms\n"
     "  -V, --version          print the version (and the git revision built from)\n"
     "  -h, --help             print this help\n"
     "Without a FILE, JSON or CSV replaces the table on the standard output.\n"
     "The JSON object holds version, start_time (ISO-8601, UTC), host, config_sha256\n"
     "(of the resolved configuration and workload), interrupted, unreachable, the\n"
-    "figures (kinds, total; a sweep's in \"sweep\") and verify.\n"
+    "figures (kinds, total; a sweep's in \"sweep\"), accounting and verify.\n"
+    "accounting: how every operation submitted ended, the warm-up included:\n"
+    "  submitted = rejected (at submission) + completed_ok + completed_failed\n"
+    "  + never_completed (within 2 x timeouts.operation_ms + 1 s after the end)\n"
+    "  + in_flight (a run stopped by a signal); completed_twice and late (after\n"
+    "  it was given up) count completions beyond those.\n"
     "\n"
     "workload (YAML):\n"
     "  region: data                       the target region (required)\n"
@@ -97,8 +118,9 @@ static const char Help[] =
     "status is 130.\n"
     "\n"
     "an unreachable target: a run whose target has no healthy connection for\n"
-    "longer than timeouts.operation_ms stops with an error; --verify then reports\n"
-    "the records it cannot read back as not checked (target unreachable), not bad.\n"
+    "longer than timeouts.operation_ms stops with an error (not with\n"
+    "--keep-running); --verify then reports the records it cannot read back as\n"
+    "not checked (target unreachable), not bad.\n"
     "\n"
     "verification:\n"
     "  The region is cut into slots of the largest write size (rounded up to 64\n"
@@ -163,7 +185,7 @@ args_check(const struct args *a)
 {
 	if (a->verify_file)
 		return a->cfg || a->workload || a->verify || a->sweep || a->json.on || a->csv.on ||
-			       a->histogram || a->warmup[0]
+			       a->histogram || a->warmup[0] || a->timeline || a->keep_running
 			   ? usage_fail("--verify-file takes only --journal", NULL)
 			   : -1;
 	if (!a->cfg || !a->workload)
@@ -173,6 +195,8 @@ args_check(const struct args *a)
 		return usage_fail("--journal needs --verify or --verify-file", NULL);
 	if (a->journal && a->sweep)
 		return usage_fail("--journal holds one run: not with -a", NULL);
+	if (a->timeline && a->sweep)
+		return usage_fail("--timeline holds one run: not with -a", NULL);
 	if (a->json.on && a->csv.on && !a->json.file && !a->csv.file)
 		return usage_fail("--json and --csv both to the standard output: give a FILE",
 				  NULL);
@@ -215,6 +239,12 @@ args_option(struct args *a, int c, char *argv[])
 	case OPT_HIST:
 		a->histogram = optarg;
 		return -1;
+	case OPT_TIMELINE:
+		a->timeline = optarg;
+		return -1;
+	case OPT_KEEP:
+		a->keep_running = true;
+		return -1;
 	case 'V':
 		return printf("rpma-load %s\n", RPMAF_TOOLS_VERSION) < 0 ? EXIT_FAIL : 0;
 	case 'h':
@@ -242,6 +272,8 @@ args_parse(int argc, char *argv[], struct args *a)
 	    {"journal", required_argument, NULL, OPT_JOURNAL},
 	    {"warmup", required_argument, NULL, OPT_WARMUP},
 	    {"histogram", required_argument, NULL, OPT_HIST},
+	    {"timeline", required_argument, NULL, OPT_TIMELINE},
+	    {"keep-running", no_argument, NULL, OPT_KEEP},
 	    {"version", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},

@@ -25,10 +25,10 @@ struct args_out {
 };
 
 struct args {
-	const char *cfg, *workload, *verify_file, *journal, *histogram;
+	const char *cfg, *workload, *verify_file, *journal, *histogram, *timeline;
 	const char **sets, **wsets; /* --set for FILE, and for WORKLOAD (prefix removed) */
 	unsigned nsets, nwsets;
-	bool verify, sweep;
+	bool verify, sweep, keep_running;
 	struct args_out json, csv;
 	char warmup[40]; /* --warmup as an override of the workload ("warmup=2.5s") */
 };

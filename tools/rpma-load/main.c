@@ -25,7 +25,7 @@
 
 /* the outputs besides the standard output, opened before the run */
 struct outs {
-	FILE *json, *csv, *hist;
+	FILE *json, *csv, *hist, *timeline;
 };
 
 /* out_open -- path for writing into *f; -1 with a message */
@@ -54,13 +54,14 @@ out_close(FILE *f, const char *path)
 	return 0;
 }
 
-/* outs_open -- the files of --json=FILE, --csv=FILE, --histogram FILE */
+/* outs_open -- the files of --json=FILE, --csv=FILE, --histogram FILE, --timeline FILE */
 static int
 outs_open(const struct args *a, struct outs *o)
 {
 	memset(o, 0, sizeof(*o));
 	if ((a->json.on && out_open(a->json.file, &o->json)) ||
-	    (a->csv.on && out_open(a->csv.file, &o->csv)) || out_open(a->histogram, &o->hist))
+	    (a->csv.on && out_open(a->csv.file, &o->csv)) || out_open(a->histogram, &o->hist) ||
+	    out_open(a->timeline, &o->timeline))
 		return -1;
 	if (a->json.on && !o->json)
 		o->json = stdout;
@@ -77,6 +78,7 @@ outs_close(const struct args *a, struct outs *o)
 
 	ret |= out_close(o->csv, a->csv.file);
 	ret |= out_close(o->hist, a->histogram);
+	ret |= out_close(o->timeline, a->timeline);
 	return ret;
 }
 
@@ -114,6 +116,7 @@ static void
 run_figures(const struct args *a, struct run *r, struct report_run *rr)
 {
 	run_collect(r, &rr->res);
+	run_account_get(r, &rr->acct);
 	rr->seconds = run_elapsed(r);
 	if (!run_first_error(r, rr->first_error, sizeof(rr->first_error)))
 		rr->first_error[0] = '\0';
@@ -135,12 +138,13 @@ run_figures(const struct args *a, struct run *r, struct report_run *rr)
  */
 static int
 run_one(const struct args *a, const struct workload *w, struct client *cl, struct report_run *rr,
-	struct run **r_ptr)
+	FILE *timeline, struct run **r_ptr)
 {
+	struct run_opts ro = {a->verify, a->keep_running, timeline};
 	struct report *rep;
 	int ret;
 
-	if (run_new(w, cl, a->verify, r_ptr))
+	if (run_new(w, cl, &ro, r_ptr))
 		return -1;
 	if (!(rep = report_new(stderr)))
 		return fprintf(stderr, "rpma-load: out of memory\n"), -1;
@@ -243,7 +247,7 @@ load_runs(const struct args *a, const struct workload *wl, struct client *cl, st
 		run_delete(&r);
 		runs[done].size = sizes[done];
 		sweep_workload(&w, wl, sizes[done]);
-		if ((one = run_one(a, &w, cl, &runs[done], &r)) < 0)
+		if ((one = run_one(a, &w, cl, &runs[done], o->timeline, &r)) < 0)
 			break;
 		if (one)
 			ret = EXIT_FAIL;

@@ -219,7 +219,20 @@ json_str(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-/* json_run -- the figures of one run: seconds, kinds, total, verify, first error */
+/* json_account -- how every operation of the run ended, as a JSON member */
+static void
+json_account(FILE *out, const struct run_account *a)
+{
+	fprintf(out,
+		",\"accounting\":{\"submitted\":%" PRIu64 ",\"rejected\":%" PRIu64
+		",\"completed_ok\":%" PRIu64 ",\"completed_failed\":%" PRIu64
+		",\"never_completed\":%" PRIu64 ",\"in_flight\":%" PRIu64
+		",\"completed_twice\":%" PRIu64 ",\"late\":%" PRIu64 "}",
+		a->submitted, a->rejected, a->completed_ok, a->completed_failed, a->never,
+		a->in_flight, a->twice, a->late);
+}
+
+/* json_run -- the figures of one run: seconds, kinds, total, accounting, verify, first error */
 static void
 json_run(FILE *out, const struct workload *wl, const struct report_run *rr)
 {
@@ -236,6 +249,7 @@ json_run(FILE *out, const struct workload *wl, const struct report_run *rr)
 		}
 	fprintf(out, "},");
 	json_fig(out, "total", &rr->res.all, s);
+	json_account(out, &rr->acct);
 	if (rr->v.done)
 		fprintf(out,
 			",\"verify\":{\"checked\":%" PRIu64 ",\"bad\":%" PRIu64

@@ -48,6 +48,7 @@ struct report_run {
 	uint64_t size; /* a sweep's size of the run; 0: the workload's sizes */
 	double seconds;
 	struct run_result res;
+	struct run_account acct; /* how every operation ended, the warm-up included */
 	struct report_verify v;
 	char first_error[160]; /* "" when none */
 };

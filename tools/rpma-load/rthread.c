@@ -19,6 +19,8 @@
 #define DRAIN_SLACK_NS 1000000000ull
 /* after a signal: the longest wait for what is in flight */
 #define INTERRUPT_DRAIN_NS 50000000ull
+/* the longest wait for a completion that came as the drain gave up */
+#define RACE_WAIT_NS 100000000ull
 
 /* rng_next -- the thread's next pseudo-random number (xorshift64*) */
 static uint64_t
@@ -38,6 +40,31 @@ count_add(_Atomic uint64_t *c, uint64_t v)
 			      memory_order_relaxed);
 }
 
+/* count_shared -- add 1 to a counter of an operation, which two threads might complete at once */
+static void
+count_shared(_Atomic uint64_t *c)
+{
+	atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+/*
+ * lop_count -- account for a completion of l: the first one of its
+ * operation ok or failed; one after the drain gave up on it late; any other
+ * one (a second completion) twice. Returns what l was (enum lop_acct):
+ * ACCT_IN_FLIGHT for the completion the run goes on with.
+ */
+static int
+lop_count(struct lop *l, int status)
+{
+	int was = atomic_exchange_explicit(&l->acct, ACCT_IDLE, memory_order_acq_rel);
+
+	if (was == ACCT_IN_FLIGHT)
+		count_shared(status ? &l->n_failed : &l->n_ok);
+	else
+		count_shared(was == ACCT_GIVEN_UP ? &l->n_late : &l->n_twice);
+	return was;
+}
+
 static void chain_next(struct rthread *t, struct lop *l);
 static bool submitting(struct rthread *t, uint64_t now, uint64_t next);
 
@@ -52,9 +79,11 @@ lop_forwarded(struct rpmaf_worker *w, void *arg)
 }
 
 /*
- * lop_done -- the pool's callback, on a worker thread: stamp; in open loop
- * publish for the application thread, in closed loop account and go on
- * (on the thread's own worker)
+ * lop_done -- the pool's callback, on a worker thread: count; stamp; in
+ * open loop publish for the application thread, in closed loop account and
+ * go on (on the thread's own worker). A second completion of an operation
+ * is only counted: its slot may already carry the next operation; a late
+ * one frees its slot (its error was counted when the drain gave up).
  */
 static void
 lop_done(struct rpmaf_op *op, int status, void *ctx)
@@ -62,6 +91,15 @@ lop_done(struct rpmaf_op *op, int status, void *ctx)
 	struct lop *l = ctx;
 	struct rthread *t = l->t;
 
+	switch (lop_count(l, status)) {
+	case ACCT_IN_FLIGHT:
+		break;
+	case ACCT_GIVEN_UP:
+		atomic_store_explicit(&l->state, LOP_FREE, memory_order_release);
+		return;
+	default:
+		return;
+	}
 	l->t1 = run__now();
 	l->status = status;
 	l->reply_len = rpmaf_op_reply_len(op);
@@ -186,6 +224,7 @@ lop_submit(struct rthread *t, struct lop *l)
 	l->kind = pick_kind(t);
 	l->len = pick_len(t, l->kind);
 	atomic_store_explicit(&l->state, LOP_BUSY, memory_order_relaxed);
+	atomic_store_explicit(&l->acct, ACCT_IN_FLIGHT, memory_order_release);
 	switch (l->kind) {
 	case WL_WRITE:
 	case WL_WRITE_PERSIST:
@@ -209,6 +248,20 @@ note_error(struct rthread *t, int k, int status)
 	count_add(&t->errors[k], 1);
 	if (atomic_compare_exchange_strong(&t->r->first_err, &none, status))
 		atomic_store(&t->r->first_err_kind, k);
+}
+
+/*
+ * lop_refused -- l's submission failed with ret: counted once, refused (or
+ * completed twice when a completion came for it all the same)
+ */
+static void
+lop_refused(struct rthread *t, struct lop *l, int ret)
+{
+	if (atomic_exchange_explicit(&l->acct, ACCT_IDLE, memory_order_acq_rel) == ACCT_IN_FLIGHT)
+		count_add(&t->rejected, 1);
+	else
+		count_shared(&l->n_twice);
+	note_error(t, l->kind, ret);
 }
 
 /* lop_record -- a completed operation into the thread's figures */
@@ -258,7 +311,7 @@ chain_submit(struct rthread *t, struct lop *l)
 	l->t0 = run__now();
 	count_add(&t->nsub, 1);
 	if ((ret = lop_submit(t, l))) {
-		note_error(t, l->kind, ret);
+		lop_refused(t, l, ret);
 		atomic_store_explicit(&l->state, LOP_FREE, memory_order_release);
 	}
 }
@@ -345,6 +398,28 @@ submitting(struct rthread *t, uint64_t now, uint64_t next)
 }
 
 /*
+ * give_up -- the drain ends with l in flight: its operation never
+ * completed (a time-out error, counted as never), unless its completion
+ * comes just now, which is then waited for (RACE_WAIT_NS at most) and
+ * taken as any other
+ */
+static void
+give_up(struct rthread *t, struct lop *l)
+{
+	int in_flight = ACCT_IN_FLIGHT;
+	uint64_t limit = run__now() + RACE_WAIT_NS;
+
+	if (atomic_compare_exchange_strong(&l->acct, &in_flight, ACCT_GIVEN_UP)) {
+		count_add(&t->never, 1);
+		note_error(t, l->kind, RPMAF_E_TIMEOUT);
+		return;
+	}
+	while (atomic_load(&l->state) == LOP_BUSY && run__now() < limit)
+		run__pause(WAIT_SLOT_NS);
+	harvest(t);
+}
+
+/*
  * drain -- wait for what is in flight, at most twice the operation time and
  * a second, or INTERRUPT_DRAIN_NS after a signal (what is left then is
  * completed by the pool's deletion, after run_abandon(), and not counted)
@@ -364,7 +439,7 @@ drain(struct rthread *t)
 		return;
 	for (uint32_t i = 0; i < t->r->wl->queue_depth; i++)
 		if (atomic_load(&t->lops[i].state) == LOP_BUSY)
-			note_error(t, t->lops[i].kind, RPMAF_E_TIMEOUT);
+			give_up(t, &t->lops[i]);
 }
 
 /*
@@ -426,7 +501,7 @@ run__thread(void *arg)
 		next += r->interval;
 		count_add(&t->nsub, 1);
 		if ((ret = lop_submit(t, l))) {
-			note_error(t, l->kind, ret);
+			lop_refused(t, l, ret);
 			atomic_store_explicit(&l->state, LOP_FREE, memory_order_relaxed);
 		}
 	}

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #define TICK_NS	      50000000ull
 #define STOP_TICK_NS  1000000ull /* once stopping: how often to look for the threads' end */
 #define SECOND_NS     1000000000ull
+#define TIMELINE_NS   100000000ull /* a line of the timeline per 100 ms */
 
 /* what a signal stops; set and cleared by the main thread, read by the handler */
 static struct run *_Atomic Running;
@@ -167,15 +169,18 @@ run_threads_make(struct run *r)
 
 /* see run.h */
 int
-run_new(const struct workload *wl, struct client *cl, bool verify, struct run **r_ptr)
+run_new(const struct workload *wl, struct client *cl, const struct run_opts *o, struct run **r_ptr)
 {
 	struct run *r = calloc(1, sizeof(*r));
+	bool verify = o->verify;
 
 	if (!r)
 		return run_fail("out of memory");
 	r->wl = wl;
 	r->cl = cl;
 	r->verify = verify;
+	r->keep_running = o->keep_running;
+	r->timeline = o->timeline;
 	for (int k = 0; k < WL_NKINDS; k++)
 		r->total_weight += wl->weight[k];
 	if (wl->rate > 0)
@@ -276,6 +281,8 @@ run_reachable(struct run *r, uint64_t now)
 	struct rpmaf_pool_stats st;
 	uint64_t limit = (uint64_t)r->cl->cfg->timeouts.operation_ms * 1000000ull;
 
+	if (r->keep_running)
+		return;
 	if (rpmaf_pool_get_stats(r->cl->pool, &st) || st.healthy) {
 		r->down_since = 0;
 		return;
@@ -297,21 +304,66 @@ run_warmed(struct run *r, uint64_t now)
 	r->measured = now;
 }
 
+/* timeline_line -- the timeline's line of the interval up to now (monotonic ns) */
+static void
+timeline_line(struct run *r, uint64_t now)
+{
+	uint64_t ok = 0, failed = 0;
+	struct timespec wall;
+
+	for (unsigned i = 0; i < r->wl->threads; i++)
+		for (int k = 0; k < WL_NKINDS; k++) {
+			ok += atomic_load_explicit(&r->th[i].ops[k], memory_order_relaxed);
+			failed += atomic_load_explicit(&r->th[i].errors[k], memory_order_relaxed);
+		}
+	clock_gettime(CLOCK_REALTIME, &wall);
+	fprintf(r->timeline, "%.3f,%lld.%03ld,%" PRIu64 ",%" PRIu64 "\n",
+		(double)(now - r->start) / 1e9, (long long)wall.tv_sec, wall.tv_nsec / 1000000,
+		ok - r->tl_ok, failed - r->tl_failed);
+	fflush(r->timeline); /* a reader follows the run as it goes */
+	r->tl_ok = ok;
+	r->tl_failed = failed;
+}
+
+/* timeline_tick -- a line of the timeline when one is due (none without a timeline) */
+static void
+timeline_tick(struct run *r, uint64_t now)
+{
+	if (!r->timeline || now < r->tl_next)
+		return;
+	timeline_line(r, now);
+	while (r->tl_next <= now)
+		r->tl_next += TIMELINE_NS;
+}
+
+/* run_wait_ns -- how long the main thread sleeps: to its next tick or timeline line */
+static uint64_t
+run_wait_ns(const struct run *r, uint64_t now)
+{
+	uint64_t ns = atomic_load(&r->stop) ? STOP_TICK_NS : TICK_NS;
+
+	if (r->timeline && r->tl_next > now && r->tl_next - now < ns)
+		ns = r->tl_next - now;
+	return ns;
+}
+
 /*
  * run_wait -- until every thread has finished: progress about once a
- * second, the end of the warm-up, and whether the target is reachable
+ * second, the timeline, the end of the warm-up, and whether the target is
+ * reachable
  */
 static void
 run_wait(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 {
-	uint64_t tick = r->start + SECOND_NS, now;
+	uint64_t tick = r->start + SECOND_NS, now = r->start;
 
 	while (atomic_load(&r->finished) < r->wl->threads) {
-		uint64_t ns = atomic_load(&r->stop) ? STOP_TICK_NS : TICK_NS;
-		struct timespec ts = {0, (long)ns};
+		uint64_t ns = run_wait_ns(r, now);
+		struct timespec ts = {(time_t)(ns / SECOND_NS), (long)(ns % SECOND_NS)};
 
 		(void)nanosleep(&ts, NULL); /* a signal ends it early */
 		now = run__now();
+		timeline_tick(r, now);
 		run_warmed(r, now);
 		run_reachable(r, now);
 		if (now >= tick) {
@@ -335,6 +387,11 @@ run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 	r->measure_at = r->start + r->wl->warmup_ns;
 	r->stop_at = r->measure_at + r->wl->duration_ns;
 	r->measured = r->wl->warmup_ns ? 0 : r->start;
+	if (r->timeline) {
+		fputs("seconds,epoch,ok,failed\n", r->timeline);
+		timeline_line(r, r->start);
+		r->tl_next = r->start + TIMELINE_NS;
+	}
 	run_signals_hold(true); /* the threads inherit the mask: signals go to this thread */
 	for (; started < r->wl->threads; started++)
 		if ((errno =
@@ -349,6 +406,8 @@ run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *arg)
 	for (unsigned i = 0; i < started; i++)
 		pthread_join(r->th[i].th, NULL);
 	r->end = run__now();
+	if (r->timeline)
+		timeline_line(r, r->end);
 	run_warmed(r, r->end); /* stopped within the warm-up: no figures */
 	return ret;
 }
@@ -358,6 +417,29 @@ bool
 run_unreachable(const struct run *r)
 {
 	return atomic_load(&((struct run *)r)->unreachable) != 0;
+}
+
+/* see run.h */
+void
+run_account_get(const struct run *r, struct run_account *a)
+{
+	memset(a, 0, sizeof(*a));
+	for (unsigned i = 0; i < r->wl->threads; i++) {
+		struct rthread *t = &r->th[i];
+
+		a->submitted += atomic_load(&t->nsub);
+		a->rejected += atomic_load(&t->rejected);
+		a->never += atomic_load(&t->never);
+		for (uint32_t q = 0; q < r->wl->queue_depth; q++) {
+			struct lop *l = &t->lops[q];
+
+			a->in_flight += atomic_load(&l->acct) == ACCT_IN_FLIGHT;
+			a->completed_ok += atomic_load(&l->n_ok);
+			a->completed_failed += atomic_load(&l->n_failed);
+			a->twice += atomic_load(&l->n_twice);
+			a->late += atomic_load(&l->n_late);
+		}
+	}
 }
 
 /* see run.h */

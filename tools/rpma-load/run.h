@@ -22,6 +22,19 @@
  * then taken are subtracted from every later collection, and the elapsed
  * time counts from there.
  *
+ * Accounting. Apart from the figures, every operation submitted is
+ * accounted for once (struct run_account): refused at its submission,
+ * completed (ok or failed) by the pool, or never completed within the
+ * drain's bound; a second completion of one operation, or one that comes
+ * after the drain gave up on it, is counted apart and not processed. A
+ * run stopped by a signal may leave operations in flight, counted as such.
+ * The accounting covers the whole run, the warm-up included.
+ *
+ * Timeline. With a timeline file the main thread writes a CSV line every
+ * 100 ms (seconds since the start, the wall clock, and the operations
+ * completed ok and failed in the interval, as the figures count them, the
+ * warm-up included), and one at the start and at the end.
+ *
  * Signals. SIGINT, SIGTERM and SIGHUP, handled on the main thread (every
  * other thread blocks them), stop a run at any moment: a wait for the
  * pool ends at once (rpmaf_pool_interrupt()), the threads stop submitting
@@ -36,6 +49,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "client.h"
 #include "hist.h"
@@ -53,6 +67,25 @@ struct run_fig {
 struct run_result {
 	struct run_fig kind[WL_NKINDS];
 	struct run_fig all;
+};
+
+/* how every operation submitted ended (see Accounting above) */
+struct run_account {
+	uint64_t submitted;	   /* submissions tried */
+	uint64_t rejected;	   /* refused at submission (an error at once) */
+	uint64_t completed_ok;	   /* completed once, status 0 */
+	uint64_t completed_failed; /* completed once, with an error */
+	uint64_t never;		   /* not completed when the drain gave up on it */
+	uint64_t in_flight;	   /* not completed yet (a run stopped by a signal) */
+	uint64_t twice;		   /* completions beyond the first of one operation */
+	uint64_t late;		   /* completions after the drain gave up on them */
+};
+
+/* what a run does besides the workload */
+struct run_opts {
+	bool verify;	   /* writes carry records (record.h) in their slots */
+	bool keep_running; /* no stop when the target is unreachable (run_unreachable()) */
+	FILE *timeline;	   /* the timeline's CSV lines go there; NULL: none */
 };
 
 struct run;
@@ -78,12 +111,13 @@ void run_signals_pool(struct rpmaf_pool *pool);
 bool run_interrupted(void);
 
 /*
- * run_new -- a run of wl on the open client cl (which it gives its memory);
- * with verify, writes carry records (record.h) in their slots
+ * run_new -- a run of wl on the open client cl (which it gives its memory),
+ * as o says (the timeline file must outlive the run)
  * RETURN VALUE: 0 and *r_ptr; -1 with a message on stderr (the region too
  * small for the sizes, the call size beyond a message, ...).
  */
-int run_new(const struct workload *wl, struct client *cl, bool verify, struct run **r_ptr);
+int run_new(const struct workload *wl, struct client *cl, const struct run_opts *o,
+	    struct run **r_ptr);
 
 /*
  * run_exec -- start the threads, call progress(arg) about once a second
@@ -94,6 +128,9 @@ int run_exec(struct run *r, void (*progress)(struct run *r, void *arg), void *ar
 
 /* run_collect -- the figures so far (after the warm-up) into res */
 void run_collect(const struct run *r, struct run_result *res);
+
+/* run_account_get -- how the run's operations ended so far into a */
+void run_account_get(const struct run *r, struct run_account *a);
 
 /* run_fig_sub -- f less base (an earlier collection of the same figures) */
 void run_fig_sub(struct run_fig *f, const struct run_fig *base);
@@ -109,7 +146,8 @@ double run_elapsed(const struct run *r);
 
 /*
  * run_unreachable -- whether the run stopped because its target had no
- * healthy connection for longer than timeouts.operation_ms
+ * healthy connection for longer than timeouts.operation_ms (never with
+ * keep_running)
  */
 bool run_unreachable(const struct run *r);
 

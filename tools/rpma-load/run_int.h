@@ -34,6 +34,9 @@
 
 enum lop_state { LOP_FREE, LOP_BUSY, LOP_DONE };
 
+/* where an operation is in its accounting (struct run_account) */
+enum lop_acct { ACCT_IDLE, ACCT_IN_FLIGHT, ACCT_GIVEN_UP };
+
 /* the code of an echo reply that differs from the request (--verify) */
 #define RUN_E_ECHO (-100)
 
@@ -54,6 +57,9 @@ struct lop {
 	uint32_t crc;
 	size_t moff;	       /* its buffer in the client's memory */
 	struct rpmaf_work fwd; /* closed loop: a completion forwarded to the thread's worker */
+	_Atomic int acct;      /* enum lop_acct: set at submission, taken by the completion */
+	/* its completions: counted by whichever thread completes it */
+	_Atomic uint64_t n_ok, n_failed, n_twice, n_late;
 };
 
 enum vslot_state { VS_NEVER, VS_BUSY, VS_GOOD, VS_UNKNOWN };
@@ -75,6 +81,7 @@ struct rthread {
 	struct lop *lops; /* queue_depth of them */
 	uint64_t quota;	  /* operations to submit; 0: until the duration ends */
 	_Atomic uint64_t nsub;
+	_Atomic uint64_t rejected, never; /* accounting: refused at submission, given up */
 	struct rpmaf_worker *w;	  /* closed loop: where its operations run; NULL: open loop */
 	struct rpmaf_work kick;	  /* closed loop: start the idle slots, on w */
 	_Atomic int kick_pending; /* kick submitted and not run yet */
@@ -88,6 +95,10 @@ struct run {
 	const struct workload *wl;
 	struct client *cl;
 	bool verify;
+	bool keep_running;
+	FILE *timeline;
+	uint64_t tl_next;	   /* the next timeline line is due then */
+	uint64_t tl_ok, tl_failed; /* the counts at the last line */
 	uint64_t run_id;
 	struct rec_layout layout;
 	uint64_t span; /* bytes of the region plain writes and reads go to */

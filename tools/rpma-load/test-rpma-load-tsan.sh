@@ -5,7 +5,9 @@
 # and librpma on ThreadSanitizer (LOAD) against a running rpma-server
 # (SERVER), over softrdma: closed loops run on the workers, and completions
 # of connections owned by another worker are forwarded to the thread's own.
-#   1. 3 threads over 3 connections on 2 workers, 2 s, every kind, --verify;
+#   1. 3 threads over 3 connections on 2 workers, 2 s, every kind, --verify,
+#      with a timeline and --keep-running (the main thread reads the
+#      threads' counters every 100 ms), every operation accounted for once;
 #   2. a count of 5000 operations over 1 connection: the threads bound to
 #      the worker without a connection get every completion forwarded.
 # Each must exit 0 with every record verified and no ThreadSanitizer
@@ -69,7 +71,15 @@ expect_tsan() {
 	fi
 }
 
-expect_tsan duration -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify
+expect_tsan duration -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify --timeline "$tmp/tl.csv" \
+	--keep-running --json="$tmp/d.json"
+python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["accounting"]
+assert a["submitted"] == a["rejected"] + a["completed_ok"] + a["completed_failed"] > 0, a
+assert a["never_completed"] == a["completed_twice"] == a["late"] == a["in_flight"] == 0, a
+' "$tmp/d.json" && [ "$(wc -l <"$tmp/tl.csv")" -ge 15 ] && ok ||
+	ko duration "the accounting does not add up, or no timeline"
 expect_tsan count -c "$tmp/c.yaml" -w "$tmp/count.yaml" --verify \
 	--set "targets[0].connections=1"
 grep -qE "^total +5000 " "$tmp/out" && ok || ko count "not 5000 operations"

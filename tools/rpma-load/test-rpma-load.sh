@@ -13,8 +13,9 @@
 # never answers and SIGTERM while running (exit 130 within a bound, marked
 # interrupted), JSON metadata and min/mean/stdev (parsed by python3), CSV
 # and histogram files, a warm-up, a size sweep, progress lines per
-# interval, and a server killed during a run (the run stops, records not
-# read back are "not checked", never bad).
+# interval, the timeline and the accounting of every operation, and a
+# server killed during a run (the run stops, records not read back are
+# "not checked", never bad; with --keep-running it runs to its end).
 #   RPMA_LOAD_TEST_PORT   the TCP port of the server (default: at random in
 #                         17800-17849); a silent listener takes port + 50
 set -u
@@ -84,6 +85,8 @@ expect usage-warmup 2 "--warmup takes seconds" -c "$tmp/c.yaml" -w "$tmp/w.yaml"
 expect usage-unknown 2 "unknown option" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --bogus
 expect usage-two-stdout 2 "both to the standard output" -c "$tmp/c.yaml" -w "$tmp/w.yaml" \
 	--json --csv
+expect usage-timeline-sweep 2 "--timeline holds one run: not with -a" -c "$tmp/c.yaml" \
+	-w "$tmp/w.yaml" -a --timeline "$tmp/tl.csv"
 sed 's/^duration: 2s/count: 400/' "$tmp/w.yaml" >"$tmp/count.yaml"
 expect warmup-count nz "a warm-up with count" -c "$tmp/c.yaml" -w "$tmp/count.yaml" --warmup 1
 # the units, said in --help
@@ -211,6 +214,31 @@ d = [json.load(open(f))["config_sha256"] for f in sys.argv[1:]]
 assert d[0] == d[1] != d[2], d' "$tmp/d1.json" "$tmp/d2.json" "$tmp/d3.json" && ok ||
 	ko digest "the digests differ, or a change does not show"
 
+# the timeline (a line per 100 ms) and the accounting of every operation (each submitted one
+# completed once: ok or failed, or refused at submission, or never); the two agree with the figures
+expect timeline 0 "^total " -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.duration=1s \
+	--verify --json="$tmp/tl.json" --timeline "$tmp/tl.csv"
+python3 - "$tmp/tl.json" "$tmp/tl.csv" <<'PY' && ok || ko timeline "see above"
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+a = j["accounting"]
+assert a["submitted"] == a["rejected"] + a["completed_ok"] + a["completed_failed"] + \
+    a["never_completed"], a
+assert a["completed_twice"] == 0 and a["never_completed"] == 0 and a["late"] == 0, a
+assert a["completed_ok"] == j["total"]["count"] > 0, (a, j["total"])
+assert a["rejected"] + a["completed_failed"] == j["total"]["errors"] == 0, (a, j["total"])
+rows = list(csv.DictReader(open(sys.argv[2])))
+assert list(rows[0]) == ["seconds", "epoch", "ok", "failed"], list(rows[0])
+t = [float(r["seconds"]) for r in rows]
+e = [float(r["epoch"]) for r in rows]
+assert t[0] == 0 and t == sorted(t) and e == sorted(e) and e[0] > 1.7e9, (t[:3], e[:3])
+assert 1.0 <= t[-1] < 2.5 and len(rows) >= 10, (len(rows), t[-1])
+steps = [b - a for a, b in zip(t[1:-1], t[2:-1])]
+assert all(0.09 <= d <= 0.2 for d in steps) and abs(sum(steps) / len(steps) - 0.1) < 0.01, steps
+assert sum(int(r["ok"]) for r in rows) == j["total"]["count"], "timeline ok != count"
+assert sum(int(r["failed"]) for r in rows) == 0
+PY
+
 # a size sweep: one row per power of two from the least to the largest size
 cat >"$tmp/sweep.yaml" <<YAML
 region: data
@@ -315,5 +343,36 @@ grep -qE "verify: [0-9]+ records read back, 0 bad, [1-9][0-9]* not checked \(tar
 	"$tmp/out" && ok || ko unreachable "records not read back are not reported as not checked"
 grep -q "no room now" "$tmp/out" "$tmp/err" && ko unreachable "RPMAF_E_AGAIN said as 'no room now'" ||
 	ok
+
+# with --keep-running the run goes on to its end through the loss (a fault test measures what
+# comes after); its operations fail meanwhile, each counted once, and the timeline shows when
+server_start "$server" "$tmp/c.yaml"
+timeout 40 "$run" "$TOOL" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.duration=4s \
+	--set timeouts.operation_ms=1000 --verify --keep-running --json="$tmp/k.json" \
+	--timeline "$tmp/k.csv" >"$tmp/out" 2>"$tmp/err" &
+load=$!
+sleep 1.5
+kill -9 "$pid"
+wait "$pid" 2>/dev/null
+pid=
+wait "$load"
+rc=$?
+echo "server killed, --keep-running: exit $rc"
+[ "$rc" -eq 1 ] && ok || ko keep-running "exit $rc, expected 1"
+python3 - "$tmp/k.json" "$tmp/k.csv" <<'PY' && ok || ko keep-running "see above"
+import csv, json, sys
+j = json.load(open(sys.argv[1]))
+a = j["accounting"]
+assert j["unreachable"] is False and 3.9 < j["seconds"] < 8, (j["unreachable"], j["seconds"])
+assert a["submitted"] == a["rejected"] + a["completed_ok"] + a["completed_failed"] + \
+    a["never_completed"], a
+assert a["completed_twice"] == 0 and a["never_completed"] == 0, a
+assert a["rejected"] + a["completed_failed"] == j["total"]["errors"] > 0, (a, j["total"])
+rows = list(csv.DictReader(open(sys.argv[2])))
+late = [r for r in rows if float(r["seconds"]) > 2.5]
+assert late and all(int(r["ok"]) == 0 for r in late), "operations ok after the server died"
+assert sum(int(r["failed"]) for r in rows) == j["total"]["errors"]
+assert sum(int(r["ok"]) for r in rows if float(r["seconds"]) < 1.5) > 0
+PY
 
 summary rpma-load
