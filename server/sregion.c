@@ -129,6 +129,34 @@ file_extend(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, in
 }
 
 /*
+ * file_allocate -- give every byte of the region its blocks now: a client's
+ * write into a hole of a file whose file system is full has nowhere to go
+ * (the mapping's store faults), so a full file system is told at start, as
+ * a clear error naming the file, not found by a client mid-run. A file
+ * system that cannot allocate ahead (EOPNOTSUPP) is used as it is.
+ */
+static int
+file_allocate(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int fd)
+{
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st))
+		return io_fail(log, rc, "fstat", errno);
+	if (!S_ISREG(st.st_mode))
+		return 0;
+	err = posix_fallocate(fd, 0, (off_t)rc->size);
+	if (err == 0 || err == EOPNOTSUPP || err == EINVAL)
+		return 0;
+	if (err == ENOSPC || err == EDQUOT)
+		rpmaf__wlog(log, RPMAF_LOG_ERROR,
+			    "region %s: %s: no space left for its %llu bytes on the file system "
+			    "(a write into an unallocated page would fail)",
+			    rc->name, rc->path, (unsigned long long)rc->size);
+	return io_fail(log, rc, "posix_fallocate", err);
+}
+
+/*
  * file_open -- open (create, extend) the region's file as its configuration
  * says, locked (filelock.h) before it is extended; on failure nothing is
  * left: a file created is removed, one that was there is left as it was
@@ -152,7 +180,7 @@ file_open(const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, int 
 		u->created = false;
 		goto err_close;
 	}
-	if ((ret = file_extend(rc, log, fd, u)))
+	if ((ret = file_extend(rc, log, fd, u)) || (ret = file_allocate(rc, log, fd)))
 		goto err_close;
 	*fd_ptr = fd;
 	return 0;

@@ -90,12 +90,13 @@ SCENARIOS=(
 	"sigstop-long|long|the server frozen ${LONG} s"
 	"kill-restart|short|the server killed (SIGKILL), started again 1 s later"
 	"two-servers|short|two servers, a load on each; the second's link down ${SHORT} s"
-	"disk-full|none|the region's file on a tmpfs of 4 MiB, the region 16 MiB"
+	"disk-full|bystander|the region's file system (a tmpfs of 24 MiB, the region 16 MiB) filled by another file ${SHORT} s"
+	"disk-too-small|none|the region (16 MiB) larger than its file system (a tmpfs of 4 MiB)"
 	"disk-no-inode|none|the region's file cannot be created (a tmpfs with no free inode)"
 	"rpmem-partition|short|libpmemobj replicating to rpmemd: the daemon's link down ${SHORT} s"
 	"rpmem-freeze|short|libpmemobj replicating to rpmemd: the daemon frozen (SIGSTOP) ${SHORT} s"
 )
-SHORT_SET="link-down-short sigstop-short kill-restart disk-no-inode"
+SHORT_SET="link-down-short sigstop-short kill-restart disk-full disk-too-small disk-no-inode"
 
 # ---------------------------------------------------------------- the run's state
 work=$(mktemp -d /tmp/faults.XXXXXX)
@@ -483,42 +484,29 @@ mount_tmpfs() {
 	MOUNTS+=("$1")
 }
 
-# sc_disk_full -- the region (16 MiB) in a file on a tmpfs of 4 MiB: the server starts (the
-# file is sparse), and the client's writes fill the file system; what the server and the
-# client then do. The server must not crash, acknowledged writes must be intact, and the
-# failure must be a clear error: a log line that names the full file system
+# fault_fill / clear_fill -- the region's file system filled by another file, and freed
+fault_fill() {
+	dd if=/dev/zero of="$W/mnt/filler" bs=1M status=none 2>/dev/null
+	note "the file system filled: $(df -k --output=avail "$W/mnt" | awk 'END { print $1 }') KiB free"
+}
+clear_fill() { rm -f "$W/mnt/filler"; }
+
+# sc_disk_full -- the file system of the region's file (a tmpfs of 24 MiB, the region
+# 16 MiB) filled up by another file during the run: the server gave the region its blocks
+# when it started, so the client's writes go on as before and none fails
 sc_disk_full() {
-	local name=$1 total=$((LEAD + SHORT + AFTER)) fs fe df
-	hosts_make flt 2
-	mount_tmpfs "$W/mnt" size=4m || { one_result "$name"; return; }
-	client_yaml 1 >"$W/client.yaml"
+	mount_tmpfs "$W/mnt" size=24m || { one_result "$1"; return; }
 	REGION_FILE=$W/mnt/region1
-	if server_start 1 && load_start 1 "$total"; then
-		fs=${RUN_START[1]}
-		load_wait 1 "$total"
-		fe=$(now)
-	fi
-	df=$(df -k --output=used,size "$W/mnt" | awk 'END { print $1 " of " $2 " KiB used" }')
-	server_stop 1
-	if [ -n "${fs:-}" ]; then
-		check_load 1 "$total" "$fs" "$fe" none
-		check_file 1 1
-		note "the file system: $df; the client's first error: $(sed -n \
-			's/.*failed; the first: //p' "$W/load1.err" | head -n 1)"
-		if ! grep -qiE "no space|ENOSPC|file system.*full|disk.*full" "$W/server1.log" "$W/load1.err"; then
-			fail "no clear error: no log line of the server or the client names the full file system"
-		fi
-	fi
+	one_load "$1" "$2" fault_fill clear_fill "$SHORT"
 	unset REGION_FILE
-	one_result "$name"
 }
 
-# sc_disk_no_inode -- the region's file cannot be created (a tmpfs with no inode left):
-# the server must refuse to start, at once, naming the file and why
-sc_disk_no_inode() {
+# disk_refused NAME OPTIONS EXPECT -- rpma-server with its region on a tmpfs mounted with
+# OPTIONS must refuse to start, at once, with the log line EXPECT naming the file and why
+disk_refused() {
 	local name=$1 rc t0 t1
 	hosts_make flt 2
-	mount_tmpfs "$W/mnt" size=4m,nr_inodes=1 || { result "$name" - - - - - - -; return; }
+	mount_tmpfs "$W/mnt" "$2" || { result "$name" - - - - - - -; return; }
 	server_yaml 1 "$W/mnt/region1" >"$W/server1.yaml"
 	t0=$(date +%s%N)
 	timeout 20 ip netns exec "${HOST_NS[1]}" env SOFTRDMA_TRANSPORT=tcp "$RUN" "$SERVER" \
@@ -529,13 +517,24 @@ sc_disk_no_inode() {
 		fail "hang: rpma-server still ran 20 s after it started"
 	elif [ "$rc" -eq 0 ] || [ "$rc" -gt 128 ]; then
 		fail "rpma-server: $(signame "$rc"), expected a refusal (exit 1)"
-	elif ! grep -q "region data1: open($W/mnt/region1): No space left on device" "$W/server1.log"; then
+	elif ! grep -qF "$3" "$W/server1.log"; then
 		fail "no clear error: $(head -n 2 "$W/server1.log" | tr '\n' ' ')"
 	else
-		note "rpma-server refused to start in $t1 ms: $(grep -m1 "region data1" "$W/server1.log" |
+		note "rpma-server refused to start in $t1 ms: $(grep -m1 -F "$3" "$W/server1.log" |
 			sed 's/^[^ ]* //')"
 	fi
 	result "$name" - - - "$(awk -v m="$t1" 'BEGIN { printf "%.1f", m / 1000 }')" "nothing written" - -
+}
+
+# sc_disk_too_small -- a region larger than its file system: refused at start, not found
+# by a client's write into a page the file system cannot give
+sc_disk_too_small() {
+	disk_refused "$1" size=4m "region data1: $W/mnt/region1: no space left for its 16777216 bytes"
+}
+
+# sc_disk_no_inode -- the region's file cannot be created (a tmpfs with no inode left)
+sc_disk_no_inode() {
+	disk_refused "$1" size=4m,nr_inodes=1 "region data1: open($W/mnt/region1): No space left on device"
 }
 
 # ---------------------------------------------------------------- librpmem scenarios
