@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -93,24 +92,57 @@ vfile_scan(const uint8_t *b, size_t size, const char *path, struct vfile_res *r)
 	}
 }
 
-/* vfile_map -- the file at path, read-only */
-static const uint8_t *
-vfile_map(const char *path, size_t *size)
+/*
+ * vfile_read_all -- the n bytes of fd into buf; 0, or -1 with errno set (EIO
+ * when the file got shorter meanwhile)
+ */
+static int
+vfile_read_all(int fd, uint8_t *buf, size_t n)
+{
+	size_t done = 0;
+
+	while (done < n) {
+		ssize_t got = pread(fd, buf + done, n - done, (off_t)done);
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0) {
+			errno = got < 0 ? errno : EIO;
+			return -1;
+		}
+		done += (size_t)got;
+	}
+	return 0;
+}
+
+/*
+ * vfile_load -- the file at path, read into memory (freed by the caller):
+ * read, not mapped, so that a hole in a file on a full tmpfs reads as zeros
+ * instead of killing the checker with SIGBUS
+ */
+static uint8_t *
+vfile_load(const char *path, size_t *size)
 {
 	struct stat st;
-	void *p = MAP_FAILED;
-	int fd = open(path, O_RDONLY);
+	uint8_t *b = NULL;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
 
-	if (fd < 0 || fstat(fd, &st) || st.st_size < (off_t)REC_HDR)
-		fprintf(stderr, "rpma-load: %s: %s\n", path,
-			fd < 0 || errno ? strerror(errno) : "too small to hold a record");
-	else if ((p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0)) == MAP_FAILED)
-		fprintf(stderr, "rpma-load: %s: mmap: %s\n", path, strerror(errno));
-	else
+	if (fd < 0 || fstat(fd, &st))
+		fprintf(stderr, "rpma-load: %s: %s\n", path, strerror(errno));
+	else if (st.st_size < (off_t)REC_HDR)
+		fprintf(stderr, "rpma-load: %s: too small to hold a record\n", path);
+	else if (!(b = malloc((size_t)st.st_size)))
+		fprintf(stderr, "rpma-load: %s: no memory for its %lld bytes\n", path,
+			(long long)st.st_size);
+	else if (vfile_read_all(fd, b, (size_t)st.st_size)) {
+		fprintf(stderr, "rpma-load: %s: read: %s\n", path, strerror(errno));
+		free(b);
+		b = NULL;
+	} else
 		*size = (size_t)st.st_size;
 	if (fd >= 0)
 		close(fd);
-	return p == MAP_FAILED ? NULL : p;
+	return b;
 }
 
 /* see vfile.h */
@@ -119,18 +151,18 @@ vfile_check(const char *path, const char *journal_path, FILE *out)
 {
 	struct vfile_res r = {0, 0};
 	struct journal j = {.n = 0};
-	const uint8_t *b;
+	uint8_t *b;
 	char why[320];
 	size_t size = 0;
 
 	if (journal_path && journal_read(journal_path, &j, why, sizeof(why)))
 		return fprintf(stderr, "rpma-load: %s\n", why), 1;
-	if (!(b = vfile_map(path, &size)))
+	if (!(b = vfile_load(path, &size)))
 		goto err_journal;
 	if (journal_path && size < j.region_size) {
 		fprintf(stderr, "rpma-load: %s: %zu bytes, the journal's region has %" PRIu64 "\n",
 			path, size, j.region_size);
-		goto err_unmap;
+		goto err_free;
 	}
 	if (journal_path)
 		vfile_journal(b, size, &j, path, &r);
@@ -140,12 +172,12 @@ vfile_check(const char *path, const char *journal_path, FILE *out)
 		r.bad, journal_path ? " (against the journal)" : "");
 	if (!journal_path && r.good + r.bad == 0)
 		fprintf(stderr, "rpma-load: %s: no record found\n", path);
-	munmap((void *)b, size);
+	free(b);
 	journal_fini(&j);
 	return r.bad || r.good == 0 ? 1 : 0;
 
-err_unmap:
-	munmap((void *)b, size);
+err_free:
+	free(b);
 err_journal:
 	journal_fini(&j);
 	return 1;
