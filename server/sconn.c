@@ -206,9 +206,9 @@ send_ann(struct rpmaf__sconn *sc)
 		return ret;
 	if (!ret)
 		rpmaf__srv_count(&sc->srv->st.announcements, 1);
-	if (!ret && a->event == RPMAF__PROTO_EV_REMOVED) {
-		sc->rm_sent_gen = a->table_generation;
-		sc->rm_sent_seq = sc->ctl.sent;
+	if (!ret && a->event != RPMAF__PROTO_EV_ADDED) {
+		sc->cf_sent_gen = a->table_generation;
+		sc->cf_sent_seq = sc->ctl.sent;
 	}
 	sc->ann_head = (sc->ann_head + 1) % RPMAF__SCONN_ANN_MAX;
 	sc->nann--;
@@ -583,14 +583,14 @@ rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
 	}
 }
 
-/* unacked -- sc was told of the removal at gen and has not shown it processed it */
+/* unacked -- sc was told of the removal or change at gen and has not shown it processed it */
 static bool
 unacked(const struct rpmaf__sconn *sc, uint64_t gen)
 {
 	if (!sc->ready || sc->closing || sc->ann_queued_gen < gen)
 		return false;
-	/* sent in order: a later removal sent covers this one */
-	return sc->rm_sent_gen < gen || sc->ctl.returned < sc->rm_sent_seq;
+	/* sent in order: a later removal or change sent covers this one */
+	return sc->cf_sent_gen < gen || sc->ctl.returned < sc->cf_sent_seq;
 }
 
 /* see sconn.h */

@@ -73,6 +73,12 @@ struct rpmaf_server {
 	void *closed_arg;
 
 	struct rpmaf__sregtab regs;
+	/*
+	 * serializes the changes and the removals of regions (the control
+	 * path, through acknowledgements): the region a change was made from
+	 * stays in the table, and valid, until the change has replaced it
+	 */
+	pthread_mutex_t reg_lock;
 
 	/* the control path's (not thread-safe, as rpmaf.h says) */
 	struct rpmaf__acceptor acc;

@@ -616,6 +616,7 @@ struct wr {
 	struct cli *c;
 	struct rpma_mr_remote *dst;
 	struct rpma_mr_local *src;
+	char *local; /* what src registers (test_change) */
 };
 static struct wr Wr;
 static void
@@ -948,6 +949,229 @@ test_announce(void **state)
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
+/* file_size -- the size of the file at path, -1 when there is none */
+static long long
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/* a change of a region run on a thread of its own: it returns once the clients confirmed it */
+struct chg {
+	struct srv *s;
+	struct rpmaf_cfg_region r;
+	pthread_t th;
+	atomic_int done; /* 1 once rpmaf_server_region_change() returned */
+	int ret;
+};
+
+/* chg_main -- the change's thread */
+static void *
+chg_main(void *arg)
+{
+	struct chg *c = arg;
+
+	c->ret = rpmaf_server_region_change(c->s->s, &c->r);
+	atomic_store(&c->done, 1);
+	return NULL;
+}
+
+/* chg_start -- start changing region pm of s to size bytes (usage 7) */
+static void
+chg_start(struct chg *c, struct srv *s, uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->r = (struct rpmaf_cfg_region){.name = "pm",
+					 .size = size,
+					 .backing = RPMAF_BACKING_FILE,
+					 .path = s->file,
+					 .create = true,
+					 .usage = 7,
+					 .persistence = RPMAF_PERSIST_GPSPM};
+	assert_int_equal(pthread_create(&c->th, NULL, chg_main, c), 0);
+}
+
+/* chg_end -- wait for the change; its return value */
+static int
+chg_end(struct chg *c)
+{
+	assert_int_equal(wait_flag(&c->done, WAIT_MS), 1);
+	pthread_join(c->th, NULL);
+	return c->ret;
+}
+
+/* old_write -- write 8 bytes of text at offset 64 through Wr.dst; 1 done, -1 failed */
+static int
+old_write(struct cli *c, const char *text)
+{
+	memcpy(Wr.local, text, 8);
+	atomic_store(&c->rma_done, 0);
+	Wr.c = c;
+	assert_int_equal(rpmaf_worker_submit(c->w, &c->work, c_write, &Wr), 0);
+	return wait_flag(&c->rma_done, WAIT_MS);
+}
+
+/*
+ * the ANNOUNCE CHANGED of pm, grown from 64 KiB to 128 KiB while a client
+ * holds its old descriptor: the change waits for the client's credit; until
+ * then a write through the old descriptor lands in the region (the same
+ * file pages) and a persist naming the old generation is served; once the
+ * client confirmed it the change returns, and the old registration is gone
+ */
+static void
+change_grow(struct srv *s, struct rpmaf_workers *cws)
+{
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+	struct rpmaf__proto_region e;
+	struct rpmaf__proto_msg m;
+	uint8_t copy[MSG_SIZE];
+	uint64_t g1, g2;
+	struct chg ch;
+	void *ptr;
+	size_t size;
+
+	assert_int_equal(lookup(c, "pm", &e, copy), RPMAF__PROTO_S_OK);
+	g1 = e.generation;
+	assert_int_equal(rpma_mr_remote_from_descriptor(e.desc, e.desc_len, &Wr.dst), 0);
+	assert_int_equal(old_write(c, "before!!"), 1);
+	chg_start(&ch, s, 131072);
+	assert_int_equal(cli_wait(c, RPMAF__PROTO_T_ANNOUNCE, 0, &m, copy), 0);
+	assert_int_equal(m.body.announce.event, RPMAF__PROTO_EV_CHANGED);
+	assert_int_equal(m.body.announce.region.size, 131072);
+	assert_true(m.body.announce.region.desc_len > 0);
+	g2 = m.body.announce.region.generation;
+	assert_true(g2 > g1);
+	assert_int_equal(m.body.announce.table_generation, g2);
+	/* the client has not returned the announcement's credit: the old registration stays */
+	usleep(200000);
+	assert_int_equal(atomic_load(&ch.done), 0);
+	assert_int_equal(old_write(c, "during!!"), 1);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "pm", &ptr, &size), 0);
+	assert_int_equal(size, 131072);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	/* a persist of the old generation is served; its message returns the credit */
+	assert_int_equal(persist(c, 64, 8, g1), RPMAF__PROTO_S_OK);
+	assert_int_equal(chg_end(&ch), 0);
+	assert_int_equal(persist(c, 65536, 8, g2), RPMAF__PROTO_S_OK);
+	assert_int_equal(persist(c, 65536, 8, g1), RPMAF__PROTO_S_OK);
+	assert_int_equal(persist(c, 131070, 8, g1), RPMAF__PROTO_S_OUT_OF_RANGE);
+	assert_int_equal(persist(c, 0, 8, g2 + 1), RPMAF__PROTO_S_STALE);
+	assert_int_equal(persist(c, 0, 8, g1 - 1), RPMAF__PROTO_S_STALE);
+	assert_int_equal(file_size(s->file), 131072);
+	/* deregistered once confirmed: the old key fails (and breaks this connection) */
+	assert_int_equal(old_write(c, "after!!!"), -1);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	cli_delete(c);
+	(void)rpma_mr_remote_delete(&Wr.dst);
+}
+
+/*
+ * pm shrunk to 32 KiB: the file is cut back once the client confirmed the
+ * change (create: true, the file was the region's size), its first bytes kept
+ */
+static void
+change_shrink(struct srv *s, struct rpmaf_workers *cws)
+{
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+	struct rpmaf__proto_region e;
+	struct rpmaf__proto_msg m;
+	uint8_t copy[MSG_SIZE];
+	struct chg ch;
+	void *ptr;
+	size_t size;
+
+	chg_start(&ch, s, 32768);
+	assert_int_equal(cli_wait(c, RPMAF__PROTO_T_ANNOUNCE, 0, &m, copy), 0);
+	assert_int_equal(m.body.announce.event, RPMAF__PROTO_EV_CHANGED);
+	assert_int_equal(m.body.announce.region.size, 32768);
+	/* the old mapping, and the file, stay whole until the client confirmed */
+	usleep(100000);
+	assert_int_equal(atomic_load(&ch.done), 0);
+	assert_int_equal(file_size(s->file), 131072);
+	assert_int_equal(lookup(c, "pm", &e, copy), RPMAF__PROTO_S_OK);
+	assert_int_equal(chg_end(&ch), 0);
+	assert_int_equal(e.size, 32768);
+	assert_int_equal(file_size(s->file), 32768);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "pm", &ptr, &size), 0);
+	assert_int_equal(size, 32768);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	cli_delete(c);
+}
+
+/* what a change refuses, with the region exported as before; anonymous memory keeps its bytes */
+static void
+change_others(struct srv *s)
+{
+	struct rpmaf_cfg_region r = {.name = "anon", .size = 131072, .usage = 7};
+	struct rpmaf_cfg_region f = {.name = "pm",
+				     .size = 65536,
+				     .backing = RPMAF_BACKING_FILE,
+				     .path = s->file,
+				     .create = true,
+				     .usage = 7};
+	void *ptr;
+	size_t size;
+
+	assert_int_equal(rpmaf_server_region_change(NULL, &r), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_change(s->s, NULL), RPMAF_E_INVAL);
+	r.name = "nope";
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_NOENT);
+	r.name = "anon";
+	r.size = 0;
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_INVAL);
+	/* another backing, another persistence: not a change in place */
+	r = f;
+	r.name = "anon";
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_INVAL);
+	f.direct_write = true;
+	assert_int_equal(rpmaf_server_region_change(s->s, &f), RPMAF_E_INVAL);
+	assert_true(log_has(s, "its persistence method differs: not a change in place"));
+	f.direct_write = false;
+	f.create = false;
+	f.size = 1 << 20; /* a file too short without create */
+	assert_int_equal(rpmaf_server_region_change(s->s, &f), RPMAF_E_IO);
+	assert_int_equal(file_size(s->file), 32768);
+	/* anonymous memory grows with its bytes, no client connected */
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "anon", &ptr, &size), 0);
+	memcpy((char *)ptr + 65528, "anon end", 8);
+	r = (struct rpmaf_cfg_region){.name = "anon", .size = 131072, .usage = 1};
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), 0);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "anon", &ptr, &size), 0);
+	assert_int_equal(size, 131072);
+	assert_memory_equal((char *)ptr + 65528, "anon end", 8);
+	assert_int_equal(stats(s).regions, 2);
+}
+
+/*
+ * rpmaf_server_region_change(): a region grown, then shrunk, announced as
+ * CHANGED (never removed and added), the old registration kept until the
+ * client confirmed; what a change refuses
+ */
+static void
+test_change(void **state)
+{
+	struct srv s;
+
+	(void)state;
+	start_std(&s, 0);
+	struct rpmaf_workers *cws = client_start();
+
+	Wr.local = aligned_alloc(4096, 4096);
+	assert_int_equal(rpma_mr_reg(Peer, Wr.local, 4096, RPMA_MR_USAGE_WRITE_SRC, &Wr.src), 0);
+	change_grow(&s, cws);
+	change_shrink(&s, cws);
+	change_others(&s);
+	(void)rpma_mr_dereg(&Wr.src);
+	free(Wr.local);
+	Wr.local = NULL;
+	srv_end(&s);
+	unlink(s.file);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
 /* a client that answers no heartbeat is disconnected after interval x misses */
 static void
 test_heartbeat(void **state)
@@ -1078,15 +1302,6 @@ srv_new(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_workers_new(s->cfg, Peer, &s->ws), 0);
 	s->s = NULL;
 	return rpmaf_server_new(s->cfg, Peer, s->ws, &s->s);
-}
-
-/* file_size -- the size of the file at path, -1 when there is none */
-static long long
-file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
 /*
@@ -1223,6 +1438,7 @@ main(void)
 	    cmocka_unit_test(test_wrong_key),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_announce),
+	    cmocka_unit_test(test_change),
 	    cmocka_unit_test(test_heartbeat),
 	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_port_taken_and_stop),
