@@ -54,9 +54,10 @@ struct rpmaf__sconn {
 	struct rpmaf_work work;	  /* attach, then free */
 	struct rpmaf_timer timer; /* the handshake's deadline, then the ERROR's linger */
 	bool timer_armed;
-	bool ctl_ok;  /* the channel was initialised */
-	bool ready;   /* authenticated (or no key): requests are served */
-	bool closing; /* an ERROR was sent: nothing more is served, the close waits */
+	bool ctl_ok;   /* the channel was initialised */
+	bool ready;    /* authenticated (or no key): requests are served */
+	bool closing;  /* an ERROR was sent: nothing more is served, the close waits */
+	bool awaiting; /* the channel broke: closing, the client's disconnect awaited (on_fail) */
 	bool closed;
 	uint32_t msg_size;
 	uint8_t *pend;	    /* pend_cap requests of msg_size bytes waiting for a credit */

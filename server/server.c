@@ -598,6 +598,8 @@ rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms)
 	     waited++)
 		sleep_ms(1);
 	persist_all(srv);
+	/* the acceptor is gone: the last connections come and gone are summed up here */
+	(void)rpmaf__churn_report(&srv->churn, srv->log, true);
 	srv->stopped = true;
 	rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: stopped%s",
 		    ret == RPMAF_E_TIMEOUT ? " (requests were still waiting)" : "");

@@ -28,6 +28,7 @@
 #include "../stats/hist.h"
 #include "../workers/wlog.h"
 #include "acceptor.h"
+#include "churn.h"
 #include "sregion.h"
 
 struct rpmaf__sconn;
@@ -94,6 +95,7 @@ struct rpmaf_server {
 	atomic_ullong pending;	/* requests received and not answered yet */
 	atomic_ullong conn_seq; /* numbers connections in the log */
 	struct rpmaf__srv_counters st;
+	struct rpmaf__churn churn; /* connections come and gone, for the log (churn.h) */
 };
 
 /* rpmaf__srv_count -- add n to a counter of the server (any thread) */

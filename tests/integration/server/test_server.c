@@ -258,31 +258,43 @@ wait_flag(atomic_int *f, int ms)
 	return atomic_load(f);
 }
 
-/* client_cfg -- a client-side configuration: one worker */
+/* client_cfg -- a client-side configuration: one worker for conns connections */
 static struct rpmaf_cfg *
-client_cfg(void)
+client_cfg(unsigned conns)
 {
-	static const char text[] = "workers: {count: 1, polling: event}\n"
-				   "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
-				   "targets: [{name: s, address: 127.0.0.1, connections: 4}]\n"
-				   "log: {level: error}\n";
 	struct rpmaf_cfg *cfg = NULL;
+	char text[256];
 
+	snprintf(text, sizeof(text),
+		 "workers: {count: 1, polling: event}\n"
+		 "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
+		 "targets: [{name: s, address: 127.0.0.1, connections: %u}]\n"
+		 "log: {level: error}\n",
+		 conns);
 	assert_int_equal(rpmaf_cfg_load_buffer("client", text, strlen(text), NULL, &cfg, NULL), 0);
 	return cfg;
 }
 
-/* client_start -- the client side's workers (the configuration is only read by rpmaf_workers_new)
+/*
+ * client_start_n -- the client side's workers for conns connections (the
+ * configuration is only read by rpmaf_workers_new)
  */
 static struct rpmaf_workers *
-client_start(void)
+client_start_n(unsigned conns)
 {
-	struct rpmaf_cfg *ccfg = client_cfg();
+	struct rpmaf_cfg *ccfg = client_cfg(conns);
 	struct rpmaf_workers *cws;
 
 	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	rpmaf_cfg_delete(&ccfg);
 	return cws;
+}
+
+/* client_start -- the client side's workers for 4 connections */
+static struct rpmaf_workers *
+client_start(void)
+{
+	return client_start_n(4);
 }
 
 /* cli_new -- connect a client (hello and auth when ready is wanted) */
@@ -470,7 +482,7 @@ srv_cfg(struct srv *s, const char *extra, unsigned flags)
 		 "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
 		 "listen: {address: 127.0.0.1, port: %u, max_connections: %u}\n"
 		 "auth: {key_file: %s/key}\n"
-		 "log: {level: info, file: %s}\n"
+		 "log: {level: debug, file: %s}\n"
 		 "%s",
 		 Port, Max_conns, Dir, s->log, extra);
 	if (rpmaf_cfg_load_buffer("server", text, strlen(text), &opts, &cfg, &err))
@@ -546,6 +558,27 @@ log_match(const struct srv *s, const char *re)
 		fclose(f);
 	regfree(&rx);
 	return found;
+}
+
+/* log_count -- the lines of the server's log that match the extended regular expression re */
+static int
+log_count(const struct srv *s, const char *re)
+{
+	char line[1024];
+	int n = 0;
+	regex_t rx;
+	FILE *f;
+
+	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	f = fopen(s->log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		n += regexec(&rx, line, 0, NULL, 0) == 0;
+	}
+	if (f)
+		fclose(f);
+	regfree(&rx);
+	return n;
 }
 
 /* stats -- the server's counters */
@@ -1172,6 +1205,64 @@ test_change(void **state)
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
+/* log_wait -- wait (WAIT_MS) until n lines of the server's log match re; how many do */
+static int
+log_wait(const struct srv *s, const char *re, int n)
+{
+	for (int t = 0; t < WAIT_MS && log_count(s, re) < n; t++)
+		usleep(1000);
+	return log_count(s, re);
+}
+
+/*
+ * 20 clients that connect and disconnect make one summary line each way at
+ * notice, not one line per client (those are at debug), and none is lost; 3
+ * left when the server stops make one more, said so
+ */
+static void
+test_churn(void **state)
+{
+	struct cli *c[20];
+	struct srv s;
+	char log[128];
+
+	(void)state;
+	/* the log of this server only: the servers before appended to the same file */
+	snprintf(log, sizeof(log), "%s/server.log", Dir);
+	(void)unlink(log);
+	Max_conns = 24;
+	start_std(&s, 0);
+	Max_conns = 8;
+	struct rpmaf_workers *cws = client_start_n(24);
+
+	for (int i = 0; i < 20; i++)
+		c[i] = cli_new(cws, KEY_HEX, false, true, false);
+	for (int i = 0; i < 20; i++)
+		cli_delete(c[i]);
+	assert_int_equal(log_wait(&s,
+				  "notice: server: 20 clients disconnected in [0-9.]+ s "
+				  "\\(20 by the client\\)$",
+				  1),
+			 1);
+	assert_int_equal(log_count(&s, "notice: server: 20 clients connected in [0-9.]+ s$"), 1);
+	assert_int_equal(log_count(&s, "clients? (dis)?connected in"), 2);
+	assert_int_equal(log_count(&s, "debug: server: client #[0-9]+ .* closed: disconnected "
+				       "by the client$"),
+			 20);
+	assert_int_equal(log_count(&s, "warning"), 0);
+	assert_int_equal(stats(&s).lost, 0);
+	for (int i = 0; i < 3; i++)
+		c[i] = cli_new(cws, KEY_HEX, false, true, false);
+	assert_int_equal(rpmaf_server_stop(s.s, 1000), 0);
+	assert_int_equal(log_count(&s, "notice: server: 3 clients disconnected in [0-9.]+ s \\(3 "
+				       "as the server stopped\\)$"),
+			 1);
+	for (int i = 0; i < 3; i++)
+		cli_delete(c[i]);
+	srv_end(&s);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
 /* a client that answers no heartbeat is disconnected after interval x misses */
 static void
 test_heartbeat(void **state)
@@ -1439,6 +1530,7 @@ main(void)
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_announce),
 	    cmocka_unit_test(test_change),
+	    cmocka_unit_test(test_churn),
 	    cmocka_unit_test(test_heartbeat),
 	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_port_taken_and_stop),
