@@ -477,6 +477,10 @@ change_locked(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc)
 		(void)rpmaf__sregion_delete(&r, false, srv->log);
 		return ret;
 	}
+	/* no worker finds old any more: its counters are final, the region's go on */
+	rpmaf__srv_count(&r->lookups, atomic_load(&old->lookups));
+	rpmaf__srv_count(&r->persists, atomic_load(&old->persists));
+	rpmaf__srv_count(&r->persist_bytes, atomic_load(&old->persist_bytes));
 	announce(srv, RPMAF__PROTO_EV_CHANGED, gen, r);
 	if (srv->started && !srv->stopped)
 		acks_wait(srv, gen, r->name, "change");

@@ -1036,6 +1036,23 @@ chg_end(struct chg *c)
 	return c->ret;
 }
 
+/* region_json -- whether the server's JSON statistics hold text (a region's counters) */
+static bool
+region_json(const struct srv *s, const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	assert_non_null(f);
+	assert_int_equal(rpmaf_server_stats_write(s->s, RPMAF_STATS_JSON, NULL, f), 0);
+	fclose(f);
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
 /* old_write -- write 8 bytes of text at offset 64 through Wr.dst; 1 done, -1 failed */
 static int
 old_write(struct cli *c, const char *text)
@@ -1093,6 +1110,8 @@ change_grow(struct srv *s, struct rpmaf_workers *cws)
 	assert_int_equal(persist(c, 131070, 8, g1), RPMAF__PROTO_S_OUT_OF_RANGE);
 	assert_int_equal(persist(c, 0, 8, g2 + 1), RPMAF__PROTO_S_STALE);
 	assert_int_equal(persist(c, 0, 8, g1 - 1), RPMAF__PROTO_S_STALE);
+	/* the region's counters went on across the change: 1 lookup, 3 persists of 8 bytes */
+	assert_true(region_json(s, "\"pm\":{\"lookups\":1,\"persists\":3,\"persist_bytes\":24}"));
 	assert_int_equal(file_size(s->file), 131072);
 	/* deregistered once confirmed: the old key fails (and breaks this connection) */
 	assert_int_equal(old_write(c, "after!!!"), -1);
