@@ -484,7 +484,8 @@ send_failed(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 	char why[64];
 
 	snprintf(why, sizeof(why), "a send failed: status %d", (int)wc->status);
-	if (wc->status != IBV_WC_WR_FLUSH_ERR || !c->flush_quiet) {
+	c->flushed = wc->status == IBV_WC_WR_FLUSH_ERR;
+	if (!c->flushed || !c->flush_quiet) {
 		rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
 		return;
 	}

@@ -119,6 +119,7 @@ struct rpmaf__ctl {
 	 * connection itself, so a send flushed by it is logged at debug only
 	 */
 	bool flush_quiet;
+	bool flushed; /* it failed on a send flushed: the queue pair went to the error state */
 	uint64_t sent, received; /* messages, for the log and the counters */
 	uint64_t returned;	 /* credits the peer returned: messages it has processed */
 };

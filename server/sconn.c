@@ -20,6 +20,13 @@
 #define LINGER_MS 500
 
 /*
+ * how long the disconnect of a client whose sends were flushed may take to
+ * arrive (a thousand clients stopping at once queue their disconnects)
+ * before the connection is closed as lost
+ */
+#define AWAIT_MS 5000
+
+/*
  * addr_of -- the client's address and port, as the log names it:
  * ADDRESS:PORT for IPv4, [ADDRESS]:PORT for IPv6 (from librpma: the
  * framework asks nothing of the connection manager itself)
@@ -146,8 +153,11 @@ timer_fire(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
 		return;
 	}
 	if (sc->closing) {
-		sconn_close(sc, "refused (the ERROR did not complete in time)",
-			    RPMAF__CHURN_REFUSED);
+		sconn_close(sc,
+			    sc->close_kind == RPMAF__CHURN_REFUSED
+				? "refused (the ERROR did not complete in time)"
+				: sc->close_why,
+			    sc->close_kind);
 		return;
 	}
 	if (!sc->ready) {
@@ -165,13 +175,18 @@ timer_arm(struct rpmaf__sconn *sc, uint64_t ms)
 	sc->timer_armed = rpmaf_worker_timer_add(sc->w, &sc->timer, ms * 1000, timer_fire, sc) == 0;
 }
 
-/* close_when_sent -- close (refused) once the channel's last send (the ERROR) has completed */
+/*
+ * close_when_sent -- close (why, counted as kind; why a static string) once
+ * the channel's last send (an ERROR) has completed
+ */
 static void
-close_when_sent(struct rpmaf__sconn *sc, const char *why)
+close_when_sent(struct rpmaf__sconn *sc, const char *why, enum rpmaf__churn_kind kind)
 {
 	sc->closing = true;
+	sc->close_why = why;
+	sc->close_kind = (uint8_t)kind;
 	if (rpmaf__ctl_idle(&sc->ctl))
-		sconn_close(sc, why, RPMAF__CHURN_REFUSED);
+		sconn_close(sc, why, kind);
 	else
 		timer_arm(sc, LINGER_MS);
 }
@@ -192,7 +207,7 @@ rpmaf__sconn_refuse(struct rpmaf__sconn *sc, uint32_t status, uint64_t req_id,
 		rpmaf__proto_session_error(&m, sc->sess.version, req_id, status);
 		(void)rpmaf__ctl_send(&sc->ctl, &m);
 	}
-	close_when_sent(sc, "refused");
+	close_when_sent(sc, "refused", RPMAF__CHURN_REFUSED);
 }
 
 /* send_ann -- send the oldest announcement waiting; RPMAF_E_AGAIN when it cannot go now */
@@ -397,28 +412,31 @@ on_writable(struct rpmaf__ctl *c, void *ctx)
 
 /*
  * on_fail -- the channel failed (the log has why): a client that broke the
- * protocol is closed after its ERROR; otherwise (a send flushed, the client
- * silent) the client may just have disconnected, which breaks the channel
- * a moment before the disconnect arrives: it is awaited for LINGER_MS, so
- * that a client's clean stop is not counted as a loss
+ * protocol is closed after its ERROR, a silent one at once, as lost. A
+ * send flushed means the queue pair went to the error state, which a
+ * client's disconnect does a moment before the disconnect itself arrives:
+ * that is awaited (AWAIT_MS at most), so that a client's clean stop is not
+ * counted as a loss
  */
 static void
 on_fail(struct rpmaf__ctl *c, int code, void *ctx)
 {
 	struct rpmaf__sconn *sc = ctx;
 
-	(void)c;
 	if (code == RPMAF_E_PROTO) {
 		rpmaf__srv_count(&sc->srv->st.proto_errors, 1);
-		close_when_sent(sc, "broke the protocol");
+		close_when_sent(sc, "broke the protocol", RPMAF__CHURN_REFUSED);
 		return;
 	}
-	sc->closing = sc->awaiting = true;
-	timer_arm(sc, LINGER_MS);
-	if (!sc->timer_armed) {
-		rpmaf__srv_count(&sc->srv->st.lost, 1);
-		sconn_close(sc, "lost", RPMAF__CHURN_LOST);
+	if (c->flushed) {
+		sc->closing = sc->awaiting = true;
+		timer_arm(sc, AWAIT_MS);
+		if (sc->timer_armed)
+			return;
 	}
+	sc->awaiting = false;
+	rpmaf__srv_count(&sc->srv->st.lost, 1);
+	close_when_sent(sc, "lost", RPMAF__CHURN_LOST);
 }
 
 static const struct rpmaf__ctl_ops Ctl_ops = {on_msg, on_writable, on_fail};
@@ -443,30 +461,31 @@ w_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 	(void)wconn;
 	if (rpmaf__ctl_on_wc(&sc->ctl, wc) && sc->closing && !sc->awaiting && !sc->closed &&
 	    rpmaf__ctl_idle(&sc->ctl))
-		sconn_close(sc, "refused", RPMAF__CHURN_REFUSED);
+		sconn_close(sc, sc->close_why, sc->close_kind);
 }
 
 /*
  * w_event -- the connection's on_event: the client went away; a disconnect
  * is its own doing, not a loss (lost counts connections that failed
- * without one), and one after the server's ERROR ends a refusal
+ * without one), and one while the server closes it already (after its
+ * ERROR, or lost) ends that close, counted as it was
  */
 static void
 w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
 {
 	struct rpmaf__sconn *sc = ctx;
-	bool refusing = sc->closing && !sc->awaiting;
+	bool ending = sc->closing && !sc->awaiting;
+	bool by_client = event == RPMA_CONN_CLOSED;
 
 	(void)wconn;
 	if (event == RPMA_CONN_ESTABLISHED || sc->closed)
 		return;
-	if (event != RPMA_CONN_CLOSED && !refusing)
+	if (!by_client && !ending)
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-	sconn_close(sc,
-		    event == RPMA_CONN_CLOSED ? "disconnected by the client" : "connection lost",
-		    refusing			? RPMAF__CHURN_REFUSED
-		    : event == RPMA_CONN_CLOSED ? RPMAF__CHURN_BY_CLIENT
-						: RPMAF__CHURN_LOST);
+	sconn_close(sc, by_client ? "disconnected by the client" : "connection lost",
+		    ending	? sc->close_kind
+		    : by_client ? RPMAF__CHURN_BY_CLIENT
+				: RPMAF__CHURN_LOST);
 }
 
 static const struct rpmaf_wconn_ops Wconn_ops = {w_wc, w_recv, w_event};

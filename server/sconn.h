@@ -58,6 +58,8 @@ struct rpmaf__sconn {
 	bool ready;    /* authenticated (or no key): requests are served */
 	bool closing;  /* an ERROR was sent: nothing more is served, the close waits */
 	bool awaiting; /* the channel broke: closing, the client's disconnect awaited (on_fail) */
+	const char *close_why; /* closing: why, a static string, and how it is counted */
+	uint8_t close_kind;    /* (enum rpmaf__churn_kind) */
 	bool closed;
 	uint32_t msg_size;
 	uint8_t *pend;	    /* pend_cap requests of msg_size bytes waiting for a credit */
