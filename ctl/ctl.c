@@ -471,14 +471,27 @@ inflight_take(struct rpmaf__ctl *c, const void *buf)
 	return false;
 }
 
-/* send_failed -- a send of the channel completed in error: the channel fails */
+/*
+ * send_failed -- a send of the channel completed in error: the channel
+ * fails. A send flushed (the queue pair went to the error state: the peer
+ * disconnected, or the connection broke) goes to debug when the owner
+ * reports the connection's end itself (flush_quiet), so that a thousand
+ * clients stopping make no thousand warnings.
+ */
 static void
 send_failed(struct rpmaf__ctl *c, const struct ibv_wc *wc)
 {
 	char why[64];
 
 	snprintf(why, sizeof(why), "a send failed: status %d", (int)wc->status);
-	rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
+	c->flushed = wc->status == IBV_WC_WR_FLUSH_ERR;
+	if (!c->flushed || !c->flush_quiet) {
+		rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
+		return;
+	}
+	rpmaf__wlog(c->log, RPMAF_LOG_DEBUG, "ctl %s: %s (flushed: the connection went away)",
+		    c->peer, why);
+	rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, NULL);
 }
 
 /* see ctl.h */

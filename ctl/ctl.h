@@ -113,7 +113,13 @@ struct rpmaf__ctl {
 	void **inflight;	/* send buffers posted and not completed: sq entries */
 	uint32_t ninflight, inflight_max;
 	bool failed;
-	bool credit_soon;	 /* rpmaf__ctl_credit_soon(): return the credits at once */
+	bool credit_soon; /* rpmaf__ctl_credit_soon(): return the credits at once */
+	/*
+	 * the owner's, set after rpmaf__ctl_init(): it reports the end of the
+	 * connection itself, so a send flushed by it is logged at debug only
+	 */
+	bool flush_quiet;
+	bool flushed; /* it failed on a send flushed: the queue pair went to the error state */
 	uint64_t sent, received; /* messages, for the log and the counters */
 	uint64_t returned;	 /* credits the peer returned: messages it has processed */
 };

@@ -154,15 +154,37 @@ send_failed(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, int ret)
 	rpmaf__pool_conn_fail(pc, RPMAF_E_CONNLOST, o, RPMAF_E_CONNLOST, "a control send failed");
 }
 
-/* generation_ok -- the region is still the one the operation was submitted against */
+/* op_usage -- the RPMAF_USAGE_* bits what is left of op needs */
+static unsigned
+op_usage(const struct rpmaf__pool_op *o)
+{
+	if (o->stage == POOL_S_PERSIST || o->kind == POOL_K_FLUSH)
+		return RPMAF_USAGE_FLUSH;
+	if (o->kind == POOL_K_READ)
+		return RPMAF_USAGE_READ;
+	return RPMAF_USAGE_WRITE | (o->flags ? RPMAF_USAGE_FLUSH : 0);
+}
+
+/*
+ * generation_ok -- the region is still the one the operation was submitted
+ * against: its generation, or a later one of the same memory (changed in
+ * place) that still takes the operation (its range inside, its usage, the
+ * same persistence), with which the operation goes on
+ */
 static bool
-generation_ok(struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, void **obj)
+generation_ok(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
 {
 	const struct rpmaf__regtab_entry *e;
 	bool ok;
 
 	e = rpmaf__regtab_lookup_str(pc->pool->tab, o->name);
-	ok = e && rpmaf__regtab_entry_check(e) == 0 && e->generation == o->generation;
+	ok = e && rpmaf__regtab_entry_check(e) == 0 &&
+	     rpmaf__regtab_entry_continues(e, o->generation) &&
+	     (e->generation == o->generation ||
+	      (o->offset <= e->size && o->len <= e->size - o->offset &&
+	       (e->usage & op_usage(o)) == op_usage(o) && e->persist == o->persist));
+	if (ok)
+		o->generation = e->generation;
 	if (ok && obj)
 		*obj = e->obj;
 	return ok;

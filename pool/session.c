@@ -289,19 +289,26 @@ on_list(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_region_list *l)
 	return 0;
 }
 
-/* on_announce -- a region added, changed or removed on the target */
+/*
+ * on_announce -- a region added, changed or removed on the target; a
+ * change replaces the entry in one step and continues it (operations
+ * submitted against the old generation may still be posted)
+ */
 static void
 on_announce(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_announce *a)
 {
 	bool removed = a->event == RPMAF__PROTO_EV_REMOVED;
 	const struct rpmaf__proto_region *reg = &a->region;
-	int ret = rpmaf__regtab_announce(pc->pool->tab, pc->target, reg, removed);
+	int ret = a->event == RPMAF__PROTO_EV_CHANGED
+		      ? rpmaf__regtab_change(pc->pool->tab, pc->target, reg)
+		      : rpmaf__regtab_announce(pc->pool->tab, pc->target, reg, removed);
 
 	/*
-	 * the table no longer has it for this connection's later posts: say so
-	 * at once, the server deregisters the region once every client has
+	 * the table no longer has the old registration for this connection's
+	 * later posts: say so at once, the server deregisters it (the region
+	 * removed, or its old registration after a change) once every client has
 	 */
-	if (removed)
+	if (a->event != RPMAF__PROTO_EV_ADDED)
 		rpmaf__ctl_credit_soon(&pc->ctl);
 	if (ret && ret != RPMAF__REGTAB_E_STALE)
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_WARNING,

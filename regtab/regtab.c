@@ -237,13 +237,25 @@ rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr)
 }
 
 /*
+ * regtab_continue -- before e replaces old: a change continues a live
+ * entry (its since), anything else starts from its own generation (e is
+ * not published yet: plain stores, released again for the readers)
+ */
+static void
+regtab_continue(struct rpmaf__regtab_entry *e, const struct rpmaf__regtab_entry *old, bool change)
+{
+	e->since = change && old && !old->tombstone ? old->since : e->generation;
+	tsan_release(e);
+}
+
+/*
  * regtab_install -- link e in place of an older generation of its name, or
- * as a new name; retire what it replaced. Lock-free: a lost race with
- * another updater is retried on the table's new state. e is freed unless
- * it was linked.
+ * as a new name (a change continues the live entry it replaces); retire
+ * what it replaced. Lock-free: a lost race with another updater is retried
+ * on the table's new state. e is freed unless it was linked.
  */
 static int
-regtab_install(struct rpmaf__regtab *tab, struct rpmaf__regtab_entry *e)
+regtab_install(struct rpmaf__regtab *tab, struct rpmaf__regtab_entry *e, bool change)
 {
 	struct regtab_key key = {e->name, e->name_len};
 	unsigned long hash = regtab_hash(e->name, e->name_len);
@@ -260,6 +272,7 @@ regtab_install(struct rpmaf__regtab *tab, struct rpmaf__regtab_entry *e)
 		node = cds_lfht_iter_get_node(&iter);
 		if (node == NULL) {
 			/* a new name, unless another updater adds it first */
+			regtab_continue(e, NULL, change);
 			if (cds_lfht_add_unique(tab->ht, hash, regtab_match, &key, &e->node) ==
 			    &e->node) {
 				ret = 0;
@@ -273,6 +286,7 @@ regtab_install(struct rpmaf__regtab *tab, struct rpmaf__regtab_entry *e)
 			ret = RPMAF__REGTAB_E_STALE;
 			break;
 		}
+		regtab_continue(e, old, change);
 		/* fails (-ENOENT) only when old left the table meanwhile */
 		if (cds_lfht_replace(tab->ht, &iter, hash, regtab_match, &key, &e->node) == 0) {
 			ret = 0;
@@ -304,10 +318,10 @@ regtab_entry_alloc(struct rpmaf__regtab *tab, const char *name, size_t name_len,
 	return e;
 }
 
-/* see regtab.h */
-int
-rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
-		    const struct rpmaf__proto_region *reg)
+/* regtab_put -- rpmaf__regtab_apply() or, with change, rpmaf__regtab_change() */
+static int
+regtab_put(struct rpmaf__regtab *tab, uint32_t target, const struct rpmaf__proto_region *reg,
+	   bool change)
 {
 	struct rpmaf__proto_err err;
 	struct rpmaf__regtab_entry *e;
@@ -332,7 +346,23 @@ rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
 			return RPMAF__REGTAB_E_DECODE;
 		}
 	}
-	return regtab_install(tab, e);
+	return regtab_install(tab, e, change);
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
+		    const struct rpmaf__proto_region *reg)
+{
+	return regtab_put(tab, target, reg, false);
+}
+
+/* see regtab.h */
+int
+rpmaf__regtab_change(struct rpmaf__regtab *tab, uint32_t target,
+		     const struct rpmaf__proto_region *reg)
+{
+	return regtab_put(tab, target, reg, true);
 }
 
 /* see regtab.h */
@@ -349,7 +379,7 @@ rpmaf__regtab_remove(struct rpmaf__regtab *tab, const char *name, size_t name_le
 	if (e == NULL)
 		return RPMAF__REGTAB_E_NOMEM;
 	e->tombstone = true;
-	return regtab_install(tab, e);
+	return regtab_install(tab, e, false);
 }
 
 /* see regtab.h */

@@ -108,6 +108,14 @@ struct rpmaf__regtab_entry {
 	struct rpmaf__regtab *tab; /* the table, for the free callback */
 	uint64_t size;
 	uint64_t generation;
+	/*
+	 * the oldest generation of the same memory this entry continues: a
+	 * change (rpmaf__regtab_change()) keeps the one of the live entry it
+	 * replaces; an addition, a listed entry or one after a tombstone starts
+	 * with its own generation. An operation submitted against a generation
+	 * from since on may still be posted through this entry (same memory).
+	 */
+	uint64_t since;
 	uint32_t target;		       /* index of the owning target in the configuration */
 	uint8_t persist;		       /* enum rpmaf__proto_persist */
 	uint8_t usage;			       /* RPMAF__PROTO_USAGE_* bits */
@@ -182,6 +190,35 @@ int rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr);
  */
 int rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
 			const struct rpmaf__proto_region *reg);
+
+/*
+ * rpmaf__regtab_change -- apply the announcement of a region changed in
+ * place (ANNOUNCE CHANGED: resized, its usage changed, registered again):
+ * as rpmaf__regtab_apply(), in one atomic replacement, but the new entry
+ * continues the live entry it replaces (its since is that entry's), so
+ * that operations submitted against the older generation may still be
+ * posted through it when they fit it (rpmaf__regtab_entry_continues()).
+ * Over a tombstone or nothing it is an addition.
+ *
+ * RETURN VALUE, CONCURRENCY
+ * Those of rpmaf__regtab_apply().
+ */
+int rpmaf__regtab_change(struct rpmaf__regtab *tab, uint32_t target,
+			 const struct rpmaf__proto_region *reg);
+
+/*
+ * rpmaf__regtab_entry_continues -- whether entry is the region an
+ * operation was submitted against at generation gen: that generation, or
+ * a later one of the same memory (changed in place since).
+ *
+ * CONCURRENCY
+ * Call with rpmaf__regtab_read_lock() held (the entry's fields are immutable).
+ */
+static inline bool
+rpmaf__regtab_entry_continues(const struct rpmaf__regtab_entry *entry, uint64_t gen)
+{
+	return entry->generation == gen || (entry->since <= gen && gen < entry->generation);
+}
 
 /*
  * rpmaf__regtab_remove -- apply the announcement of the removal of region

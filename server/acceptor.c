@@ -93,7 +93,22 @@ take_one(struct rpmaf__acceptor *a)
 	return connect_req(a, w);
 }
 
-/* thread -- wait for requests (or the stop) and take them */
+/*
+ * report_due -- log the bursts of connections come and gone that are over
+ * (churn.h); how long the next poll may sleep: until the next burst is
+ * over, a burst's quiet time while any connection may close (its count is
+ * read first: a close is noted before it is uncounted), else for ever
+ */
+static int
+report_due(struct rpmaf__acceptor *a)
+{
+	bool any = atomic_load(&a->srv->nconns) > 0;
+	int due = rpmaf__churn_report(&a->srv->churn, a->srv->log, false);
+
+	return due >= 0 ? due : any ? RPMAF__CHURN_QUIET_MS : -1;
+}
+
+/* thread -- wait for requests (or the stop) and take them; sum up the connections in the log */
 static void *
 thread(void *arg)
 {
@@ -102,7 +117,7 @@ thread(void *arg)
 
 	(void)rpma_ep_get_fd(a->ep, &pfd[0].fd);
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0 && errno != EINTR)
+		if (poll(pfd, 2, report_due(a)) < 0 && errno != EINTR)
 			break;
 		if (pfd[1].revents)
 			break;

@@ -20,6 +20,13 @@
 #define LINGER_MS 500
 
 /*
+ * how long the disconnect of a client whose sends were flushed may take to
+ * arrive (a thousand clients stopping at once queue their disconnects)
+ * before the connection is closed as lost
+ */
+#define AWAIT_MS 5000
+
+/*
  * addr_of -- the client's address and port, as the log names it:
  * ADDRESS:PORT for IPv4, [ADDRESS]:PORT for IPv6 (from librpma: the
  * framework asks nothing of the connection manager itself)
@@ -102,10 +109,11 @@ sconn_free(struct rpmaf_worker *w, void *arg)
 
 /*
  * sconn_close -- close the connection now (from any of its callbacks):
- * log why, give back what the channel holds, free it later
+ * log why (at debug: the log sums the closes up, counted as kind),
+ * give back what the channel holds, free it later
  */
 static void
-sconn_close(struct rpmaf__sconn *sc, const char *why)
+sconn_close(struct rpmaf__sconn *sc, const char *why, enum rpmaf__churn_kind kind)
 {
 	if (sc->closed)
 		return;
@@ -121,8 +129,10 @@ sconn_close(struct rpmaf__sconn *sc, const char *why)
 	atomic_fetch_sub(&sc->srv->pending, sc->npend);
 	sc->npend = 0;
 	rpmaf__scall_drop_all(sc);
+	/* noted before it is uncounted: the acceptor reads the count first (acceptor.c) */
+	rpmaf__churn_note(&sc->srv->churn, kind);
 	atomic_fetch_sub(&sc->srv->nconns, 1);
-	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s closed: %s", sc->peer, why);
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_DEBUG, "server: %s closed: %s", sc->peer, why);
 	if (sc->ready && sc->srv->closed_fn)
 		sc->srv->closed_fn(sc->id, sc->srv->closed_arg);
 	(void)rpmaf_worker_submit(sc->w, &sc->work, sconn_free, sc);
@@ -137,13 +147,22 @@ timer_fire(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
 	(void)w;
 	(void)t;
 	sc->timer_armed = false;
+	if (sc->awaiting) {
+		rpmaf__srv_count(&sc->srv->st.lost, 1);
+		sconn_close(sc, "lost", RPMAF__CHURN_LOST);
+		return;
+	}
 	if (sc->closing) {
-		sconn_close(sc, "refused (the ERROR did not complete in time)");
+		sconn_close(sc,
+			    sc->close_kind == RPMAF__CHURN_REFUSED
+				? "refused (the ERROR did not complete in time)"
+				: sc->close_why,
+			    sc->close_kind);
 		return;
 	}
 	if (!sc->ready) {
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-		sconn_close(sc, "no handshake within timeouts.connect_ms");
+		sconn_close(sc, "no handshake within timeouts.connect_ms", RPMAF__CHURN_LOST);
 	}
 }
 
@@ -156,13 +175,18 @@ timer_arm(struct rpmaf__sconn *sc, uint64_t ms)
 	sc->timer_armed = rpmaf_worker_timer_add(sc->w, &sc->timer, ms * 1000, timer_fire, sc) == 0;
 }
 
-/* close_when_sent -- close once the channel's last send (the ERROR) has completed */
+/*
+ * close_when_sent -- close (why, counted as kind; why a static string) once
+ * the channel's last send (an ERROR) has completed
+ */
 static void
-close_when_sent(struct rpmaf__sconn *sc, const char *why)
+close_when_sent(struct rpmaf__sconn *sc, const char *why, enum rpmaf__churn_kind kind)
 {
 	sc->closing = true;
+	sc->close_why = why;
+	sc->close_kind = (uint8_t)kind;
 	if (rpmaf__ctl_idle(&sc->ctl))
-		sconn_close(sc, why);
+		sconn_close(sc, why, kind);
 	else
 		timer_arm(sc, LINGER_MS);
 }
@@ -183,7 +207,7 @@ rpmaf__sconn_refuse(struct rpmaf__sconn *sc, uint32_t status, uint64_t req_id,
 		rpmaf__proto_session_error(&m, sc->sess.version, req_id, status);
 		(void)rpmaf__ctl_send(&sc->ctl, &m);
 	}
-	close_when_sent(sc, "refused");
+	close_when_sent(sc, "refused", RPMAF__CHURN_REFUSED);
 }
 
 /* send_ann -- send the oldest announcement waiting; RPMAF_E_AGAIN when it cannot go now */
@@ -206,9 +230,9 @@ send_ann(struct rpmaf__sconn *sc)
 		return ret;
 	if (!ret)
 		rpmaf__srv_count(&sc->srv->st.announcements, 1);
-	if (!ret && a->event == RPMAF__PROTO_EV_REMOVED) {
-		sc->rm_sent_gen = a->table_generation;
-		sc->rm_sent_seq = sc->ctl.sent;
+	if (!ret && a->event != RPMAF__PROTO_EV_ADDED) {
+		sc->cf_sent_gen = a->table_generation;
+		sc->cf_sent_seq = sc->ctl.sent;
 	}
 	sc->ann_head = (sc->ann_head + 1) % RPMAF__SCONN_ANN_MAX;
 	sc->nann--;
@@ -277,7 +301,7 @@ become_ready(struct rpmaf__sconn *sc, const char *how)
 	if (sc->timer_armed)
 		(void)rpmaf_worker_timer_cancel(sc->w, &sc->timer);
 	sc->timer_armed = false;
-	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s authenticated: %s", sc->peer, how);
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_DEBUG, "server: %s authenticated: %s", sc->peer, how);
 }
 
 /* on_hello -- answer the accepted HELLO; start the heartbeats */
@@ -297,7 +321,7 @@ on_hello(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	    rpmaf__proto_server_hello_reply(&sc->sess, &own, &out) ||
 	    rpmaf__ctl_send(&sc->ctl, &out)) {
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-		sconn_close(sc, "HELLO_REPLY could not be sent");
+		sconn_close(sc, "HELLO_REPLY could not be sent", RPMAF__CHURN_LOST);
 		return;
 	}
 	if (rpmaf__ctl_heartbeat_start(&sc->ctl, own.hb_interval_ms, own.hb_misses))
@@ -316,7 +340,7 @@ on_auth(struct rpmaf__sconn *sc)
 
 	if (rpmaf__proto_server_auth_reply(&sc->sess, &out) || rpmaf__ctl_send(&sc->ctl, &out)) {
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-		sconn_close(sc, "AUTH_REPLY could not be sent");
+		sconn_close(sc, "AUTH_REPLY could not be sent", RPMAF__CHURN_LOST);
 		return;
 	}
 	snprintf(how, sizeof(how), "key proved by %s", sc->sess.name);
@@ -331,7 +355,7 @@ refused(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m, int code,
 	char why[sizeof(err->msg) + RPMAF__PROTO_NAME_MAX + 16];
 
 	if (sc->sess.status == RPMAF__PROTO_S_OK) {
-		sconn_close(sc, "the client sent ERROR");
+		sconn_close(sc, "the client sent ERROR", RPMAF__CHURN_REFUSED);
 		return;
 	}
 	/* a failed proof: the name it claimed too (a decoded name is printable) */
@@ -386,15 +410,33 @@ on_writable(struct rpmaf__ctl *c, void *ctx)
 	rpmaf__sconn_flush(ctx);
 }
 
-/* on_fail -- the channel failed (the log has why): close, after its ERROR if one is going */
+/*
+ * on_fail -- the channel failed (the log has why): a client that broke the
+ * protocol is closed after its ERROR, a silent one at once, as lost. A
+ * send flushed means the queue pair went to the error state, which a
+ * client's disconnect does a moment before the disconnect itself arrives:
+ * that is awaited (AWAIT_MS at most), so that a client's clean stop is not
+ * counted as a loss
+ */
 static void
 on_fail(struct rpmaf__ctl *c, int code, void *ctx)
 {
 	struct rpmaf__sconn *sc = ctx;
 
-	(void)c;
-	rpmaf__srv_count(code == RPMAF_E_PROTO ? &sc->srv->st.proto_errors : &sc->srv->st.lost, 1);
-	close_when_sent(sc, code == RPMAF_E_PROTO ? "broke the protocol" : "lost");
+	if (code == RPMAF_E_PROTO) {
+		rpmaf__srv_count(&sc->srv->st.proto_errors, 1);
+		close_when_sent(sc, "broke the protocol", RPMAF__CHURN_REFUSED);
+		return;
+	}
+	if (c->flushed) {
+		sc->closing = sc->awaiting = true;
+		timer_arm(sc, AWAIT_MS);
+		if (sc->timer_armed)
+			return;
+	}
+	sc->awaiting = false;
+	rpmaf__srv_count(&sc->srv->st.lost, 1);
+	close_when_sent(sc, "lost", RPMAF__CHURN_LOST);
 }
 
 static const struct rpmaf__ctl_ops Ctl_ops = {on_msg, on_writable, on_fail};
@@ -417,28 +459,33 @@ w_wc(struct rpmaf_wconn *wconn, const struct ibv_wc *wc, void *ctx)
 	struct rpmaf__sconn *sc = ctx;
 
 	(void)wconn;
-	if (rpmaf__ctl_on_wc(&sc->ctl, wc) && sc->closing && !sc->closed &&
+	if (rpmaf__ctl_on_wc(&sc->ctl, wc) && sc->closing && !sc->awaiting && !sc->closed &&
 	    rpmaf__ctl_idle(&sc->ctl))
-		sconn_close(sc, "refused");
+		sconn_close(sc, sc->close_why, sc->close_kind);
 }
 
 /*
  * w_event -- the connection's on_event: the client went away; a disconnect
  * is its own doing, not a loss (lost counts connections that failed
- * without one)
+ * without one), and one while the server closes it already (after its
+ * ERROR, or lost) ends that close, counted as it was
  */
 static void
 w_event(struct rpmaf_wconn *wconn, int event, void *ctx)
 {
 	struct rpmaf__sconn *sc = ctx;
+	bool ending = sc->closing && !sc->awaiting;
+	bool by_client = event == RPMA_CONN_CLOSED;
 
 	(void)wconn;
 	if (event == RPMA_CONN_ESTABLISHED || sc->closed)
 		return;
-	if (!sc->closing && event != RPMA_CONN_CLOSED)
+	if (!by_client && !ending)
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-	sconn_close(sc,
-		    event == RPMA_CONN_CLOSED ? "disconnected by the client" : "connection lost");
+	sconn_close(sc, by_client ? "disconnected by the client" : "connection lost",
+		    ending	? sc->close_kind
+		    : by_client ? RPMAF__CHURN_BY_CLIENT
+				: RPMAF__CHURN_LOST);
 }
 
 static const struct rpmaf_wconn_ops Wconn_ops = {w_wc, w_recv, w_event};
@@ -513,12 +560,14 @@ attach(struct rpmaf_worker *w, void *arg)
 		return;
 	}
 	sc->ctl_ok = true;
+	sc->ctl.flush_quiet = true; /* the closes are summed up (churn.h) */
 	rpmaf__proto_server_init(&sc->sess, sc->srv->has_key ? &sc->srv->key : NULL, sc->nonce);
 	sc->next = ws->conns;
 	if (ws->conns)
 		ws->conns->prev = sc;
 	ws->conns = sc;
-	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_NOTICE, "server: %s accepted", sc->peer);
+	rpmaf__churn_note(&sc->srv->churn, RPMAF__CHURN_ACCEPTED);
+	rpmaf__wlog(wlog_of(sc), RPMAF_LOG_DEBUG, "server: %s accepted", sc->peer);
 	if ((ret = rpmaf_worker_attach(w, sc->conn, &Wconn_ops, sc, &sc->wconn))) {
 		attach_fail(sc, ret);
 		return;
@@ -561,7 +610,8 @@ announce(struct rpmaf__sconn *sc, const struct rpmaf__sconn_ann *a)
 		return;
 	if (sc->nann == RPMAF__SCONN_ANN_MAX) {
 		rpmaf__srv_count(&sc->srv->st.lost, 1);
-		sconn_close(sc, "announcements pile up: the client returns no credit");
+		sconn_close(sc, "announcements pile up: the client returns no credit",
+			    RPMAF__CHURN_LOST);
 		return;
 	}
 	sc->ann[(sc->ann_head + sc->nann) % RPMAF__SCONN_ANN_MAX] = *a;
@@ -583,14 +633,14 @@ rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
 	}
 }
 
-/* unacked -- sc was told of the removal at gen and has not shown it processed it */
+/* unacked -- sc was told of the removal or change at gen and has not shown it processed it */
 static bool
 unacked(const struct rpmaf__sconn *sc, uint64_t gen)
 {
 	if (!sc->ready || sc->closing || sc->ann_queued_gen < gen)
 		return false;
-	/* sent in order: a later removal sent covers this one */
-	return sc->rm_sent_gen < gen || sc->ctl.returned < sc->rm_sent_seq;
+	/* sent in order: a later removal or change sent covers this one */
+	return sc->cf_sent_gen < gen || sc->ctl.returned < sc->cf_sent_seq;
 }
 
 /* see sconn.h */
@@ -612,5 +662,5 @@ rpmaf__sconn_close_all(struct rpmaf_server *srv, struct rpmaf_worker *w)
 	struct rpmaf__srv_wstate *ws = &srv->wst[rpmaf_worker_index(w)];
 
 	while (ws->conns)
-		sconn_close(ws->conns, "the server stops");
+		sconn_close(ws->conns, "the server stops", RPMAF__CHURN_STOPPING);
 }

@@ -54,9 +54,12 @@ struct rpmaf__sconn {
 	struct rpmaf_work work;	  /* attach, then free */
 	struct rpmaf_timer timer; /* the handshake's deadline, then the ERROR's linger */
 	bool timer_armed;
-	bool ctl_ok;  /* the channel was initialised */
-	bool ready;   /* authenticated (or no key): requests are served */
-	bool closing; /* an ERROR was sent: nothing more is served, the close waits */
+	bool ctl_ok;   /* the channel was initialised */
+	bool ready;    /* authenticated (or no key): requests are served */
+	bool closing;  /* an ERROR was sent: nothing more is served, the close waits */
+	bool awaiting; /* the channel broke: closing, the client's disconnect awaited (on_fail) */
+	const char *close_why; /* closing: why, a static string, and how it is counted */
+	uint8_t close_kind;    /* (enum rpmaf__churn_kind) */
 	bool closed;
 	uint32_t msg_size;
 	uint8_t *pend;	    /* pend_cap requests of msg_size bytes waiting for a credit */
@@ -66,9 +69,9 @@ struct rpmaf__sconn {
 	uint32_t ann_head, nann;
 	uint64_t id;		 /* rpmaf_call_conn_id(): its number in the log */
 	uint64_t ann_queued_gen; /* table generation of the last announcement queued */
-	uint64_t rm_sent_gen,
-	    rm_sent_seq; /* the last removal sent: its generation, ctl.sent after */
-	uint32_t ncalls; /* calls made and not done with (scall.h) */
+	/* the last announcement sent that clients confirm (a removal, a change) */
+	uint64_t cf_sent_gen, cf_sent_seq;	    /* its table generation; ctl.sent after it */
+	uint32_t ncalls;			    /* calls made and not done with (scall.h) */
 	struct rpmaf_call *calls_head, *calls_tail; /* answers waiting for a credit */
 	bool freeing;				    /* closed: freed once ncalls is 0 */
 	bool held;				    /* freed late: counted in srv->held */
@@ -133,9 +136,10 @@ void rpmaf__sconn_announce_all(struct rpmaf_server *srv, struct rpmaf_worker *w,
 
 /*
  * rpmaf__sconn_unacked -- how many ready connections of worker w were told
- * of the removal at table generation gen and have not yet shown that they
- * processed it (the credits they returned do not cover the announcement):
- * they may still have operations on the region in flight.
+ * of the removal or change at table generation gen and have not yet shown
+ * that they processed it (the credits they returned do not cover the
+ * announcement): they may still have operations on the region (its old
+ * registration) in flight.
  * CONCURRENCY: w's thread.
  */
 unsigned rpmaf__sconn_unacked(struct rpmaf_server *srv, struct rpmaf_worker *w, uint64_t gen);

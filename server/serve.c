@@ -127,7 +127,10 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 
 /*
  * persist_status -- check a PERSIST_REQ against region r and persist the
- * range, counted for the server and the region and timed on this worker
+ * range, counted for the server and the region and timed on this worker.
+ * A generation the region had before a change in place is served (the
+ * client wrote through the old registration into the same memory); one
+ * from before a removal, or newer than the region's, is STALE.
  */
 static uint32_t
 persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
@@ -137,7 +140,7 @@ persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
 
 	if (!r)
 		return RPMAF__PROTO_S_NOT_FOUND;
-	if (r->generation != p->generation)
+	if (p->generation < r->since || p->generation > r->generation)
 		return RPMAF__PROTO_S_STALE;
 	if (!(r->usage & RPMAF_USAGE_FLUSH))
 		return RPMAF__PROTO_S_DENIED;

@@ -132,7 +132,7 @@ announce(struct rpmaf_server *srv, uint32_t event, uint64_t gen, const struct rp
 			    r->name, rpmaf_err_str(RPMAF_E_NOMEM));
 }
 
-/* a count of connections yet to confirm the removal at gen, summed over the workers */
+/* a count of connections yet to confirm the removal or change at gen, summed over the workers */
 struct unacked {
 	uint64_t gen;
 	atomic_uint n;
@@ -148,14 +148,15 @@ unacked_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 }
 
 /*
- * acks_wait -- until every client told of the removal at gen has processed
- * it (so no operation of theirs on the region is in flight any more and
- * none will come), for at most the heartbeat window (an operation's time
- * without heartbeats): a client silent that long is lost anyway, and its
- * connection fails on the region's keys
+ * acks_wait -- until every client told of the removal (or change) at gen
+ * has processed it (so no operation of theirs on the region, or on its old
+ * registration, is in flight any more and none will come), for at most the
+ * heartbeat window (an operation's time without heartbeats): a client
+ * silent that long is lost anyway, and its connection fails on the
+ * region's old keys; what names the event in the log
  */
 static void
-acks_wait(struct rpmaf_server *srv, uint64_t gen, const char *name)
+acks_wait(struct rpmaf_server *srv, uint64_t gen, const char *name, const char *what)
 {
 	const struct rpmaf_cfg_timeouts *t = &srv->cfg->timeouts;
 	/* without heartbeats, an operation's time */
@@ -169,9 +170,9 @@ acks_wait(struct rpmaf_server *srv, uint64_t gen, const char *name)
 			return;
 		if (waited >= limit) {
 			rpmaf__wlog(srv->log, RPMAF_LOG_WARNING,
-				    "server: region %s: %u client(s) did not confirm its removal "
+				    "server: region %s: %u client(s) did not confirm its %s "
 				    "within %u ms; deregistered anyway",
-				    name, atomic_load(&u.n), limit);
+				    name, atomic_load(&u.n), what, limit);
 			return;
 		}
 		sleep_ms(1);
@@ -288,8 +289,12 @@ rpmaf_server_new(const struct rpmaf_cfg *cfg, struct rpma_peer *peer, struct rpm
 	srv->peer = peer;
 	srv->ws = ws;
 	srv->log = &ws->log;
-	if ((ret = rpmaf__sregtab_init(&srv->regs, first_generation())))
+	if (pthread_mutex_init(&srv->reg_lock, NULL)) {
+		ret = RPMAF_E_SYS;
 		goto err_free;
+	}
+	if ((ret = rpmaf__sregtab_init(&srv->regs, first_generation())))
+		goto err_lock;
 	if ((ret = wst_new(srv)) || (ret = key_load(srv)))
 		goto err_wst;
 	for (uint32_t i = 0; i < cfg->nregions; i++) {
@@ -305,6 +310,8 @@ err_regions:
 err_wst:
 	wst_delete(srv);
 	rpmaf__sregtab_fini(&srv->regs);
+err_lock:
+	(void)pthread_mutex_destroy(&srv->reg_lock);
 err_free:
 	free(srv);
 	return ret;
@@ -425,15 +432,81 @@ rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name)
 
 	if (!srv || !name || rpmaf__current)
 		return RPMAF_E_INVAL;
+	(void)pthread_mutex_lock(&srv->reg_lock);
 	/* on return a grace period has passed: no worker finds it or still uses it */
-	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, &r, &gen)))
+	if ((ret = rpmaf__sregtab_remove(&srv->regs, name, &r, &gen)) == 0) {
+		/* posted (or queued) on every worker before each_worker() returns */
+		announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
+		if (srv->started && !srv->stopped)
+			acks_wait(srv, gen, r->name, "removal");
+		(void)rpmaf__sregion_delete(&r, false, srv->log);
+	}
+	(void)pthread_mutex_unlock(&srv->reg_lock);
+	return ret;
+}
+
+/* region_of -- the exported region named name (NULL: none), valid while reg_lock is held */
+static struct rpmaf__sregion *
+region_of(struct rpmaf_server *srv, const char *name)
+{
+	struct rpmaf__sregion *r =
+	    rpmaf__sregtab_find(rpmaf__sregtab_lock(&srv->regs), name, strlen(name));
+
+	rpmaf__sregtab_unlock(&srv->regs);
+	return r;
+}
+
+/*
+ * change_locked -- rpmaf_server_region_change() with reg_lock held: the
+ * new registration made beside the old one, swapped into the table,
+ * announced; the old one deregistered once every client confirmed
+ */
+static int
+change_locked(struct rpmaf_server *srv, const struct rpmaf_cfg_region *rc)
+{
+	struct rpmaf__sregion *old = region_of(srv, rc->name), *r;
+	uint64_t gen, old_size;
+	int ret;
+
+	if (!old)
+		return RPMAF_E_NOENT;
+	if ((ret = rpmaf__sregion_change(old, rc, srv->peer, srv->log, &r)))
 		return ret;
-	/* posted (or queued) on every worker before each_worker() returns */
-	announce(srv, RPMAF__PROTO_EV_REMOVED, gen, r);
+	rpmaf__sregion_describe(r, srv->log);
+	if ((ret = rpmaf__sregtab_replace(&srv->regs, old, r, &gen))) {
+		(void)rpmaf__sregion_delete(&r, false, srv->log);
+		return ret;
+	}
+	/* no worker finds old any more: its counters are final, the region's go on */
+	rpmaf__srv_count(&r->lookups, atomic_load(&old->lookups));
+	rpmaf__srv_count(&r->persists, atomic_load(&old->persists));
+	rpmaf__srv_count(&r->persist_bytes, atomic_load(&old->persist_bytes));
+	announce(srv, RPMAF__PROTO_EV_CHANGED, gen, r);
 	if (srv->started && !srv->stopped)
-		acks_wait(srv, gen, r->name);
-	(void)rpmaf__sregion_delete(&r, false, srv->log);
+		acks_wait(srv, gen, r->name, "change");
+	old_size = old->size;
+	(void)rpmaf__sregion_delete(&old, false, srv->log);
+	rpmaf__sregion_trim(r, old_size, rc->create, srv->log);
+	rpmaf__wlog(
+	    srv->log, RPMAF_LOG_INFO,
+	    "server: region %s changed: %llu bytes (were %llu), usage 0x%x, generation %llu",
+	    r->name, (unsigned long long)r->size, (unsigned long long)old_size, r->usage,
+	    (unsigned long long)gen);
 	return 0;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_region_change(struct rpmaf_server *srv, const struct rpmaf_cfg_region *region)
+{
+	int ret;
+
+	if (!srv || !region || !region->name || rpmaf__current)
+		return RPMAF_E_INVAL;
+	(void)pthread_mutex_lock(&srv->reg_lock);
+	ret = change_locked(srv, region);
+	(void)pthread_mutex_unlock(&srv->reg_lock);
+	return ret;
 }
 
 /* see rpmaf.h */
@@ -529,6 +602,8 @@ rpmaf_server_stop(struct rpmaf_server *srv, unsigned timeout_ms)
 	     waited++)
 		sleep_ms(1);
 	persist_all(srv);
+	/* the acceptor is gone: the last connections come and gone are summed up here */
+	(void)rpmaf__churn_report(&srv->churn, srv->log, true);
 	srv->stopped = true;
 	rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: stopped%s",
 		    ret == RPMAF_E_TIMEOUT ? " (requests were still waiting)" : "");
@@ -569,6 +644,7 @@ rpmaf_server_delete(struct rpmaf_server **srv_ptr)
 	if ((rr = regions_drop(srv, !srv->started)) && !ret)
 		ret = rr;
 	rpmaf__sregtab_fini(&srv->regs);
+	(void)pthread_mutex_destroy(&srv->reg_lock);
 	wst_delete(srv);
 	rpmaf__proto_key_wipe(&srv->key);
 	free(srv->handlers);

@@ -28,6 +28,7 @@
 #include "../stats/hist.h"
 #include "../workers/wlog.h"
 #include "acceptor.h"
+#include "churn.h"
 #include "sregion.h"
 
 struct rpmaf__sconn;
@@ -73,6 +74,12 @@ struct rpmaf_server {
 	void *closed_arg;
 
 	struct rpmaf__sregtab regs;
+	/*
+	 * serializes the changes and the removals of regions (the control
+	 * path, through acknowledgements): the region a change was made from
+	 * stays in the table, and valid, until the change has replaced it
+	 */
+	pthread_mutex_t reg_lock;
 
 	/* the control path's (not thread-safe, as rpmaf.h says) */
 	struct rpmaf__acceptor acc;
@@ -88,6 +95,7 @@ struct rpmaf_server {
 	atomic_ullong pending;	/* requests received and not answered yet */
 	atomic_ullong conn_seq; /* numbers connections in the log */
 	struct rpmaf__srv_counters st;
+	struct rpmaf__churn churn; /* connections come and gone, for the log (churn.h) */
 };
 
 /* rpmaf__srv_count -- add n to a counter of the server (any thread) */

@@ -350,6 +350,65 @@ persist_choose(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 	return RPMAF_E_INVAL;
 }
 
+/* anon_fail -- log a failed system call on a region's anonymous memory; RPMAF_E_NOMEM */
+static int
+anon_fail(const struct rpmaf__sregion *r, const struct rpmaf__wlog *log, const char *call)
+{
+	rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: %s(%llu bytes): %s", r->name, call,
+		    (unsigned long long)r->size, strerror(errno));
+	return RPMAF_E_NOMEM;
+}
+
+/*
+ * anon_map -- map r->size bytes of the memfd r->fd, shared: another
+ * mapping of it (a change's) sees the same pages
+ */
+static int
+anon_map(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
+{
+	r->ptr = mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_SHARED, r->fd, 0);
+	if (r->ptr != MAP_FAILED)
+		return 0;
+	r->ptr = NULL;
+	return anon_fail(r, log, "mmap");
+}
+
+/* anon_extend -- make the memfd r->fd at least r->size bytes; u says what to undo */
+static int
+anon_extend(struct rpmaf__sregion *r, const struct rpmaf__wlog *log, struct file_undo *u)
+{
+	struct stat st;
+
+	if (fstat(r->fd, &st))
+		return anon_fail(r, log, "fstat");
+	u->old_size = st.st_size;
+	if ((uint64_t)st.st_size >= r->size)
+		return 0;
+	if (ftruncate(r->fd, (off_t)r->size))
+		return anon_fail(r, log, "ftruncate");
+	u->extended = true;
+	return 0;
+}
+
+/*
+ * anon_new -- anonymous memory, in a memfd rather than a private mapping,
+ * so that a change can map it again while the old mapping is still in use
+ */
+static int
+anon_new(struct rpmaf__sregion *r, const struct rpmaf__wlog *log)
+{
+	struct file_undo u = {0};
+	int ret;
+
+	if ((r->fd = memfd_create(r->name, MFD_CLOEXEC)) < 0)
+		return anon_fail(r, log, "memfd_create");
+	if (!(ret = anon_extend(r, log, &u)) && !(ret = anon_map(r, log)))
+		return 0;
+	close(r->fd);
+	r->fd = -1;
+	return ret;
+}
+
 /* memory_new -- the region's memory: its file mapped, or anonymous pages */
 static int
 memory_new(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
@@ -357,16 +416,8 @@ memory_new(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 {
 	int ret;
 
-	if (!r->file) {
-		r->ptr =
-		    mmap(NULL, r->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-		if (r->ptr != MAP_FAILED)
-			return 0;
-		r->ptr = NULL;
-		rpmaf__wlog(log, RPMAF_LOG_ERROR, "region %s: mmap(%llu): %s", r->name,
-			    (unsigned long long)r->size, strerror(errno));
-		return RPMAF_E_NOMEM;
-	}
+	if (!r->file)
+		return anon_new(r, log);
 	if ((ret = file_open(rc, log, &r->fd, u)))
 		return ret;
 	if ((ret = map_file(r, log))) {
@@ -385,6 +436,8 @@ memory_delete(struct rpmaf__sregion *r, const struct rpmaf_cfg_region *rc,
 		return;
 	if (!r->file) {
 		(void)munmap(r->ptr, r->size);
+		close(r->fd);
+		r->fd = -1;
 		return;
 	}
 	(void)pmem2_map_delete(&r->map);
@@ -630,6 +683,133 @@ rpmaf__sregion_persist(const struct rpmaf__sregion *r, uint64_t offset, uint64_t
 }
 
 /*
+ * same_memory -- r, filled from rc, describes the memory of old again: the
+ * same backing, file and persistence method (another one is a removal and
+ * an addition, which a change in place cannot be)
+ */
+static int
+same_memory(const struct rpmaf__sregion *old, const struct rpmaf__sregion *r,
+	    const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log)
+{
+	const char *what = NULL;
+
+	if (r->file != old->file || (r->file && strcmp(rc->path, old->path) != 0))
+		what = "its backing";
+	else if (r->persist != old->persist)
+		what = "its persistence method";
+	else if (old->fd < 0)
+		what = "its memory (not the server's)";
+	if (!what)
+		return 0;
+	rpmaf__wlog(log, RPMAF_LOG_ERROR,
+		    "region %s: %s differs: not a change in place (remove it and add it again)",
+		    r->name, what);
+	return RPMAF_E_INVAL;
+}
+
+/*
+ * memory_again -- old's memory for r: a second descriptor of its file or
+ * memfd (sharing the file's lock), extended when r is larger, mapped again;
+ * u says what to undo
+ */
+static int
+memory_again(struct rpmaf__sregion *r, const struct rpmaf__sregion *old,
+	     const struct rpmaf_cfg_region *rc, const struct rpmaf__wlog *log, struct file_undo *u)
+{
+	int ret;
+
+	memset(u, 0, sizeof(*u));
+	if ((r->fd = fcntl(old->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return r->file ? io_fail(log, rc, "fcntl(F_DUPFD)", errno)
+			       : anon_fail(r, log, "fcntl(F_DUPFD)");
+	ret = r->file ? file_extend(rc, log, r->fd, u) : anon_extend(r, log, u);
+	if (!ret && r->file)
+		ret = file_allocate(rc, log, r->fd);
+	if (!ret && !(ret = r->file ? map_file(r, log) : anon_map(r, log)))
+		return 0;
+	if (u->extended)
+		(void)ftruncate(r->fd, u->old_size);
+	close(r->fd);
+	r->fd = -1;
+	return ret;
+}
+
+/* memory_again_undo -- undo memory_again(): unmap, cut back what it extended, close */
+static void
+memory_again_undo(struct rpmaf__sregion *r, const struct file_undo *u)
+{
+	if (r->file)
+		(void)pmem2_map_delete(&r->map);
+	else
+		(void)munmap(r->ptr, r->size);
+	if (u->extended)
+		(void)ftruncate(r->fd, u->old_size);
+	close(r->fd);
+	r->fd = -1;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregion_change(const struct rpmaf__sregion *old, const struct rpmaf_cfg_region *rc,
+		      struct rpma_peer *peer, const struct rpmaf__wlog *log,
+		      struct rpmaf__sregion **r_ptr)
+{
+	struct file_undo u;
+	struct rpmaf__sregion *r;
+	int ret;
+
+	if (!old || !rc || !peer || !r_ptr || old->caller_mem)
+		return RPMAF_E_INVAL;
+	if (!(r = calloc(1, sizeof(*r))))
+		return RPMAF_E_NOMEM;
+	if ((ret = fill(r, rc)) || (ret = same_memory(old, r, rc, log)) ||
+	    (ret = memory_again(r, old, rc, log, &u)))
+		goto err_free;
+	/* the same file, mapped again: the same granularity, so the same method as before */
+	if (r->file && (ret = persist_choose(r, rc, log)))
+		goto err_memory;
+	if ((ret = reg(r, peer, log)))
+		goto err_memory;
+	if (r->file && !(r->path = strdup(old->path))) {
+		ret = RPMAF_E_NOMEM;
+		goto err_reg;
+	}
+	/* what a failed start undoes is what was there before the first making */
+	r->created = old->created;
+	r->extended = old->extended || u.extended;
+	r->old_size = old->old_size;
+	r->since = old->since;
+	*r_ptr = r;
+	return 0;
+
+err_reg:
+	(void)rpma_mr_dereg(&r->mr);
+err_memory:
+	memory_again_undo(r, &u);
+err_free:
+	free(r);
+	return ret;
+}
+
+/* see sregion.h */
+void
+rpmaf__sregion_trim(const struct rpmaf__sregion *r, uint64_t old_size, bool create,
+		    const struct rpmaf__wlog *log)
+{
+	struct stat st;
+
+	if (r->caller_mem || r->fd < 0 || r->size >= old_size || (r->file && !create))
+		return;
+	if (fstat(r->fd, &st) || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != old_size)
+		return;
+	if (ftruncate(r->fd, (off_t)r->size))
+		rpmaf__wlog(log, RPMAF_LOG_WARNING,
+			    "region %s: %s not cut back to %llu bytes: ftruncate(): %s", r->name,
+			    r->path ? r->path : "its memory", (unsigned long long)r->size,
+			    strerror(errno));
+}
+
+/*
  * ThreadSanitizer cannot see the ordering liburcu provides (the library is
  * not instrumented). In TSan builds the table states it:
  * - publication: a writer releases a snapshot before it publishes it, a
@@ -779,6 +959,7 @@ insert_locked(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, uint64_t *gen_
 	s->v[old->n] = r;
 	s->n = old->n + 1;
 	s->generation = r->generation = ++t->last_gen; /* not yet published */
+	r->since = r->generation;
 	publish(t, s);
 	*gen_ptr = s->generation;
 	return 0;
@@ -834,6 +1015,37 @@ rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__
 			ret = 0;
 			break;
 		}
+	}
+	(void)pthread_mutex_unlock(&t->lock);
+	return ret;
+}
+
+/* see sregion.h */
+int
+rpmaf__sregtab_replace(struct rpmaf__sregtab *t, struct rpmaf__sregion *old,
+		       struct rpmaf__sregion *r, uint64_t *gen_ptr)
+{
+	const struct rpmaf__sregsnap *cur;
+	struct rpmaf__sregsnap *s;
+	int ret = RPMAF_E_NOENT;
+
+	(void)pthread_mutex_lock(&t->lock);
+	cur = t->snap;
+	for (uint32_t i = 0; i < cur->n; i++) {
+		if (cur->v[i] != old)
+			continue;
+		if (!(s = snap_new(cur->n))) {
+			ret = RPMAF_E_NOMEM;
+			break;
+		}
+		memcpy(s->v, cur->v, cur->n * sizeof(s->v[0]));
+		s->v[i] = r;
+		s->n = cur->n;
+		s->generation = r->generation = ++t->last_gen; /* not yet published */
+		publish(t, s);
+		*gen_ptr = s->generation;
+		ret = 0;
+		break;
 	}
 	(void)pthread_mutex_unlock(&t->lock);
 	return ret;

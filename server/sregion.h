@@ -67,6 +67,13 @@ struct rpmaf__sregion {
 	uint8_t name_len;
 	uint64_t size;
 	uint64_t generation;
+	/*
+	 * the generation of its first registration under this name: a change
+	 * (rpmaf__sregion_change()) keeps it, so that a request naming an older
+	 * generation of the same memory (a persist posted before the change) is
+	 * still served; set by the insertion, or by the change
+	 */
+	uint64_t since;
 	uint8_t persist;    /* enum rpmaf__proto_persist */
 	bool fell_back;	    /* auto with direct_write: GPSPM, APM would not be durable */
 	int8_t granularity; /* enum pmem2_granularity of the file's mapping, or NO_GRANULARITY */
@@ -75,7 +82,8 @@ struct rpmaf__sregion {
 	uint8_t usage;	    /* RPMAF_USAGE_* */
 	bool file;	    /* file-backed (else anonymous or the caller's) */
 	bool caller_mem;    /* the caller's memory: not unmapped, not persisted at the end */
-	int fd;		    /* the file, locked (filelock.h); -1 for anonymous memory */
+	int fd;		    /* the file, locked (filelock.h), or the anonymous memory's memfd; */
+			    /* -1 for the caller's memory */
 	char *path;	    /* the file's, NULL for anonymous memory */
 	bool created;	    /* the file was created for the region */
 	bool extended;	    /* the file was extended for the region */
@@ -168,6 +176,43 @@ int rpmaf__sregion_new_mem(const struct rpmaf_mem_region *mr, struct rpma_peer *
  * rpmaf__sregtab_remove() or rpmaf__sregtab_pop() (no reader reaches it).
  */
 int rpmaf__sregion_delete(struct rpmaf__sregion **r_ptr, bool undo, const struct rpmaf__wlog *log);
+
+/*
+ * rpmaf__sregion_change -- a new region of rc on the memory of old, for a
+ * change in place (rpmaf_server_region_change()): another size or usage,
+ * the same bytes. The file (or the anonymous memory's memfd) gets a second
+ * descriptor, which shares the file's lock; it is extended first when rc
+ * is larger (a file only with rc->create, as at the start: the old bytes
+ * are kept), then mapped again (a shared mapping: writes through either
+ * mapping land in the same pages) and registered again. Nothing is cut
+ * here: old stays mapped and registered, whole, until its owner deletes it
+ * (rpmaf__sregion_trim() then cuts a file shrunk). *r_ptr gets the new
+ * region, its since that of old (its generation comes with
+ * rpmaf__sregtab_replace()).
+ * RETURN VALUE: 0; RPMAF_E_INVAL (old is the caller's memory; rc is no
+ * region rpmaf__sregion_new() would make, or names another backing, file
+ * or persistence method: that is a removal and an addition, logged);
+ * RPMAF_E_NOMEM; RPMAF_E_IO (extend, map); RPMAF_E_RDMA. On failure
+ * nothing is left (a file extended is cut back).
+ * CONCURRENCY: the control path; old must stay valid meanwhile (in the
+ * table, which no other change or removal touches); logs through log.
+ */
+int rpmaf__sregion_change(const struct rpmaf__sregion *old, const struct rpmaf_cfg_region *rc,
+			  struct rpma_peer *peer, const struct rpmaf__wlog *log,
+			  struct rpmaf__sregion **r_ptr);
+
+/*
+ * rpmaf__sregion_trim -- after a change that shrank the region (from
+ * old_size bytes) and the deletion of the old one (nothing maps the bytes
+ * beyond any more), cut its file back to the region's size: the anonymous
+ * memory's always, a file only with create (the server sizes the file it
+ * manages) and only when it was the old region's size exactly (bytes that
+ * were never the region's are not the server's to cut). A failure is
+ * logged: the file keeps its size, the region is served.
+ * CONCURRENCY: the control path, owning r's file (the table's mutex not needed).
+ */
+void rpmaf__sregion_trim(const struct rpmaf__sregion *r, uint64_t old_size, bool create,
+			 const struct rpmaf__wlog *log);
 
 /* rpmaf__sregion_entry -- the protocol's entry of r (pointing into r) */
 void rpmaf__sregion_entry(const struct rpmaf__sregion *r, struct rpmaf__proto_region *e);
@@ -280,6 +325,20 @@ int rpmaf__sregtab_insert(struct rpmaf__sregtab *t, struct rpmaf__sregion *r, ui
  */
 int rpmaf__sregtab_remove(struct rpmaf__sregtab *t, const char *name, struct rpmaf__sregion **r_ptr,
 			  uint64_t *gen_ptr);
+
+/*
+ * rpmaf__sregtab_replace -- put r in old's place (its index: the order of
+ * export is kept) with the next generation, which becomes r's and the
+ * table's; *gen_ptr gets it. On return no reader reaches old any more (a
+ * grace period has passed): the caller owns it and deletes it once nothing
+ * posted to it is in flight.
+ * RETURN VALUE: 0; RPMAF_E_NOENT (old is not in the table); RPMAF_E_NOMEM
+ * (nothing changed).
+ * CONCURRENCY: a writer (see above): takes the mutex, waits for a grace
+ * period.
+ */
+int rpmaf__sregtab_replace(struct rpmaf__sregtab *t, struct rpmaf__sregion *old,
+			   struct rpmaf__sregion *r, uint64_t *gen_ptr);
 
 /*
  * rpmaf__sregtab_pop -- take the newest region out of the table into

@@ -1153,6 +1153,40 @@ int rpmaf_server_region_add_mem(struct rpmaf_server *srv, const struct rpmaf_mem
 int rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name);
 
 /*
+ * rpmaf_server_region_change -- change exported region region->name in
+ * place (since 1.3): another size or usage, the same memory (its file, or
+ * its anonymous memory) and its bytes. The file grows first when the
+ * region does (with region->create, as at the start; the bytes it holds
+ * are kept); the memory is mapped and registered again beside the old
+ * registration, put in its place in the table, and announced to every
+ * authenticated client as changed (ANNOUNCE CHANGED, a new descriptor and
+ * generation). The old registration and mapping stay until each client
+ * has processed the announcement (as for rpmaf_server_region_remove(), at
+ * most the heartbeat window): what clients posted through them meanwhile
+ * lands in the same memory (the mappings are shared) and completes, and
+ * a persist request naming the older generation is served. Then the old
+ * one is deregistered and unmapped, and a region that shrank cuts its file
+ * back to the new size (with region->create, and only a file that was the
+ * region's size). Operations in flight beyond a new, smaller end, or
+ * that a narrowed usage no longer allows, complete through the old
+ * registration; clients refuse new ones. So a change fails no operation
+ * in flight and breaks no connection.
+ *
+ * RETURN VALUE
+ * 0; RPMAF_E_INVAL (a NULL argument, called from a worker thread, a region
+ * cfg_load would refuse, memory of rpmaf_server_region_add_mem(), another
+ * backing, file or persistence method: a removal and an addition, logged);
+ * RPMAF_E_NOENT (no such region); RPMAF_E_NOMEM; RPMAF_E_IO (the file
+ * cannot be extended or mapped again, or is too short without create);
+ * RPMAF_E_RDMA. On failure the region is exported as before.
+ *
+ * THREAD SAFETY
+ * Thread-safe (the control path; not from a worker thread); changes and
+ * removals of regions run one at a time.
+ */
+int rpmaf_server_region_change(struct rpmaf_server *srv, const struct rpmaf_cfg_region *region);
+
+/*
  * rpmaf_server_region_ptr -- the local address and size of an exported
  * region, for the server's own use (verification, dumps).
  *
@@ -1160,8 +1194,9 @@ int rpmaf_server_region_remove(struct rpmaf_server *srv, const char *name);
  * 0; RPMAF_E_INVAL (a NULL argument); RPMAF_E_NOENT (no such region).
  *
  * THREAD SAFETY
- * Thread-safe; the pointer is valid until the region is removed or the
- * server deleted.
+ * Thread-safe; the pointer is valid until the region is removed or
+ * changed (rpmaf_server_region_change() returns after the old mapping is
+ * gone: ask again) or the server deleted.
  */
 int rpmaf_server_region_ptr(struct rpmaf_server *srv, const char *name, void **ptr_ptr,
 			    size_t *size_ptr);

@@ -3,8 +3,9 @@
 
 /*
  * regtab_torture.c -- readers look regions up and issue operations while
- * one updater adds, replaces and removes them, for a bounded time; built
- * with ThreadSanitizer and with AddressSanitizer.
+ * one updater adds, replaces (as a list page or a change in place) and
+ * removes them, for a bounded time; built with ThreadSanitizer and with
+ * AddressSanitizer.
  *
  * Environment: REGTAB_TORTURE_SECONDS (2), REGTAB_TORTURE_READERS (4),
  * REGTAB_TORTURE_NAMES (32).
@@ -20,7 +21,9 @@
  * 3. monotonic: one reader never sees a name's generation go backwards;
  * 4. an operation issued (rpmaf__regtab_entry_check() == 0) is never against
  *    an entry the reader saw retired before (the check answers NOENT then);
- * 5. every object made was deleted, each once, after the table's deletion.
+ * 5. every object made was deleted, each once, after the table's deletion;
+ * 6. lineage: an entry continues (since) no generation older than its
+ *    name's last removal, and none newer than its own.
  * The program exits 1 at the first violation, 0 with the figures otherwise.
  */
 
@@ -53,6 +56,8 @@ struct slot {
 	size_t len;
 	/* the generation of the newest entry retired (replaced or removed) by a completed call */
 	_Atomic uint64_t retired;
+	/* the generation of the last removal applied (a completed call) */
+	_Atomic uint64_t removed;
 };
 
 static struct slot slots[NAMES_MAX];
@@ -167,6 +172,7 @@ reader_step(struct reader *r, unsigned *seed)
 {
 	unsigned s = (unsigned)rand_r(seed) % n_names;
 	uint64_t retired = atomic_load_explicit(&slots[s].retired, memory_order_acquire);
+	uint64_t removed = atomic_load_explicit(&slots[s].removed, memory_order_acquire);
 	const struct rpmaf__regtab_entry *e;
 
 	rpmaf__regtab_read_lock();
@@ -178,6 +184,8 @@ reader_step(struct reader *r, unsigned *seed)
 		if (e->generation <= retired)
 			fail("found a generation retired before the lookup", s, e->generation,
 			     retired);
+		if (e->since > e->generation || (removed && e->since <= removed))
+			fail("the entry continues another region", s, e->since, removed);
 		if (e->generation < r->last_gen[s])
 			fail("generation went backwards", s, e->generation, r->last_gen[s]);
 		r->last_gen[s] = e->generation;
@@ -225,9 +233,9 @@ static uint64_t n_adds, n_replaces, n_removes, n_stale, n_prunes;
 static uint64_t gens[NAMES_MAX]; /* the newest generation given to each name */
 static bool live[NAMES_MAX];
 
-/* announce -- apply name s at generation gen; returns the table's answer */
+/* announce -- apply name s at generation gen (a change in place: change); the table's answer */
 static int
-announce(unsigned s, uint64_t gen)
+announce(unsigned s, uint64_t gen, bool change)
 {
 	uint8_t desc[RPMAF__REGTAB_DESC_MAX];
 	struct rpmaf__proto_region reg = {.size = size_of(s, gen),
@@ -242,7 +250,8 @@ announce(unsigned s, uint64_t gen)
 	memcpy(desc, &gen, sizeof(gen));
 	for (unsigned i = 8; i < sizeof(desc); i++)
 		desc[i] = desc_byte(s, gen, i);
-	return rpmaf__regtab_announce(tab, 0, &reg, false);
+	return change ? rpmaf__regtab_change(tab, 0, &reg)
+		      : rpmaf__regtab_announce(tab, 0, &reg, false);
 }
 
 /* update_step -- one random change, its effect recorded for the readers */
@@ -254,8 +263,8 @@ update_step(unsigned *seed)
 	uint64_t old = gens[s];
 	int ret;
 
-	if (what < 9) { /* add or replace */
-		if (announce(s, ++gens[s]) != 0)
+	if (what < 9) { /* add or replace, half of them as a change in place */
+		if (announce(s, ++gens[s], what & 1) != 0)
 			fail("apply refused", s, gens[s], old);
 		if (live[s]) {
 			atomic_store_explicit(&slots[s].retired, old, memory_order_release);
@@ -269,12 +278,13 @@ update_step(unsigned *seed)
 		if (ret != 0)
 			fail("remove refused", s, gens[s], (uint64_t)-ret);
 		atomic_store_explicit(&slots[s].retired, gens[s], memory_order_release);
+		atomic_store_explicit(&slots[s].removed, gens[s], memory_order_release);
 		live[s] = false;
 		n_removes++;
 	} else if (what < 15) {
 		/* a stale announcement: must change nothing (a pruned tombstone forgets) */
 		if (live[s] && old > 1) {
-			if (announce(s, old - 1) != RPMAF__REGTAB_E_STALE)
+			if (announce(s, old - 1, what & 1) != RPMAF__REGTAB_E_STALE)
 				fail("stale announcement accepted", s, old - 1, old);
 			n_stale++;
 		}

@@ -65,7 +65,68 @@ add_new(struct rpmaf_server *srv, const struct rpmaf_cfg *cur, const struct rpma
 	return ret;
 }
 
-/* replace_changed -- export again the regions whose attributes changed */
+/*
+ * same_memory -- whether b describes the memory of a again (the same
+ * backing, file and persistence), so that a change of its size or usage
+ * is made in place
+ */
+static bool
+same_memory(const struct rpmaf_cfg_region *a, const struct rpmaf_cfg_region *b)
+{
+	return a->backing == b->backing && str_eq(a->path, b->path) &&
+	       a->persistence == b->persistence && a->direct_write == b->direct_write;
+}
+
+/*
+ * change_in_place -- resize region r or change its usage, announced to the
+ * clients as changed: what they have in flight completes (old is what was
+ * exported)
+ */
+static void
+change_in_place(struct rpmaf_server *srv, const struct rpmaf_cfg_region *old,
+		const struct rpmaf_cfg_region *r, reload_log_fn log)
+{
+	int ret = rpmaf_server_region_change(srv, r);
+
+	if (ret == 0) {
+		log(RPMAF_LOG_NOTICE,
+		    "reload: region %s changed: %llu bytes (were %llu), usage 0x%x (was 0x%x)",
+		    r->name, (unsigned long long)r->size, (unsigned long long)old->size, r->usage,
+		    old->usage);
+		return;
+	}
+	log(RPMAF_LOG_ERROR, "reload: region %s cannot be changed (%s): the old one is kept",
+	    r->name, rpmaf_err_str(ret));
+}
+
+/*
+ * replace -- export region r again, its memory another (backing, file,
+ * persistence): a removal and an addition; the old one is restored when the
+ * new one cannot be added
+ */
+static void
+replace(struct rpmaf_server *srv, const struct rpmaf_cfg_region *old,
+	const struct rpmaf_cfg_region *r, reload_log_fn log)
+{
+	int ret;
+
+	(void)rpmaf_server_region_remove(srv, r->name);
+	if ((ret = rpmaf_server_region_add(srv, r)) == 0) {
+		log(RPMAF_LOG_NOTICE, "reload: region %s replaced (removed and added again)",
+		    r->name);
+		return;
+	}
+	log(RPMAF_LOG_ERROR, "reload: region %s cannot be replaced (%s): the old one is kept",
+	    r->name, rpmaf_err_str(ret));
+	if ((ret = rpmaf_server_region_add(srv, old)) != 0)
+		log(RPMAF_LOG_ERROR, "reload: region %s cannot be restored either: %s", r->name,
+		    rpmaf_err_str(ret));
+}
+
+/*
+ * replace_changed -- apply the regions whose attributes changed: in place
+ * when only the size, the usage or create did, else removed and added again
+ */
 static void
 replace_changed(struct rpmaf_server *srv, const struct rpmaf_cfg *cur, const struct rpmaf_cfg *next,
 		reload_log_fn log)
@@ -73,21 +134,13 @@ replace_changed(struct rpmaf_server *srv, const struct rpmaf_cfg *cur, const str
 	for (uint32_t i = 0; i < next->nregions; i++) {
 		const struct rpmaf_cfg_region *r = &next->regions[i];
 		const struct rpmaf_cfg_region *old = region_find(cur, r->name);
-		int ret;
 
 		if (!old || region_same(old, r))
 			continue;
-		(void)rpmaf_server_region_remove(srv, r->name);
-		if ((ret = rpmaf_server_region_add(srv, r)) == 0) {
-			log(RPMAF_LOG_NOTICE, "reload: region %s changed", r->name);
-			continue;
-		}
-		log(RPMAF_LOG_ERROR,
-		    "reload: region %s cannot be changed (%s): the old one is kept", r->name,
-		    rpmaf_err_str(ret));
-		if ((ret = rpmaf_server_region_add(srv, old)) != 0)
-			log(RPMAF_LOG_ERROR, "reload: region %s cannot be restored either: %s",
-			    r->name, rpmaf_err_str(ret));
+		if (same_memory(old, r))
+			change_in_place(srv, old, r, log);
+		else
+			replace(srv, old, r, log);
 	}
 }
 

@@ -24,8 +24,11 @@ typedef void (*reload_log_fn)(enum rpmaf_log_level level, const char *fmt, ...)
  * reload_apply -- make srv export the regions of next instead of those of
  * cur: add the new ones first (a failure removes the ones added so far, so
  * that a reload applies wholly or not at all), then remove the ones that
- * are gone; a region whose attributes changed is removed and added again.
- * Differences outside regions are logged as needing a restart.
+ * are gone. A region whose size, usage or create changed is changed in
+ * place (rpmaf_server_region_change(): announced as changed, nothing in
+ * flight fails; a failure keeps the old one, logged); one whose backing,
+ * file or persistence changed is removed and added again. Differences
+ * outside regions are logged as needing a restart.
  *
  * RETURN VALUE
  * 0 (next is now the configuration in force); a negative RPMAF_E_* code of

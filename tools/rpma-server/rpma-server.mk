@@ -4,6 +4,12 @@
 # top-level Makefile (GNU make):
 #   make rpma-server         build/tools/rpma-server, linked with build/lib/librpmaf.so
 #   make check-rpma-server   its tests over softrdma (tools/rpma-server/test-rpma-server.sh)
+#   make check-rpma-server-reload   a region resized by SIGHUP while rpma-load drives it
+#                            over 100 connections: 0 failed operations, the data
+#                            verified, the clients' stop one summary line
+#                            (tools/rpma-server/test-rpma-server-reload.sh)
+#   make check-rpma-server-reload-slow   the same over 1000 connections (check-slow;
+#                            about 40 s)
 
 RPMA_SERVER_BIN := $(BUILD)/tools/rpma-server
 RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c \
@@ -29,5 +35,16 @@ check-rpma-server: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server.sh $(RPMA_SERVER_BIN) \
 		$(BUILD)/tools/rpma-load
 
-CHECK_TARGETS += check-rpma-server
+# RELOAD_CONNS: the connections rpma-load opens
+check-rpma-server-reload: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server-reload.sh \
+		$(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load $(or $(RELOAD_CONNS),100)
+
+check-rpma-server-reload-slow: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server-reload.sh \
+		$(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load 1000
+
+.PHONY: check-rpma-server-reload check-rpma-server-reload-slow
+CHECK_TARGETS += check-rpma-server check-rpma-server-reload
+CHECK_SLOW_TARGETS += check-rpma-server-reload-slow
 CLEAN_DIRS += $(BUILD)/tools

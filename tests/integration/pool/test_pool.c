@@ -2471,6 +2471,270 @@ test_mem_region(void **state)
 	mem_remove(L.side[0].pool, off, len);
 }
 
+/* ------------------------------------------------------------- a region changed */
+
+#define CHG_SLOTS  32		/* records each changer thread writes again and again, per region */
+#define CHG_EXTENT (128u << 10) /* what the changer threads use of each region */
+
+/* a thread of test_region_changed: writes (with persists) and reads, INFLIGHT in flight */
+struct changer {
+	unsigned t;
+	struct rpmaf_pool *pool;
+	atomic_int stop;
+	atomic_int inflight;
+	atomic_ullong ok, failed;
+	atomic_int first_failed;
+	atomic_int busy[INFLIGHT];
+	struct rpmaf_op ops[INFLIGHT];
+};
+
+/* the changers (static: they may outlive a failed assertion's jump) */
+static struct changer Changers[4];
+
+/* chg_off -- the offset of record i of changer t in each region (and in Mem) */
+static size_t
+chg_off(unsigned t, unsigned i)
+{
+	return ((size_t)t * CHG_SLOTS + i) * RECORD;
+}
+
+/* changer_cb -- count a completion; the first failure kept */
+static void
+changer_cb(struct rpmaf_op *op, int status, void *ctx)
+{
+	struct changer *c = ctx;
+	int none = 0;
+
+	if (status == 0)
+		atomic_fetch_add(&c->ok, 1);
+	else if (!atomic_fetch_add(&c->failed, 1))
+		atomic_compare_exchange_strong(&c->first_failed, &none, status);
+	atomic_store(&c->busy[op - c->ops], 0);
+	atomic_fetch_sub(&c->inflight, 1);
+}
+
+/*
+ * changer_submit -- operation n in slot k: on record n % CHG_SLOTS (of
+ * region chg_f when even, chg_a when odd), a write with a persist, or in
+ * every third pass over the records a read into the upper half of Mem
+ */
+static void
+changer_submit(struct changer *c, unsigned k, unsigned n)
+{
+	unsigned i = n % CHG_SLOTS;
+	const char *region = i % 2 ? "chg_a" : "chg_f";
+	size_t off = chg_off(c->t, i);
+	int ret;
+
+	atomic_store(&c->busy[k], 1);
+	atomic_fetch_add(&c->inflight, 1);
+	if (n / CHG_SLOTS % 3 == 2)
+		ret = rpmaf_pool_read(c->pool, &c->ops[k], region, off, Mr, MEM_SIZE / 2 + off,
+				      RECORD, changer_cb, c);
+	else
+		ret = rpmaf_pool_write(c->pool, &c->ops[k], region, off, Mr, off, RECORD,
+				       RPMAF_OP_PERSIST, changer_cb, c);
+	if (ret) {
+		atomic_store(&c->busy[k], 0);
+		atomic_fetch_sub(&c->inflight, 1);
+		if (!atomic_fetch_add(&c->failed, 1))
+			atomic_store(&c->first_failed, ret);
+	}
+}
+
+/* changer_main -- keep INFLIGHT operations in flight until stopped, then let them end */
+static void *
+changer_main(void *arg)
+{
+	struct changer *c = arg;
+	long long limit;
+	unsigned n = 0;
+
+	while (!atomic_load(&c->stop)) {
+		bool any = false;
+
+		for (unsigned k = 0; k < INFLIGHT; k++) {
+			if (!atomic_load(&c->busy[k])) {
+				any = true;
+				changer_submit(c, k, n++);
+			}
+		}
+		if (!any)
+			sched_yield();
+	}
+	limit = t_now_ms() + 3 * OP_MS;
+	while (atomic_load(&c->inflight) && t_now_ms() < limit)
+		usleep(1000);
+	return NULL;
+}
+
+/* chg_region -- region name of size bytes and usage: a file in Dir (GPSPM) or anonymous */
+static struct rpmaf_cfg_region
+chg_region(const char *name, uint64_t size, unsigned usage, char *path)
+{
+	bool file = strcmp(name, "chg_f") == 0;
+
+	snprintf(path, 128, "%s/chg.pmem", Dir);
+	return (struct rpmaf_cfg_region){.name = (char *)name,
+					 .size = size,
+					 .backing =
+					     file ? RPMAF_BACKING_FILE : RPMAF_BACKING_ANONYMOUS,
+					 .path = file ? path : NULL,
+					 .create = file,
+					 .usage = usage,
+					 .persistence = RPMAF_PERSIST_GPSPM};
+}
+
+/* chg_both -- change both regions to size and usage; the pool's table shows it on return */
+static void
+chg_both(struct rpmaf_pool *pool, uint64_t size, unsigned usage)
+{
+	static const char *const names[] = {"chg_f", "chg_a"};
+	struct rpmaf_pool_region info;
+	char path[128];
+
+	for (int n = 0; n < 2; n++) {
+		struct rpmaf_cfg_region r = chg_region(names[n], size, usage, path);
+
+		assert_int_equal(rpmaf_server_region_change(L.srv, &r), 0);
+		/* the change returned once every connection confirmed it: applied already */
+		assert_int_equal(rpmaf_pool_region(pool, names[n], &info), 0);
+		assert_int_equal(info.size, size);
+		assert_int_equal(info.usage, usage);
+	}
+}
+
+/* chg_load -- the changers run while both regions are changed again and again; none fails */
+static void
+chg_load(struct rpmaf_pool *pool)
+{
+	static const uint64_t sizes[] = {1u << 20, 512u << 10, 192u << 10, 4u << 20, 256u << 10};
+	pthread_t th[4];
+	unsigned started = 0;
+
+	memset(Changers, 0, sizeof(Changers));
+	for (; started < 4; started++) {
+		Changers[started].t = started;
+		Changers[started].pool = pool;
+		if (pthread_create(&th[started], NULL, changer_main, &Changers[started]))
+			break;
+	}
+	for (unsigned n = 0; started == 4 && n < 2 * sizeof(sizes) / sizeof(sizes[0]); n++) {
+		usleep(30000);
+		chg_both(pool, sizes[n % 5],
+			 RPMAF_USAGE_READ | RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH);
+	}
+	usleep(30000);
+	for (unsigned t = 0; t < started; t++) {
+		atomic_store(&Changers[t].stop, 1);
+		pthread_join(th[t], NULL);
+	}
+	assert_int_equal(started, 4);
+	for (unsigned t = 0; t < 4; t++) {
+		struct changer *c = &Changers[t];
+
+		assert_int_equal(atomic_load(&c->inflight), 0);
+		if (atomic_load(&c->failed))
+			fail_msg(
+			    "changer %u: %llu of %llu operations failed, the first with %d", t,
+			    (unsigned long long)atomic_load(&c->failed),
+			    (unsigned long long)(atomic_load(&c->failed) + atomic_load(&c->ok)),
+			    atomic_load(&c->first_failed));
+		assert_true(atomic_load(&c->ok) > 0);
+	}
+}
+
+/* chg_check -- every record is in both regions, read through the pool and in the server's memory */
+static void
+chg_check(struct rpmaf_pool *pool)
+{
+	struct rpmaf_op op;
+	void *ptr;
+	size_t size;
+
+	for (int n = 0; n < 2; n++) {
+		const char *name = n ? "chg_a" : "chg_f";
+
+		memset(Mem + MEM_SIZE / 2, 0, CHG_EXTENT);
+		assert_int_equal(sync_op(rpmaf_pool_read(pool, &op, name, 0, Mr, MEM_SIZE / 2,
+							 CHG_EXTENT, NULL, NULL),
+					 &op),
+				 0);
+		assert_int_equal(rpmaf_server_region_ptr(L.srv, name, &ptr, &size), 0);
+		for (unsigned t = 0; t < 4; t++)
+			for (unsigned i = n; i < CHG_SLOTS; i += 2) {
+				size_t off = chg_off(t, i);
+
+				assert_memory_equal(Mem + off, Mem + MEM_SIZE / 2 + off, RECORD);
+				assert_memory_equal(Mem + off, (uint8_t *)ptr + off, RECORD);
+			}
+	}
+}
+
+/*
+ * chg_usage -- a narrowed usage: the pool refuses new writes at once, reads
+ * go on; widened again, writes go on
+ */
+static void
+chg_usage(struct rpmaf_pool *pool)
+{
+	struct rpmaf_op op;
+
+	chg_both(pool, 256u << 10, RPMAF_USAGE_READ);
+	assert_int_equal(rpmaf_pool_write(pool, &op, "chg_f", 0, Mr, 0, 64, 0, NULL, NULL),
+			 RPMAF_E_INVAL);
+	assert_int_equal(
+	    sync_op(rpmaf_pool_read(pool, &op, "chg_f", 0, Mr, MEM_SIZE / 2, 64, NULL, NULL), &op),
+	    0);
+	chg_both(pool, 256u << 10, RPMAF_USAGE_READ | RPMAF_USAGE_WRITE | RPMAF_USAGE_FLUSH);
+	assert_int_equal(sync_op(rpmaf_pool_write(pool, &op, "chg_f", 0, Mr, 0, 64,
+						  RPMAF_OP_PERSIST, NULL, NULL),
+				 &op),
+			 0);
+}
+
+/*
+ * test_region_changed -- two regions (a file, anonymous memory) changed in
+ * place again and again (grown, shrunk, grown) while 4 threads keep writes
+ * with persists and reads in flight on 8 connections: every operation
+ * succeeds, every record is intact, no connection breaks; the pool's table
+ * shows each change once rpmaf_server_region_change() returned; a narrowed
+ * usage refuses new writes
+ */
+static void
+test_region_changed(void **state)
+{
+	struct rpmaf_pool_stats before, after;
+	struct rpmaf_pool_region info;
+	char path[128];
+	struct rpmaf_cfg_region f = chg_region("chg_f", 256u << 10, 7, path);
+	struct rpmaf_cfg_region a = chg_region("chg_a", 256u << 10, 7, path);
+	long long limit;
+
+	(void)state;
+	if (Netns)
+		skip();
+	for (unsigned t = 0; t < 4; t++)
+		for (unsigned i = 0; i < CHG_SLOTS; i++)
+			for (unsigned j = 0; j < RECORD; j++)
+				Mem[chg_off(t, i) + j] = fill(5, t, i, j);
+	assert_int_equal(lsrv_start(), 0);
+	assert_int_equal(rpmaf_server_region_add(L.srv, &f), 0);
+	assert_int_equal(rpmaf_server_region_add(L.srv, &a), 0);
+	assert_int_equal(lside_new(&L.side[0], 8), 0);
+	assert_true(lside_all_healthy(L.side[0].pool));
+	limit = t_now_ms() + POLL_MS;
+	while (rpmaf_pool_region(L.side[0].pool, "chg_a", &info) && t_now_ms() < limit)
+		usleep(1000);
+	assert_int_equal(rpmaf_pool_get_stats(L.side[0].pool, &before), 0);
+	chg_load(L.side[0].pool);
+	chg_check(L.side[0].pool);
+	chg_usage(L.side[0].pool);
+	assert_int_equal(rpmaf_pool_get_stats(L.side[0].pool, &after), 0);
+	assert_int_equal(after.reconnects, before.reconnects);
+	assert_int_equal(after.errors, before.errors);
+}
+
 /* ------------------------------------------------------------- the server killed */
 
 struct loader {
@@ -2592,6 +2856,7 @@ main(int argc, char *argv[])
 	    cmocka_unit_test_setup_teardown(test_call_later, lsrv_setup, lsrv_teardown),
 	    cmocka_unit_test_setup_teardown(test_conn_closed_hook, lsrv_setup, lsrv_teardown),
 	    cmocka_unit_test_setup_teardown(test_mem_region, lsrv_setup, lsrv_teardown),
+	    cmocka_unit_test_setup_teardown(test_region_changed, lsrv_setup, lsrv_teardown),
 	};
 	struct CMUnitTest run[sizeof(all) / sizeof(all[0])];
 	size_t n = 0;

@@ -258,31 +258,43 @@ wait_flag(atomic_int *f, int ms)
 	return atomic_load(f);
 }
 
-/* client_cfg -- a client-side configuration: one worker */
+/* client_cfg -- a client-side configuration: one worker for conns connections */
 static struct rpmaf_cfg *
-client_cfg(void)
+client_cfg(unsigned conns)
 {
-	static const char text[] = "workers: {count: 1, polling: event}\n"
-				   "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
-				   "targets: [{name: s, address: 127.0.0.1, connections: 4}]\n"
-				   "log: {level: error}\n";
 	struct rpmaf_cfg *cfg = NULL;
+	char text[256];
 
+	snprintf(text, sizeof(text),
+		 "workers: {count: 1, polling: event}\n"
+		 "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
+		 "targets: [{name: s, address: 127.0.0.1, connections: %u}]\n"
+		 "log: {level: error}\n",
+		 conns);
 	assert_int_equal(rpmaf_cfg_load_buffer("client", text, strlen(text), NULL, &cfg, NULL), 0);
 	return cfg;
 }
 
-/* client_start -- the client side's workers (the configuration is only read by rpmaf_workers_new)
+/*
+ * client_start_n -- the client side's workers for conns connections (the
+ * configuration is only read by rpmaf_workers_new)
  */
 static struct rpmaf_workers *
-client_start(void)
+client_start_n(unsigned conns)
 {
-	struct rpmaf_cfg *ccfg = client_cfg();
+	struct rpmaf_cfg *ccfg = client_cfg(conns);
 	struct rpmaf_workers *cws;
 
 	assert_int_equal(rpmaf_workers_new(ccfg, Peer, &cws), 0);
 	rpmaf_cfg_delete(&ccfg);
 	return cws;
+}
+
+/* client_start -- the client side's workers for 4 connections */
+static struct rpmaf_workers *
+client_start(void)
+{
+	return client_start_n(4);
 }
 
 /* cli_new -- connect a client (hello and auth when ready is wanted) */
@@ -470,7 +482,7 @@ srv_cfg(struct srv *s, const char *extra, unsigned flags)
 		 "queues: {sq: 16, messages: {size: 1024, credits: 8}}\n"
 		 "listen: {address: 127.0.0.1, port: %u, max_connections: %u}\n"
 		 "auth: {key_file: %s/key}\n"
-		 "log: {level: info, file: %s}\n"
+		 "log: {level: debug, file: %s}\n"
 		 "%s",
 		 Port, Max_conns, Dir, s->log, extra);
 	if (rpmaf_cfg_load_buffer("server", text, strlen(text), &opts, &cfg, &err))
@@ -548,6 +560,27 @@ log_match(const struct srv *s, const char *re)
 	return found;
 }
 
+/* log_count -- the lines of the server's log that match the extended regular expression re */
+static int
+log_count(const struct srv *s, const char *re)
+{
+	char line[1024];
+	int n = 0;
+	regex_t rx;
+	FILE *f;
+
+	assert_int_equal(regcomp(&rx, re, REG_EXTENDED | REG_NOSUB), 0);
+	f = fopen(s->log, "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		n += regexec(&rx, line, 0, NULL, 0) == 0;
+	}
+	if (f)
+		fclose(f);
+	regfree(&rx);
+	return n;
+}
+
 /* stats -- the server's counters */
 static struct rpmaf_server_stats
 stats(const struct srv *s)
@@ -616,6 +649,7 @@ struct wr {
 	struct cli *c;
 	struct rpma_mr_remote *dst;
 	struct rpma_mr_local *src;
+	char *local; /* what src registers (test_change) */
 };
 static struct wr Wr;
 static void
@@ -948,6 +982,306 @@ test_announce(void **state)
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
 }
 
+/* file_size -- the size of the file at path, -1 when there is none */
+static long long
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) ? -1 : (long long)st.st_size;
+}
+
+/* a change of a region run on a thread of its own: it returns once the clients confirmed it */
+struct chg {
+	struct srv *s;
+	struct rpmaf_cfg_region r;
+	pthread_t th;
+	atomic_int done; /* 1 once rpmaf_server_region_change() returned */
+	int ret;
+};
+
+/* chg_main -- the change's thread */
+static void *
+chg_main(void *arg)
+{
+	struct chg *c = arg;
+
+	c->ret = rpmaf_server_region_change(c->s->s, &c->r);
+	atomic_store(&c->done, 1);
+	return NULL;
+}
+
+/* chg_start -- start changing region pm of s to size bytes (usage 7) */
+static void
+chg_start(struct chg *c, struct srv *s, uint64_t size)
+{
+	memset(c, 0, sizeof(*c));
+	c->s = s;
+	c->r = (struct rpmaf_cfg_region){.name = "pm",
+					 .size = size,
+					 .backing = RPMAF_BACKING_FILE,
+					 .path = s->file,
+					 .create = true,
+					 .usage = 7,
+					 .persistence = RPMAF_PERSIST_GPSPM};
+	assert_int_equal(pthread_create(&c->th, NULL, chg_main, c), 0);
+}
+
+/* chg_end -- wait for the change; its return value */
+static int
+chg_end(struct chg *c)
+{
+	assert_int_equal(wait_flag(&c->done, WAIT_MS), 1);
+	pthread_join(c->th, NULL);
+	return c->ret;
+}
+
+/* region_json -- whether the server's JSON statistics hold text (a region's counters) */
+static bool
+region_json(const struct srv *s, const char *text)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	bool found;
+
+	assert_non_null(f);
+	assert_int_equal(rpmaf_server_stats_write(s->s, RPMAF_STATS_JSON, NULL, f), 0);
+	fclose(f);
+	found = strstr(buf, text) != NULL;
+	free(buf);
+	return found;
+}
+
+/* old_write -- write 8 bytes of text at offset 64 through Wr.dst; 1 done, -1 failed */
+static int
+old_write(struct cli *c, const char *text)
+{
+	memcpy(Wr.local, text, 8);
+	atomic_store(&c->rma_done, 0);
+	Wr.c = c;
+	assert_int_equal(rpmaf_worker_submit(c->w, &c->work, c_write, &Wr), 0);
+	return wait_flag(&c->rma_done, WAIT_MS);
+}
+
+/*
+ * the ANNOUNCE CHANGED of pm, grown from 64 KiB to 128 KiB while a client
+ * holds its old descriptor: the change waits for the client's credit; until
+ * then a write through the old descriptor lands in the region (the same
+ * file pages) and a persist naming the old generation is served; once the
+ * client confirmed it the change returns, and the old registration is gone
+ */
+static void
+change_grow(struct srv *s, struct rpmaf_workers *cws)
+{
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+	struct rpmaf__proto_region e;
+	struct rpmaf__proto_msg m;
+	uint8_t copy[MSG_SIZE];
+	uint64_t g1, g2;
+	struct chg ch;
+	void *ptr;
+	size_t size;
+
+	assert_int_equal(lookup(c, "pm", &e, copy), RPMAF__PROTO_S_OK);
+	g1 = e.generation;
+	assert_int_equal(rpma_mr_remote_from_descriptor(e.desc, e.desc_len, &Wr.dst), 0);
+	assert_int_equal(old_write(c, "before!!"), 1);
+	chg_start(&ch, s, 131072);
+	assert_int_equal(cli_wait(c, RPMAF__PROTO_T_ANNOUNCE, 0, &m, copy), 0);
+	assert_int_equal(m.body.announce.event, RPMAF__PROTO_EV_CHANGED);
+	assert_int_equal(m.body.announce.region.size, 131072);
+	assert_true(m.body.announce.region.desc_len > 0);
+	g2 = m.body.announce.region.generation;
+	assert_true(g2 > g1);
+	assert_int_equal(m.body.announce.table_generation, g2);
+	/* the client has not returned the announcement's credit: the old registration stays */
+	usleep(200000);
+	assert_int_equal(atomic_load(&ch.done), 0);
+	assert_int_equal(old_write(c, "during!!"), 1);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "pm", &ptr, &size), 0);
+	assert_int_equal(size, 131072);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	/* a persist of the old generation is served; its message returns the credit */
+	assert_int_equal(persist(c, 64, 8, g1), RPMAF__PROTO_S_OK);
+	assert_int_equal(chg_end(&ch), 0);
+	assert_int_equal(persist(c, 65536, 8, g2), RPMAF__PROTO_S_OK);
+	assert_int_equal(persist(c, 65536, 8, g1), RPMAF__PROTO_S_OK);
+	assert_int_equal(persist(c, 131070, 8, g1), RPMAF__PROTO_S_OUT_OF_RANGE);
+	assert_int_equal(persist(c, 0, 8, g2 + 1), RPMAF__PROTO_S_STALE);
+	assert_int_equal(persist(c, 0, 8, g1 - 1), RPMAF__PROTO_S_STALE);
+	/* the region's counters went on across the change: 1 lookup, 3 persists of 8 bytes */
+	assert_true(region_json(s, "\"pm\":{\"lookups\":1,\"persists\":3,\"persist_bytes\":24}"));
+	assert_int_equal(file_size(s->file), 131072);
+	/* deregistered once confirmed: the old key fails (and breaks this connection) */
+	assert_int_equal(old_write(c, "after!!!"), -1);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	cli_delete(c);
+	(void)rpma_mr_remote_delete(&Wr.dst);
+}
+
+/*
+ * pm shrunk to 32 KiB: the file is cut back once the client confirmed the
+ * change (create: true, the file was the region's size), its first bytes kept
+ */
+static void
+change_shrink(struct srv *s, struct rpmaf_workers *cws)
+{
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+	struct rpmaf__proto_region e;
+	struct rpmaf__proto_msg m;
+	uint8_t copy[MSG_SIZE];
+	struct chg ch;
+	void *ptr;
+	size_t size;
+
+	chg_start(&ch, s, 32768);
+	assert_int_equal(cli_wait(c, RPMAF__PROTO_T_ANNOUNCE, 0, &m, copy), 0);
+	assert_int_equal(m.body.announce.event, RPMAF__PROTO_EV_CHANGED);
+	assert_int_equal(m.body.announce.region.size, 32768);
+	/* the old mapping, and the file, stay whole until the client confirmed */
+	usleep(100000);
+	assert_int_equal(atomic_load(&ch.done), 0);
+	assert_int_equal(file_size(s->file), 131072);
+	assert_int_equal(lookup(c, "pm", &e, copy), RPMAF__PROTO_S_OK);
+	assert_int_equal(chg_end(&ch), 0);
+	assert_int_equal(e.size, 32768);
+	assert_int_equal(file_size(s->file), 32768);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "pm", &ptr, &size), 0);
+	assert_int_equal(size, 32768);
+	assert_memory_equal((char *)ptr + 64, "during!!", 8);
+	cli_delete(c);
+}
+
+/* what a change refuses, with the region exported as before; anonymous memory keeps its bytes */
+static void
+change_others(struct srv *s)
+{
+	struct rpmaf_cfg_region r = {.name = "anon", .size = 131072, .usage = 7};
+	struct rpmaf_cfg_region f = {.name = "pm",
+				     .size = 65536,
+				     .backing = RPMAF_BACKING_FILE,
+				     .path = s->file,
+				     .create = true,
+				     .usage = 7};
+	void *ptr;
+	size_t size;
+
+	assert_int_equal(rpmaf_server_region_change(NULL, &r), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_region_change(s->s, NULL), RPMAF_E_INVAL);
+	r.name = "nope";
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_NOENT);
+	r.name = "anon";
+	r.size = 0;
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_INVAL);
+	/* another backing, another persistence: not a change in place */
+	r = f;
+	r.name = "anon";
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), RPMAF_E_INVAL);
+	f.direct_write = true;
+	assert_int_equal(rpmaf_server_region_change(s->s, &f), RPMAF_E_INVAL);
+	assert_true(log_has(s, "its persistence method differs: not a change in place"));
+	f.direct_write = false;
+	f.create = false;
+	f.size = 1 << 20; /* a file too short without create */
+	assert_int_equal(rpmaf_server_region_change(s->s, &f), RPMAF_E_IO);
+	assert_int_equal(file_size(s->file), 32768);
+	/* anonymous memory grows with its bytes, no client connected */
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "anon", &ptr, &size), 0);
+	memcpy((char *)ptr + 65528, "anon end", 8);
+	r = (struct rpmaf_cfg_region){.name = "anon", .size = 131072, .usage = 1};
+	assert_int_equal(rpmaf_server_region_change(s->s, &r), 0);
+	assert_int_equal(rpmaf_server_region_ptr(s->s, "anon", &ptr, &size), 0);
+	assert_int_equal(size, 131072);
+	assert_memory_equal((char *)ptr + 65528, "anon end", 8);
+	assert_int_equal(stats(s).regions, 2);
+}
+
+/*
+ * rpmaf_server_region_change(): a region grown, then shrunk, announced as
+ * CHANGED (never removed and added), the old registration kept until the
+ * client confirmed; what a change refuses
+ */
+static void
+test_change(void **state)
+{
+	struct srv s;
+
+	(void)state;
+	start_std(&s, 0);
+	struct rpmaf_workers *cws = client_start();
+
+	Wr.local = aligned_alloc(4096, 4096);
+	assert_int_equal(rpma_mr_reg(Peer, Wr.local, 4096, RPMA_MR_USAGE_WRITE_SRC, &Wr.src), 0);
+	change_grow(&s, cws);
+	change_shrink(&s, cws);
+	change_others(&s);
+	(void)rpma_mr_dereg(&Wr.src);
+	free(Wr.local);
+	Wr.local = NULL;
+	srv_end(&s);
+	unlink(s.file);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
+/* log_wait -- wait (WAIT_MS) until n lines of the server's log match re; how many do */
+static int
+log_wait(const struct srv *s, const char *re, int n)
+{
+	for (int t = 0; t < WAIT_MS && log_count(s, re) < n; t++)
+		usleep(1000);
+	return log_count(s, re);
+}
+
+/*
+ * 20 clients that connect and disconnect make one summary line each way at
+ * notice, not one line per client (those are at debug), and none is lost; 3
+ * left when the server stops make one more, said so
+ */
+static void
+test_churn(void **state)
+{
+	struct cli *c[20];
+	struct srv s;
+	char log[128];
+
+	(void)state;
+	/* the log of this server only: the servers before appended to the same file */
+	snprintf(log, sizeof(log), "%s/server.log", Dir);
+	(void)unlink(log);
+	Max_conns = 24;
+	start_std(&s, 0);
+	Max_conns = 8;
+	struct rpmaf_workers *cws = client_start_n(24);
+
+	for (int i = 0; i < 20; i++)
+		c[i] = cli_new(cws, KEY_HEX, false, true, false);
+	for (int i = 0; i < 20; i++)
+		cli_delete(c[i]);
+	assert_int_equal(log_wait(&s,
+				  "notice: server: 20 clients disconnected in [0-9.]+ s "
+				  "\\(20 by the client\\)$",
+				  1),
+			 1);
+	assert_int_equal(log_count(&s, "notice: server: 20 clients connected in [0-9.]+ s$"), 1);
+	assert_int_equal(log_count(&s, "clients? (dis)?connected in"), 2);
+	assert_int_equal(log_count(&s, "debug: server: client #[0-9]+ .* closed: disconnected "
+				       "by the client$"),
+			 20);
+	assert_int_equal(log_count(&s, "warning"), 0);
+	assert_int_equal(stats(&s).lost, 0);
+	for (int i = 0; i < 3; i++)
+		c[i] = cli_new(cws, KEY_HEX, false, true, false);
+	assert_int_equal(rpmaf_server_stop(s.s, 1000), 0);
+	assert_int_equal(log_count(&s, "notice: server: 3 clients disconnected in [0-9.]+ s \\(3 "
+				       "as the server stopped\\)$"),
+			 1);
+	for (int i = 0; i < 3; i++)
+		cli_delete(c[i]);
+	srv_end(&s);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
 /* a client that answers no heartbeat is disconnected after interval x misses */
 static void
 test_heartbeat(void **state)
@@ -1078,15 +1412,6 @@ srv_new(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_workers_new(s->cfg, Peer, &s->ws), 0);
 	s->s = NULL;
 	return rpmaf_server_new(s->cfg, Peer, s->ws, &s->s);
-}
-
-/* file_size -- the size of the file at path, -1 when there is none */
-static long long
-file_size(const char *path)
-{
-	struct stat st;
-
-	return stat(path, &st) ? -1 : (long long)st.st_size;
 }
 
 /*
@@ -1223,6 +1548,8 @@ main(void)
 	    cmocka_unit_test(test_wrong_key),
 	    cmocka_unit_test(test_hostile),
 	    cmocka_unit_test(test_announce),
+	    cmocka_unit_test(test_change),
+	    cmocka_unit_test(test_churn),
 	    cmocka_unit_test(test_heartbeat),
 	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_port_taken_and_stop),

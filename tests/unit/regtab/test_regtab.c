@@ -535,6 +535,81 @@ test_lookup_str_tables(void **state)
 	}
 }
 
+/* change -- announce name changed at gen for target 7; the table's answer */
+static int
+change(struct rpmaf__regtab *tab, const char *name, uint64_t gen)
+{
+	uint8_t desc[21];
+	struct rpmaf__proto_region r = region(name, gen, desc);
+
+	return rpmaf__regtab_change(tab, 7, &r);
+}
+
+/* since_of -- the since of name's live entry (it must have one) */
+static uint64_t
+since_of(struct rpmaf__regtab *tab, const char *name)
+{
+	const struct rpmaf__regtab_entry *e;
+	uint64_t since;
+
+	rpmaf__regtab_read_lock();
+	e = rpmaf__regtab_lookup(tab, name, strlen(name));
+	assert_non_null(e);
+	since = e->since;
+	rpmaf__regtab_read_unlock();
+	return since;
+}
+
+/*
+ * a change replaces the entry in one step (a reader that held the old one
+ * sees it replaced, a lookup finds the new one: never none) and continues
+ * it: operations of the older generations go on through it; an addition,
+ * a list page, a change after a removal start a region of their own
+ */
+static void
+test_change(void **state)
+{
+	struct rpmaf__regtab *tab = *state;
+	const struct rpmaf__regtab_entry *e, *n;
+
+	assert_int_equal(apply(tab, "r", 3), 0);
+	assert_int_equal(since_of(tab, "r"), 3);
+	rpmaf__regtab_read_lock();
+	e = rpmaf__regtab_lookup(tab, "r", 1);
+	assert_int_equal(change(tab, "r", 5), 0);
+	n = rpmaf__regtab_lookup(tab, "r", 1);
+	assert_non_null(n);
+	assert_int_equal(rpmaf__regtab_entry_check(e), RPMAF__REGTAB_E_NOENT);
+	assert_int_equal(n->generation, 5);
+	assert_int_equal(n->size, 4096 * 5);
+	assert_int_equal(n->since, 3);
+	assert_true(rpmaf__regtab_entry_continues(n, 3));
+	assert_true(rpmaf__regtab_entry_continues(n, 4));
+	assert_true(rpmaf__regtab_entry_continues(n, 5));
+	assert_false(rpmaf__regtab_entry_continues(n, 2));
+	assert_false(rpmaf__regtab_entry_continues(n, 6));
+	rpmaf__regtab_read_unlock();
+	/* the same change from another connection, or an older one: nothing changes */
+	assert_int_equal(change(tab, "r", 5), RPMAF__REGTAB_E_STALE);
+	assert_int_equal(change(tab, "r", 4), RPMAF__REGTAB_E_STALE);
+	/* changes chain */
+	assert_int_equal(change(tab, "r", 8), 0);
+	assert_int_equal(since_of(tab, "r"), 3);
+	/* a list page of a newer generation cannot tell: it starts anew */
+	assert_int_equal(apply(tab, "r", 9), 0);
+	assert_int_equal(since_of(tab, "r"), 9);
+	/* after a removal, a change is an addition: the old generations are another region's */
+	assert_int_equal(rpmaf__regtab_remove(tab, "r", 1, 10), 0);
+	assert_int_equal(change(tab, "r", 11), 0);
+	assert_int_equal(since_of(tab, "r"), 11);
+	/* a change of a name never seen is an addition */
+	assert_int_equal(change(tab, "new", 2), 0);
+	assert_int_equal(since_of(tab, "new"), 2);
+	assert_int_equal(rpmaf__regtab_count(tab), 2);
+	urcu_memb_barrier();
+	assert_int_equal(objs_live, 2);
+}
+
 /* main -- the tests run on a registered RCU thread */
 int
 main(void)
@@ -545,6 +620,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(test_replace, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_generations, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_remove, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_change, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_names, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_bad_args, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
