@@ -697,7 +697,7 @@ same_memory(const struct rpmaf__sregion *old, const struct rpmaf__sregion *r,
 		what = "its backing";
 	else if (r->persist != old->persist)
 		what = "its persistence method";
-	else if (old->fd < 0)
+	else if (old->fd < 0 || old->caller_mem)
 		what = "its memory (not the server's)";
 	if (!what)
 		return 0;
@@ -762,11 +762,13 @@ rpmaf__sregion_change(const struct rpmaf__sregion *old, const struct rpmaf_cfg_r
 		return RPMAF_E_INVAL;
 	if (!(r = calloc(1, sizeof(*r))))
 		return RPMAF_E_NOMEM;
-	if ((ret = fill(r, rc)) || (ret = same_memory(old, r, rc, log)) ||
-	    (ret = memory_again(r, old, rc, log, &u)))
+	if ((ret = fill(r, rc)))
 		goto err_free;
-	/* the same file, mapped again: the same granularity, so the same method as before */
-	if (r->file && (ret = persist_choose(r, rc, log)))
+	/* a file's method is known once it is mapped again: checked with the rest after */
+	r->persist = old->persist;
+	if ((ret = same_memory(old, r, rc, log)) || (ret = memory_again(r, old, rc, log, &u)))
+		goto err_free;
+	if (r->file && ((ret = persist_choose(r, rc, log)) || (ret = same_memory(old, r, rc, log))))
 		goto err_memory;
 	if ((ret = reg(r, peer, log)))
 		goto err_memory;

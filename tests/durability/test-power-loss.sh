@@ -167,6 +167,15 @@ if PMEM2_FORCE_GRANULARITY=CACHE_LINE start_shadowed; then
 		ko apm-forced "the log does not say APM at cache-line granularity"
 	grep -qE "warning: .*PMEM2_FORCE_GRANULARITY=CACHE_LINE" "$tmp/log" && ok ||
 		ko apm-forced "no warning about PMEM2_FORCE_GRANULARITY"
+	# resized by a reload: changed in place, the same file, so APM still
+	sed -i 's/size: 2M/size: 4M/' "$tmp/c.yaml"
+	kill -HUP "$pid"
+	for _ in $(seq 100); do
+		grep -qE "region data: .*4 MiB" "$tmp/log" && break
+		sleep 0.1
+	done
+	grep -qE "region data: .*4 MiB.*, APM: .*\(cache-line granularity" "$tmp/log" &&
+		ok || ko apm-resized "the region resized by a reload is not APM: $(grep 'region data: .*4 MiB' "$tmp/log")"
 else
 	ko apm-forced "the server did not start"
 fi
