@@ -313,8 +313,9 @@ hb_fire(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
 		return;
 	switch (rpmaf__proto_heartbeat_tick(&c->hb, now)) {
 	case RPMAF__PROTO_HB_LOST:
+		c->silent_ms = now - c->hb.last_rx_ms;
 		snprintf(why, sizeof(why), "peer silent for %llu ms",
-			 (unsigned long long)(now - c->hb.last_rx_ms));
+			 (unsigned long long)c->silent_ms);
 		rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
 		return;
 	case RPMAF__PROTO_HB_SEND:

@@ -113,6 +113,7 @@ struct rpmaf__ctl {
 	void **inflight;	/* send buffers posted and not completed: sq entries */
 	uint32_t ninflight, inflight_max;
 	bool failed;
+	uint64_t silent_ms;	 /* failed for the peer's silence: how long it was; 0 otherwise */
 	bool credit_soon;	 /* rpmaf__ctl_credit_soon(): return the credits at once */
 	uint64_t sent, received; /* messages, for the log and the counters */
 	uint64_t returned;	 /* credits the peer returned: messages it has processed */

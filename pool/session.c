@@ -126,16 +126,40 @@ list_begin(struct rpmaf__pool_conn *pc)
 	return rpmaf__pool_session_kick(pc);
 }
 
+/*
+ * hb_choose -- the heartbeats this side watches the target with: its own
+ * (timeouts.heartbeat_*) when they find a silent target sooner than the
+ * target's own settings would, the target's otherwise, so that a frozen or
+ * cut-off target is found out within the bound this side was configured with
+ */
+static void
+hb_choose(const struct rpmaf_cfg_timeouts *own, const struct rpmaf__proto_hello_reply *hr,
+	  uint32_t *interval_ms, uint32_t *misses)
+{
+	uint64_t mine = (uint64_t)own->heartbeat_interval_ms * own->heartbeat_misses;
+	uint64_t theirs = (uint64_t)hr->hb_interval_ms * hr->hb_misses;
+
+	if (own->heartbeat_interval_ms && (!hr->hb_interval_ms || mine < theirs)) {
+		*interval_ms = own->heartbeat_interval_ms;
+		*misses = own->heartbeat_misses;
+	} else {
+		*interval_ms = hr->hb_interval_ms;
+		*misses = hr->hb_misses;
+	}
+}
+
 /* on_hello_reply -- the target's sizes, window and heartbeat; then AUTH or the list */
 static int
 on_hello_reply(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_hello_reply *hr)
 {
 	struct rpmaf__proto_msg m;
+	uint32_t hb_ms, hb_misses;
 	int ret;
 
 	if ((ret = rpmaf__ctl_start(&pc->ctl, hr->credits, hr->max_msg_size)))
 		return pc->fail_code = RPMAF_E_PROTO;
-	if (rpmaf__ctl_heartbeat_start(&pc->ctl, hr->hb_interval_ms, hr->hb_misses))
+	hb_choose(&pc->pool->cfg->timeouts, hr, &hb_ms, &hb_misses);
+	if (rpmaf__ctl_heartbeat_start(&pc->ctl, hb_ms, hb_misses))
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_WARNING,
 			    "pool: %s: no room for the heartbeat timer", pc->peer);
 	if (pc->sess.state != RPMAF__PROTO_CLI_NEED_AUTH)
@@ -285,6 +309,7 @@ on_list(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_region_list *l)
 		return rpmaf__pool_session_kick(pc);
 	}
 	list_done(pc);
+	rpmaf__pool_wait_flush(pc);
 	rpmaf__pool_pump(pc);
 	return 0;
 }
