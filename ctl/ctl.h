@@ -107,6 +107,7 @@ struct rpmaf__ctl {
 	struct rpmaf__proto_heartbeat hb;
 	struct rpmaf_timer hb_timer;
 	bool hb_armed;
+	uint16_t version;	/* of the session, for the channel's own messages; 0 before */
 	uint32_t msg_size;	/* own receive and send buffers */
 	uint32_t peer_msg_size; /* the peer's receive buffer; 0 until known */
 	void *rbuf;		/* the receive buffer being consumed, not yet released */
@@ -137,11 +138,14 @@ void rpmaf__ctl_bind(struct rpmaf__ctl *c, struct rpmaf_wconn *wconn);
 
 /*
  * rpmaf__ctl_start -- the peer's window and receive buffer size are known
- * (from HELLO on the server, HELLO_REPLY on the client).
+ * (from HELLO on the server, HELLO_REPLY on the client), and the session's
+ * version: the channel's own messages (CREDIT, HEARTBEAT, HEARTBEAT_REPLY,
+ * ERROR) carry it from then on, and those of the peer must.
  * RETURN VALUE: 0; RPMAF_E_PROTO (out of the protocol's bounds: the caller
  * fails the exchange).
  */
-int rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size);
+int rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size,
+		     uint16_t version);
 
 /*
  * rpmaf__ctl_heartbeat_start -- watch the peer: a HEARTBEAT after each

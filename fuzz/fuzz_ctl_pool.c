@@ -221,7 +221,7 @@ is_request(unsigned type)
 {
 	return type == RPMAF__PROTO_T_HELLO || type == RPMAF__PROTO_T_AUTH ||
 	       type == RPMAF__PROTO_T_REGION_LIST_REQ || type == RPMAF__PROTO_T_PERSIST_REQ ||
-	       type == RPMAF__PROTO_T_APP_REQ;
+	       type == RPMAF__PROTO_T_APP_REQ || type == RPMAF__PROTO_T_HANDLER_LIST_REQ;
 }
 
 /* on_send -- every message the client sends: a client's, in order */
@@ -604,6 +604,7 @@ pool_new(bool has_key)
 	Pool.has_key = has_key;
 	atomic_store(&Pool.shutdown, 0);
 	atomic_store(&Pool.closing, 0);
+	free(Pc.idem);
 	memset(&Pc, 0, sizeof(Pc));
 	Pc.pool = &Pool;
 	Pc.w = &Fw.w;

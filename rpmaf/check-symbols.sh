@@ -3,7 +3,7 @@
 #
 # check-symbols.sh LIB HEADER -- librpmaf must export exactly the functions
 # its public header declares, each under a version node of rpmaf.map
-# (RPMAF_1.0, or RPMAF_1.1 and RPMAF_1.2 for what came later), with the SONAME
+# (RPMAF_1.0, or RPMAF_1.1 to RPMAF_1.3 for what came later), with the SONAME
 # librpmaf.so.1.
 set -euo pipefail
 lib=$1
@@ -12,11 +12,11 @@ declared=$(grep -oE '^[a-z][a-z0-9_ *]*[ *]rpmaf_[a-z0-9_]+\(' "$header" |
 	grep -oE 'rpmaf_[a-z0-9_]+' | sort -u)
 exported=$(readelf --dyn-syms -W "$lib" |
 	awk '$4 == "FUNC" && $5 == "GLOBAL" && $7 != "UND" {print $8}' | sort -u)
-bad_version=$(echo "$exported" | grep -vE '@@RPMAF_1\.[0-2]$' || true)
+bad_version=$(echo "$exported" | grep -vE '@@RPMAF_1\.[0-3]$' || true)
 names=$(echo "$exported" | sed 's/@.*//' | sort -u)
 status=0
 if [ -n "$bad_version" ]; then
-	echo "exported without an RPMAF_1.0, RPMAF_1.1 or RPMAF_1.2 version:"; echo "$bad_version"; status=1
+	echo "exported without an RPMAF_1.0 to RPMAF_1.3 version:"; echo "$bad_version"; status=1
 fi
 missing=$(comm -23 <(echo "$declared") <(echo "$names"))
 extra=$(comm -13 <(echo "$declared") <(echo "$names"))

@@ -2,7 +2,7 @@
 #
 # rpmaf/rpmaf.mk -- librpmaf, the rpma framework library, built from the
 # sources of its modules; included by the top-level Makefile (GNU make):
-#   make rpmaf                build/lib/librpmaf.so.1.2.0 (+ .so.1, .so), librpmaf.a, librpmaf.pc
+#   make rpmaf                build/lib/librpmaf.so.1.3.0 (+ .so.1, .so), librpmaf.a, librpmaf.pc
 #   make check-rpmaf-symbols  the library exports exactly the header's functions
 #   make check-rpmaf-man      tools/check-man.sh: a page in rpmaf/man/man3 for every
 #                             function of rpmaf.h and a function for every page,
@@ -14,7 +14,7 @@
 # its name to RPMAF_MODULES (and its tests to its own .mk).
 
 RPMAF_MODULES := config proto regtab stats workers ctl server pool
-RPMAF_VERSION := 1.2.0
+RPMAF_VERSION := 1.3.0
 RPMAF_SONAME := librpmaf.so.1
 RPMAF_SRCS := $(foreach m,$(RPMAF_MODULES),$(sort $(wildcard $(m)/*.c)))
 RPMAF_HDRS := $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h

@@ -9,7 +9,8 @@
  * SIGTERM deletes everything and exits 0. Its variants:
  *   std    an APM region (a file, direct write), a GPSPM region (a file), a
  *          read-only region and a region it removes on SIGUSR1; an echo
- *          handler (id 1) and a handler that always fails (id 2)
+ *          handler (id 1), a handler that always fails (id 2) and the echo
+ *          announced idempotent (id 3)
  *   paged  PAGED_REGIONS regions and 256-byte messages: its region list
  *          takes many pages
  *   max2   listen.max_connections 2
@@ -65,6 +66,7 @@
 #define READY_MS      15000
 #define ECHO_ID	      1
 #define FAIL_ID	      2	  /* a handler that always fails */
+#define IDEM_ID	      3	  /* the echo, announced idempotent */
 #define FAIL_CODE     -42 /* what it returns */
 #define PAGED_REGIONS 40
 #define DEL_OPS	      256 /* operations in flight when a pool is deleted */
@@ -232,7 +234,9 @@ server_main(const char *port, const char *dir, const char *key, const char *vari
 	if (!(peer = peer_new(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL)) ||
 	    rpmaf_workers_new(cfg, peer, &ws) || rpmaf_server_new(cfg, peer, ws, &srv) ||
 	    rpmaf_server_handler_add(srv, ECHO_ID, echo, NULL) ||
-	    rpmaf_server_handler_add(srv, FAIL_ID, failing, NULL) || rpmaf_server_start(srv)) {
+	    rpmaf_server_handler_add(srv, FAIL_ID, failing, NULL) ||
+	    rpmaf_server_handler_add_flags(srv, IDEM_ID, echo, NULL, RPMAF_HANDLER_IDEMPOTENT) ||
+	    rpmaf_server_start(srv)) {
 		fprintf(stderr, "server: setup failed\n");
 		goto out;
 	}
@@ -3008,8 +3012,9 @@ test_frozen_detected(void **state)
  * test_call_lost -- operations in flight when their connection is lost
  * (the server stopped, then killed): a call of an ordinary handler, which
  * the server may have run, fails with RPMAF_E_CONNLOST, once and before
- * its deadline; a write+persist is posted again once the server is back
- * and completes; the new server ran no call
+ * its deadline; a call of a handler the server announced idempotent and a
+ * write+persist are posted again once the server is back and complete;
+ * the new server ran the idempotent call only
  */
 static void
 test_call_lost(void **state)
@@ -3018,8 +3023,9 @@ test_call_lost(void **state)
 	struct rpmaf_workers *ws = NULL;
 	struct rpmaf_pool *pool = NULL;
 	struct rpmaf_server_stats st;
-	struct rpmaf_op call, write;
-	char req[16] = "lost", reply[16];
+	struct rpmaf_pool_fault_stats fs;
+	struct rpmaf_op call, idem, write;
+	char req[16] = "lost", reply[16], ireply[16] = "";
 	long long t0;
 
 	(void)state;
@@ -3029,6 +3035,9 @@ test_call_lost(void **state)
 	assert_int_equal(
 	    rpmaf_pool_call(pool, &call, "t0", ECHO_ID, req, 5, reply, sizeof(reply), NULL, NULL),
 	    0);
+	assert_int_equal(rpmaf_pool_call(pool, &idem, "t0", IDEM_ID, "again", 6, ireply,
+					 sizeof(ireply), NULL, NULL),
+			 0);
 	memset(Mem + FSRC_OFF, 0x5e, 4096);
 	assert_int_equal(rpmaf_pool_write(pool, &write, "gpspm", FREGION_OFF, Mr, FSRC_OFF, 4096,
 					  RPMAF_OP_PERSIST, NULL, NULL),
@@ -3038,10 +3047,15 @@ test_call_lost(void **state)
 	assert_int_equal(rpmaf_op_wait(&call), RPMAF_E_CONNLOST);
 	assert_true(t_now_ms() - t0 < 8000);
 	assert_int_equal(server_start(), 0);
+	assert_int_equal(rpmaf_op_wait(&idem), 0);
+	assert_string_equal(ireply, "again");
 	assert_int_equal(rpmaf_op_wait(&write), 0);
 	assert_int_equal(srv_stats(&Srv, &st), 0);
-	assert_int_equal(st.app_requests, 0);
-	assert_true(pool_counter(pool, "retried") >= 1);
+	assert_int_equal(st.app_requests, 1);
+	assert_int_equal(rpmaf_pool_get_fault_stats(pool, &fs), 0);
+	assert_true(fs.retried >= 2 && fs.conn_lost >= 1);
+	assert_int_equal(fs.waiting, 0);
+	assert_int_equal(fs.wait_timeouts, 0);
 	side_pool_end(&cfg, &ws, &pool);
 	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
 }
