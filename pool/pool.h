@@ -311,8 +311,12 @@ void rpmaf__pool_conn_close(struct rpmaf_worker *w, void *arg);
 /*
  * rpmaf__pool_conn_fail -- the connection is lost (code: why): it stops
  * taking operations at once and is torn down from a submitted function;
- * culprit (may be NULL) completes with culprit_status, the others with
- * RPMAF_E_CONNLOST. Logs why when why is not NULL. Idempotent.
+ * culprit (may be NULL) completes with culprit_status (unless the caller
+ * then sets culprit_retry: the link failed under it), the others go back
+ * to waiting for a connection when they may be posted again
+ * (rpmaf__pool_retryable()) or complete with RPMAF_E_CONNLOST, or
+ * RPMAF_E_TIMEOUT past their deadline. Logs why when why is not NULL.
+ * Idempotent.
  * CONCURRENCY: pc's worker thread, not from inside a channel callback
  * (those return an error instead).
  */
