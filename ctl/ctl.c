@@ -17,8 +17,8 @@
 /* the offset of the credits field in the header (u32 little-endian) */
 #define HDR_CREDITS_OFF 12
 
-/* the version of the messages the channel makes itself: the only one spoken */
-#define CTL_VERSION RPMAF__PROTO_VERSION_MIN
+/* the version of the messages the channel makes itself before the session's is known */
+#define CTL_VERSION RPMAF__PROTO_VERSION_HELLO
 
 /* now_ms -- the monotonic clock the heartbeats count in */
 static uint64_t
@@ -61,14 +61,24 @@ rpmaf__ctl_bind(struct rpmaf__ctl *c, struct rpmaf_wconn *wconn)
 
 /* see ctl.h */
 int
-rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size)
+rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size,
+		 uint16_t version)
 {
-	if (peer_msg_size < RPMAF__PROTO_MSG_MIN || peer_msg_size > RPMAF__PROTO_MSG_MAX)
+	if (peer_msg_size < RPMAF__PROTO_MSG_MIN || peer_msg_size > RPMAF__PROTO_MSG_MAX ||
+	    version < RPMAF__PROTO_VERSION_MIN || version > RPMAF__PROTO_VERSION_MAX)
 		return RPMAF_E_PROTO;
 	if (rpmaf__proto_credit_start(&c->credit, peer_window))
 		return RPMAF_E_PROTO;
 	c->peer_msg_size = peer_msg_size;
+	c->version = version;
 	return 0;
+}
+
+/* own_version -- the version of the channel's own messages */
+static uint16_t
+own_version(const struct rpmaf__ctl *c)
+{
+	return c->version ? c->version : CTL_VERSION;
 }
 
 /*
@@ -258,7 +268,7 @@ send_own(struct rpmaf__ctl *c, enum rpmaf__proto_type type, uint64_t echo)
 	struct rpmaf__proto_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.hdr.version = CTL_VERSION;
+	m.hdr.version = own_version(c);
 	m.hdr.type = (uint8_t)type;
 	m.body.heartbeat.echo = echo;
 	return rpmaf__ctl_send(c, &m);
@@ -313,8 +323,9 @@ hb_fire(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
 		return;
 	switch (rpmaf__proto_heartbeat_tick(&c->hb, now)) {
 	case RPMAF__PROTO_HB_LOST:
+		c->silent_ms = now - c->hb.last_rx_ms;
 		snprintf(why, sizeof(why), "peer silent for %llu ms",
-			 (unsigned long long)(now - c->hb.last_rx_ms));
+			 (unsigned long long)c->silent_ms);
 		rpmaf__ctl_fail(c, RPMAF_E_CONNLOST, why);
 		return;
 	case RPMAF__PROTO_HB_SEND:
@@ -368,7 +379,7 @@ refuse(struct rpmaf__ctl *c, int proto_code, const char *why)
 
 	c->rbuf = NULL; /* posted back by the worker on return */
 	if (rpmaf__ctl_can_send(c)) {
-		rpmaf__proto_session_error(&m, CTL_VERSION, 0, rpmaf__proto_status_of(proto_code));
+		rpmaf__proto_session_error(&m, c->version, 0, rpmaf__proto_status_of(proto_code));
 		(void)rpmaf__ctl_send(c, &m);
 	}
 	rpmaf__ctl_fail(c, RPMAF_E_PROTO, why);
@@ -398,6 +409,21 @@ dispatch(struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m)
 	}
 }
 
+/*
+ * own_type_ok -- a message the channel takes itself (the owner's session
+ * checks the others) is in the session's version once it is known
+ */
+static bool
+own_type_ok(const struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m)
+{
+	unsigned t = m->hdr.type;
+
+	if (!c->version || m->hdr.version == c->version)
+		return true;
+	return t != RPMAF__PROTO_T_HEARTBEAT && t != RPMAF__PROTO_T_HEARTBEAT_REPLY &&
+	       t != RPMAF__PROTO_T_CREDIT;
+}
+
 /* decode -- decode the received bytes and take their credits; false: the channel failed */
 static bool
 decode(struct rpmaf__ctl *c, const void *buf, size_t len, struct rpmaf__proto_msg *m)
@@ -409,6 +435,13 @@ decode(struct rpmaf__ctl *c, const void *buf, size_t len, struct rpmaf__proto_ms
 	if (ret) {
 		snprintf(why, sizeof(why), "a message that does not decode: %s", err.msg);
 		refuse(c, ret, why);
+		return false;
+	}
+	if (!own_type_ok(c, m)) {
+		snprintf(why, sizeof(why), "%s: header.version %u, the session's is %u",
+			 rpmaf__proto_type_str(m->hdr.type), (unsigned)m->hdr.version,
+			 (unsigned)c->version);
+		refuse(c, RPMAF__PROTO_E_VERSION, why);
 		return false;
 	}
 	if ((ret = rpmaf__proto_credit_received(&c->credit, m->hdr.credits))) {

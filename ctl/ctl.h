@@ -107,13 +107,15 @@ struct rpmaf__ctl {
 	struct rpmaf__proto_heartbeat hb;
 	struct rpmaf_timer hb_timer;
 	bool hb_armed;
+	uint16_t version;	/* of the session, for the channel's own messages; 0 before */
 	uint32_t msg_size;	/* own receive and send buffers */
 	uint32_t peer_msg_size; /* the peer's receive buffer; 0 until known */
 	void *rbuf;		/* the receive buffer being consumed, not yet released */
 	void **inflight;	/* send buffers posted and not completed: sq entries */
 	uint32_t ninflight, inflight_max;
 	bool failed;
-	bool credit_soon; /* rpmaf__ctl_credit_soon(): return the credits at once */
+	uint64_t silent_ms; /* failed for the peer's silence: how long it was; 0 otherwise */
+	bool credit_soon;   /* rpmaf__ctl_credit_soon(): return the credits at once */
 	/*
 	 * the owner's, set after rpmaf__ctl_init(): it reports the end of the
 	 * connection itself, so a send flushed by it is logged at debug only
@@ -142,11 +144,14 @@ void rpmaf__ctl_bind(struct rpmaf__ctl *c, struct rpmaf_wconn *wconn);
 
 /*
  * rpmaf__ctl_start -- the peer's window and receive buffer size are known
- * (from HELLO on the server, HELLO_REPLY on the client).
+ * (from HELLO on the server, HELLO_REPLY on the client), and the session's
+ * version: the channel's own messages (CREDIT, HEARTBEAT, HEARTBEAT_REPLY,
+ * ERROR) carry it from then on, and those of the peer must.
  * RETURN VALUE: 0; RPMAF_E_PROTO (out of the protocol's bounds: the caller
  * fails the exchange).
  */
-int rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size);
+int rpmaf__ctl_start(struct rpmaf__ctl *c, uint32_t peer_window, uint32_t peer_msg_size,
+		     uint16_t version);
 
 /*
  * rpmaf__ctl_heartbeat_start -- watch the peer: a HEARTBEAT after each

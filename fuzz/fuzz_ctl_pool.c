@@ -47,15 +47,21 @@
  *   client sends (HELLO first, requests with growing req_ids), and nothing
  *   follows the client's ERROR nor the connection's close;
  * - every operation submitted completes exactly once, never inside its
- *   submission, successfully only on a ready connection, with an error
- *   once the connection is lost; a call's reply fits its buffer;
- * - the connection's tracked operations are all in flight, the channel has
- *   no more sends in flight than its send queue; healthy means ready;
+ *   submission, successfully only on a ready connection; one the lost
+ *   connection leaves either fails then or waits for the next connection
+ *   (a call the server may have run, of a handler not announced
+ *   idempotent, always fails); a call's reply fits its buffer;
+ * - the connection's tracked operations and those waiting for a
+ *   connection are all in flight, and each waiting one holds a waiting
+ *   place of the target, no other does; the channel has no more sends in
+ *   flight than its send queue; healthy means ready;
  * - every live entry of the region table is well formed, of the target,
  *   and found again by its name; once a listing is complete, none is left
  *   that the listing's table held (not newer) and did not name;
- * - a lost connection is handed back once, and leaves nothing: no
- *   operation, no buffer, no timer (and AddressSanitizer's leak check).
+ * - a lost connection is handed back once, and leaves nothing but the
+ *   operations waiting for the next one (with the slot's scan timer): no
+ *   buffer, no other timer; at the end of the input the pool's drain
+ *   completes those, and nothing is left (AddressSanitizer's leak check).
  */
 
 #include <stdint.h>
@@ -215,7 +221,7 @@ is_request(unsigned type)
 {
 	return type == RPMAF__PROTO_T_HELLO || type == RPMAF__PROTO_T_AUTH ||
 	       type == RPMAF__PROTO_T_REGION_LIST_REQ || type == RPMAF__PROTO_T_PERSIST_REQ ||
-	       type == RPMAF__PROTO_T_APP_REQ;
+	       type == RPMAF__PROTO_T_APP_REQ || type == RPMAF__PROTO_T_HANDLER_LIST_REQ;
 }
 
 /* on_send -- every message the client sends: a client's, in order */
@@ -385,20 +391,42 @@ listed_check(const struct rpmaf__regtab_entry *e, void *arg)
 	return 0;
 }
 
-/* check -- the invariants between steps; the table's after a message (only those change it) */
-static void
-check(bool table)
+/* waiting -- the operations waiting for a connection: each in flight, holding a place */
+static unsigned
+waiting(void)
 {
-	unsigned inflight = 0, tracked = 0;
+	unsigned n = 0;
+
+	for (const struct rpmaf__pool_op *o = Pc.pq_head; o; o = o->next) {
+		fuzz_assert(o->pc == &Pc && o->stage == POOL_S_IDLE);
+		fuzz_assert(((struct slot *)o->ctx)->inflight && (o->wflags & POOL_W_PLACE));
+		n++;
+	}
+	fuzz_assert(n == Pc.npq && (n == 0) == (Pc.pq_tail == NULL));
+	fuzz_assert(!n || Pc.scan_armed);
+	return n;
+}
+
+/*
+ * check -- the invariants between steps; the table's after a message (only
+ * those change it); the waiting places once the worker has run everything
+ * (drained)
+ */
+static void
+check(bool table, bool drained)
+{
+	unsigned inflight = 0, tracked = 0, npq = waiting();
 
 	for (unsigned i = 0; i < MAX_OPS; i++)
 		inflight += Slots[i].inflight;
 	for (const struct rpmaf__pool_op *o = Pc.tr_head; o; o = o->tnext) {
 		fuzz_assert(o->pc == &Pc && o->stage != POOL_S_IDLE);
-		fuzz_assert(((struct slot *)o->ctx)->inflight);
+		fuzz_assert(((struct slot *)o->ctx)->inflight && !(o->wflags & POOL_W_PLACE));
 		tracked++;
 	}
-	fuzz_assert(tracked <= inflight);
+	fuzz_assert(tracked + npq <= inflight);
+	if (drained)
+		fuzz_assert(atomic_load(&Tg.waiting) == npq);
 	for (const struct rpmaf__pool_op *o = Pc.wq_head; o; o = o->next)
 		fuzz_assert(o->stage == POOL_S_WAIT || o->stage == POOL_S_PERSIST);
 	if (atomic_load(&Pc.healthy))
@@ -417,14 +445,23 @@ check(bool table)
 	In.was_ready = Pc.phase == PH_READY;
 }
 
-/* attach -- the control thread hands an established connection to its worker */
+/*
+ * attach -- the control thread hands an established connection to its
+ * worker (the worker's clock and timers go on: the slot's scan may be
+ * armed for the operations that wait)
+ */
 static void
 attach(void)
 {
 	uint64_t skew = Fw.skew_ns;
+	unsigned ntimers = Fw.ntimers;
+	__typeof__(Fw.timers) timers;
 
+	memcpy(timers, Fw.timers, sizeof(timers));
 	fuzz_ctl_reset(MSG_SIZE, 2 * SQ, SQ, 4 * SQ);
 	Fw.skew_ns = skew;
+	memcpy(Fw.timers, timers, sizeof(timers));
+	Fw.ntimers = ntimers;
 	Fw.on_send = on_send;
 	In.handbacks = 0;
 	In.error_sent = false;
@@ -436,13 +473,40 @@ attach(void)
 	fuzz_assert(Fw.attached && Fw.w.now_ns);
 }
 
-/* lost -- the connection was handed back: nothing left of it */
+/*
+ * lost -- the connection was handed back: nothing left of it but the
+ * operations waiting for the next one, and the scan timer that watches them
+ */
 static void
 lost(void)
 {
+	unsigned inflight = 0;
+
 	fuzz_assert(In.handbacks == 1 && atomic_load(&Pc.state) == PC_LOST);
 	for (unsigned i = 0; i < MAX_OPS; i++)
+		inflight += Slots[i].inflight;
+	fuzz_assert(inflight == waiting());
+	if (Pc.pq_head) {
+		fuzz_assert(Fw.ntimers == 1 && Fw.timers[0].t == &Pc.scan);
+		Fw.ntimers = 0;
+		fuzz_ctl_check_idle();
+		Fw.ntimers = 1;
+		return;
+	}
+	fuzz_ctl_check_idle();
+}
+
+/* drain -- the pool's deletion: what waits completes (shutdown), nothing is left */
+static void
+drain(void)
+{
+	atomic_store(&Pool.shutdown, 1);
+	atomic_store(&Pool.closing, 1);
+	(void)rpmaf_worker_submit(&Fw.w, &Pc.drain_work, rpmaf__pool_drain, &Pc);
+	fuzz_ctl_drain();
+	for (unsigned i = 0; i < MAX_OPS; i++)
 		fuzz_assert(!Slots[i].inflight);
+	fuzz_assert(atomic_load(&Tg.waiting) == 0 && !Pc.scan_armed);
 	fuzz_ctl_check_idle();
 }
 
@@ -472,6 +536,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	Pool.key.len = 32;
 	memset(Pool.key.bytes, 0x4b, Pool.key.len);
 	Tg.n = 1;
+	Tg.wait_max = SQ;
 	rpmaf__pool_reader_register(); /* the table's reader, as an application thread is */
 	return 0;
 }
@@ -539,6 +604,7 @@ pool_new(bool has_key)
 	Pool.has_key = has_key;
 	atomic_store(&Pool.shutdown, 0);
 	atomic_store(&Pool.closing, 0);
+	free(Pc.idem);
 	memset(&Pc, 0, sizeof(Pc));
 	Pc.pool = &Pool;
 	Pc.w = &Fw.w;
@@ -547,6 +613,8 @@ pool_new(bool has_key)
 	rpmaf__hist_init(&Pc.lat);
 	atomic_init(&Tg.max_req, 0);
 	atomic_init(&Tg.auth_failed, false);
+	atomic_init(&Tg.waiting, 0);
+	snprintf(Pc.down_why, sizeof(Pc.down_why), "not connected yet");
 	memset(&In, 0, sizeof(In));
 	memset(&Fw, 0, sizeof(Fw));
 }
@@ -601,9 +669,9 @@ step(const uint8_t **pp, const uint8_t *end)
 		break;
 	}
 	*pp = p;
-	check(false);
+	check(false, false);
 	fuzz_ctl_drain();
-	check(kind == 0);
+	check(kind == 0, true);
 	grace();
 }
 
@@ -621,6 +689,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_ctl_disconnect();
 	fuzz_ctl_drain();
 	lost();
+	fuzz_assert(atomic_load(&Pool.closing) == 0);
+	drain();
 	fuzz_assert(atomic_load(&Pool.closing) == 0);
 	if (!table_empty())
 		fuzz_assert(rpmaf__regtab_delete(&Pool.tab) == 0);

@@ -33,7 +33,11 @@ struct seed {
 	struct rpmaf__proto_key key;
 	struct rpmaf__proto_client cli; /* the pool's session, replayed */
 	struct rpmaf__proto_server srv;
+	uint16_t version; /* the highest the server speaks: the session's */
 };
+
+/* the version of the messages made: the seed's session's */
+static uint16_t Version = 1;
 
 /* die -- a seed that cannot be made is a bug of this program */
 static void
@@ -119,8 +123,19 @@ begin(struct seed *s, bool key)
 	memset(s, 0, sizeof(*s));
 	s->key.len = 32;
 	memset(s->key.bytes, 0x4b, s->key.len);
+	s->version = 1;
+	Version = 1;
 	put(s, key ? 1 : 0);
 	sessions(s, key);
+}
+
+/* begin_v2 -- begin() with a server of version 2 */
+static void
+begin_v2(struct seed *s, bool key)
+{
+	begin(s, key);
+	s->version = 2;
+	Version = 2;
 }
 
 /* hello_reply -- the server's answer to the client's HELLO, and its send completing */
@@ -131,8 +146,10 @@ hello_reply(struct seed *s)
 	struct rpmaf__proto_params sp = {MSG_SIZE, CREDITS, HB_MS, HB_MISSES};
 	struct rpmaf__proto_msg hello, reply;
 
-	if (rpmaf__proto_client_hello(&s->cli, &cp, 1, &hello) ||
-	    rpmaf__proto_server_recv(&s->srv, &hello, NULL) ||
+	if (rpmaf__proto_client_hello(&s->cli, &cp, 1, &hello))
+		die("hello");
+	hello.body.hello.max_version = s->version; /* the server takes the highest it speaks */
+	if (rpmaf__proto_server_recv(&s->srv, &hello, NULL) ||
 	    rpmaf__proto_server_hello_reply(&s->srv, &sp, &reply) ||
 	    rpmaf__proto_client_recv(&s->cli, &reply, NULL))
 		die("hello");
@@ -172,7 +189,7 @@ static void
 list(struct seed *s, uint64_t req_id, uint64_t table_gen, uint32_t total, uint32_t start,
      const struct rpmaf__proto_region *regs, uint32_t n)
 {
-	struct rpmaf__proto_hdr hdr = {1, RPMAF__PROTO_T_REGION_LIST, 0, 0, 1, req_id};
+	struct rpmaf__proto_hdr hdr = {Version, RPMAF__PROTO_T_REGION_LIST, 0, 0, 1, req_id};
 	struct rpmaf__proto_list_builder lb;
 	uint8_t buf[MSG_SIZE];
 
@@ -198,6 +215,38 @@ handshake(struct seed *s, bool key)
 	list(s, key ? 3 : 2, 10, 2, 0, regs, 2);
 }
 
+/* handlers -- a page of the handler list answering req_id: ids[0 .. n) of total, idempotent */
+static void
+handlers(struct seed *s, uint64_t req_id, uint32_t total, uint32_t start, const uint32_t *ids,
+	 uint32_t n)
+{
+	uint8_t entries[8 * RPMAF__PROTO_HANDLER_ENTRY];
+	struct rpmaf__proto_msg m;
+
+	memset(&m, 0, sizeof(m));
+	m.hdr = (struct rpmaf__proto_hdr){Version, RPMAF__PROTO_T_HANDLER_LIST, 0, 0, 1, req_id};
+	for (uint32_t i = 0; i < n; i++)
+		rpmaf__proto_handler_entry_put(entries + i * RPMAF__PROTO_HANDLER_ENTRY, ids[i],
+					       RPMAF__PROTO_HANDLER_IDEMPOTENT);
+	m.body.handler_list = (struct rpmaf__proto_handler_list){total, start, n, entries,
+								 n * RPMAF__PROTO_HANDLER_ENTRY};
+	steps(s, S_DONE, 1);
+	recv(s, &m);
+}
+
+/*
+ * handshake_v2 -- a server of version 2: HELLO, AUTH with a key, the region
+ * list (r0 GPSPM, r1 APM), the handler list (handler 1 idempotent): ready
+ */
+static void
+handshake_v2(struct seed *s, bool key)
+{
+	const uint32_t ids[] = {1};
+
+	handshake(s, key);
+	handlers(s, key ? 4 : 3, 1, 0, ids, 1);
+}
+
 /* reply -- a message answering req_id, one credit back */
 static struct rpmaf__proto_msg
 reply(unsigned type, uint64_t req_id)
@@ -205,7 +254,7 @@ reply(unsigned type, uint64_t req_id)
 	struct rpmaf__proto_msg m;
 
 	memset(&m, 0, sizeof(m));
-	m.hdr.version = 1;
+	m.hdr.version = Version;
 	m.hdr.type = (uint8_t)type;
 	m.hdr.credits = 1;
 	m.hdr.req_id = req_id;
@@ -459,6 +508,46 @@ main(int argc, char *argv[])
 	steps(s, S_DONE, 1);
 	persist_reply(s, 3);
 	save(s, argv[1], "reply-type-mismatch-persist");
+
+	/* version 2: the handler list, then an idempotent call lost and sent again */
+	begin_v2(s, false);
+	handshake_v2(s, false);
+	save(s, argv[1], "v2-handshake");
+
+	begin_v2(s, true);
+	handshake_v2(s, true);
+	save(s, argv[1], "v2-handshake-auth");
+
+	{
+		const uint32_t p1[] = {1, 3}, p2[] = {9};
+
+		begin_v2(s, false);
+		handshake(s, false);
+		handlers(s, 3, 3, 0, p1, 2);
+		handlers(s, 4, 3, 2, p2, 1);
+		save(s, argv[1], "v2-handler-pages");
+	}
+
+	begin_v2(s, false);
+	handshake_v2(s, false);
+	op(s, S_CALL, 0x11, 64); /* handler 1 (idempotent), req_id 4 */
+	op(s, S_CALL, 0x12, 64); /* handler 2, req_id 5: fails with the connection */
+	op(s, S_OP, 0x10, 1);	 /* persistent write r0: waits to be posted again */
+	steps(s, S_DISCONNECT, 2);
+	sessions(s, false);
+	handshake_v2(s, false);
+	steps(s, S_DONE, 2);
+	app_reply(s, 4, RPMAF__PROTO_S_OK);
+	save(s, argv[1], "v2-call-retried");
+
+	/* operations waiting for a connection until their deadline */
+	begin_v2(s, false);
+	handshake_v2(s, false);
+	steps(s, S_DISCONNECT, 1);
+	op(s, S_OP, 0x01, 2);
+	op(s, S_CALL, 0x11, 64);
+	steps(s, S_TIMER, 20);
+	save(s, argv[1], "v2-wait-timeout");
 
 	free(s);
 	return 0;

@@ -4,8 +4,10 @@
 /*
  * conn.c -- one connection of the pool on its worker: attached with its
  * control channel, its callbacks (completions, receives, events), the
- * periodic scan of its operations' deadlines, and its loss: every
- * operation completed, the connection closed and handed back to the
+ * periodic scan of its operations' deadlines (and of those waiting for a
+ * connection: wait.c), and its loss: the connection closed first, then
+ * every operation put back to wait for another connection when it may be
+ * posted again, or completed, and the connection handed back to the
  * control thread. Everything here runs on the connection's worker thread.
  */
 
@@ -17,13 +19,31 @@
 
 #include "pool.h"
 
+/*
+ * silent -- the channel failed for the peer's silence: a target frozen or
+ * cut off. Said so, with the bound the heartbeats gave it, and counted.
+ */
+static void
+silent(struct rpmaf__pool_conn *pc, const struct rpmaf__ctl *c)
+{
+	pc->hb_lost = true;
+	rpmaf__ctrs_add(&pc->ctrs, RPMAF__CTR_PEER_SILENT, 1);
+	rpmaf__wlog(pc->pool->log, RPMAF_LOG_WARNING,
+		    "pool: %s: the target is silent (frozen or cut off): nothing heard for %llu "
+		    "ms, the bound is %llu ms (heartbeat %llu ms x %u); the connection is closed",
+		    pc->peer, (unsigned long long)c->silent_ms,
+		    (unsigned long long)(c->hb.interval_ms * c->hb.misses),
+		    (unsigned long long)c->hb.interval_ms, c->hb.misses);
+}
+
 /* on_fail -- the channel failed: the connection is lost */
 static void
 ctl_on_fail(struct rpmaf__ctl *c, int code, void *ctx)
 {
 	struct rpmaf__pool_conn *pc = ctx;
 
-	(void)c;
+	if (c->silent_ms && pc->phase != PH_FAILING)
+		silent(pc, c);
 	rpmaf__pool_conn_fail(pc, pc->fail_code ? pc->fail_code : code, NULL, 0, NULL);
 }
 
@@ -59,14 +79,37 @@ wc_status(const struct ibv_wc *wc)
 		   : RPMAF_E_CONNLOST;
 }
 
+/*
+ * wc_link -- a failed completion says the link failed (flushed, retries
+ * exhausted, no response), not the request itself: its operation may be
+ * posted again on another connection
+ */
+static bool
+wc_link(const struct ibv_wc *wc)
+{
+	switch (wc->status) {
+	case IBV_WC_WR_FLUSH_ERR:
+	case IBV_WC_RETRY_EXC_ERR:
+	case IBV_WC_RNR_RETRY_EXC_ERR:
+	case IBV_WC_RESP_TIMEOUT_ERR:
+	case IBV_WC_REM_ABORT_ERR:
+	case IBV_WC_FATAL_ERR:
+		return true;
+	default:
+		return false;
+	}
+}
+
 /* wc_failed -- an operation's request completed in error: the connection fails */
 static void
 wc_failed(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, const struct ibv_wc *wc)
 {
-	char why[48];
+	char why[64];
 
 	snprintf(why, sizeof(why), "a completion failed (status %d)", (int)wc->status);
 	rpmaf__pool_conn_fail(pc, RPMAF_E_CONNLOST, o, wc_status(wc), why);
+	if (pc->culprit == o)
+		pc->culprit_retry = wc_link(wc);
 }
 
 /* on_wc -- a completion: the channel's, or an operation's */
@@ -119,16 +162,17 @@ static const struct rpmaf_wconn_ops Wconn_ops = {
     .on_event = conn_on_event,
 };
 
-/* scan_fn -- the periodic look at the deadlines: handshake, then every operation's */
-static void
-scan_fn(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
+/* live -- the slot has a connection attached that is not failing */
+static bool
+live(const struct rpmaf__pool_conn *pc)
 {
-	struct rpmaf__pool_conn *pc = arg;
-	uint64_t now = rpmaf__pool_now_ns();
+	return pc->wconn && !pc->torn && pc->phase != PH_FAILING;
+}
 
-	pc->scan_armed = false;
-	if (pc->phase == PH_FAILING)
-		return;
+/* conn_deadlines -- the connection's deadlines at now: the handshake's, every operation's */
+static void
+conn_deadlines(struct rpmaf__pool_conn *pc, uint64_t now)
+{
 	if (pc->phase != PH_READY && now >= pc->hs_deadline_ns) {
 		rpmaf__pool_conn_fail(pc, RPMAF_E_TIMEOUT, NULL, 0,
 				      "the handshake did not end in time");
@@ -141,31 +185,90 @@ scan_fn(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
 			return;
 		}
 	}
-	pc->scan_armed = rpmaf_worker_timer_add(w, t, pc->pool->scan_us, scan_fn, pc) == 0;
 }
 
-/* teardown_status -- what an operation left on a lost connection completes with */
+/*
+ * scan_fn -- the slot's periodic look at the deadlines: of the operations
+ * waiting for a connection, then of the connection's; armed again while
+ * either is there
+ */
+static void
+scan_fn(struct rpmaf_worker *w, struct rpmaf_timer *t, void *arg)
+{
+	struct rpmaf__pool_conn *pc = arg;
+	uint64_t now = rpmaf__pool_now_ns();
+	bool again;
+
+	(void)w;
+	(void)t;
+	pc->scan_armed = false;
+	again = rpmaf__pool_wait_scan(pc, now);
+	if (live(pc))
+		conn_deadlines(pc, now);
+	if (again || live(pc))
+		rpmaf__pool_scan_arm(pc);
+}
+
+/* rpmaf__pool_scan_arm -- the scan runs every scan_us while it is armed */
+void
+rpmaf__pool_scan_arm(struct rpmaf__pool_conn *pc)
+{
+	if (pc->scan_armed)
+		return;
+	pc->scan_armed =
+	    rpmaf_worker_timer_add(pc->w, &pc->scan, pc->pool->scan_us, scan_fn, pc) == 0;
+	if (!pc->scan_armed)
+		rpmaf__wlog(pc->pool->log, RPMAF_LOG_ERROR,
+			    "pool: %s: no room for the scan timer: deadlines are not watched",
+			    pc->peer);
+}
+
+/*
+ * teardown_status -- what an operation left on a lost connection completes
+ * with: its own failure (the culprit's, unless the link failed under it),
+ * the shutdown, its deadline, or the loss (RPMAF_E_CONNLOST: it may be
+ * posted again instead)
+ */
 static int
 teardown_status(const struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *o, uint64_t now)
 {
-	if (o == pc->culprit)
+	if (o == pc->culprit && !pc->culprit_retry)
 		return pc->culprit_status;
 	if (atomic_load(&pc->pool->shutdown))
 		return RPMAF_E_SHUTDOWN;
 	return now >= o->deadline_ns ? RPMAF_E_TIMEOUT : RPMAF_E_CONNLOST;
 }
 
-/* complete_all -- complete every operation of the connection (it is closed already) */
+/*
+ * complete_all -- every operation of the connection (it is closed already):
+ * put back to wait for another connection when it may be posted again,
+ * completed otherwise; one line says how many of each
+ */
 static void
 complete_all(struct rpmaf__pool_conn *pc)
 {
 	uint64_t now = rpmaf__pool_now_ns();
+	unsigned retried = 0, failed = 0;
 	struct rpmaf__pool_op *o;
+	int st;
 
 	pc->wq_head = pc->wq_tail = NULL;
-	while ((o = pc->tr_head))
-		rpmaf__pool_op_complete(pc, o, teardown_status(pc, o, now));
+	while ((o = pc->tr_head)) {
+		st = teardown_status(pc, o, now);
+		if (st == RPMAF_E_CONNLOST && rpmaf__pool_retryable(pc, o)) {
+			rpmaf__pool_retry(pc, o);
+			retried++;
+			continue;
+		}
+		failed += st != RPMAF_E_SHUTDOWN;
+		rpmaf__pool_op_complete(pc, o, st);
+	}
 	pc->culprit = NULL;
+	if (retried || failed)
+		rpmaf__wlog(pc->pool->log, RPMAF_LOG_NOTICE,
+			    "pool: %s: of the operations on the lost connection %u wait to be "
+			    "posted again, %u failed",
+			    pc->peer, retried, failed);
 }
 
 /* handback_reason -- why the connection goes back: lost, failed or refused */
@@ -190,9 +293,6 @@ teardown(struct rpmaf__pool_conn *pc)
 	if (pc->torn)
 		return;
 	pc->torn = true;
-	if (pc->scan_armed)
-		(void)rpmaf_worker_timer_cancel(pc->w, &pc->scan);
-	pc->scan_armed = false;
 	if (pc->wconn) {
 		(void)rpma_conn_disconnect(rpmaf_wconn_get_conn(pc->wconn));
 		(void)rpmaf_wconn_close(&pc->wconn);
@@ -200,7 +300,13 @@ teardown(struct rpmaf__pool_conn *pc)
 	if (pc->ctl_inited)
 		rpmaf__ctl_fini(&pc->ctl);
 	pc->ctl_inited = false;
+	if (pc->was_ready)
+		rpmaf__pool_wait_down(pc);
 	complete_all(pc);
+	if (pc->scan_armed && !pc->pq_head) {
+		(void)rpmaf_worker_timer_cancel(pc->w, &pc->scan);
+		pc->scan_armed = false;
+	}
 	if (pc->auth_suspect && !atomic_load(&pc->pool->shutdown)) {
 		/* a target that refuses the key may close before its ERROR arrives */
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_ERROR,
@@ -245,9 +351,14 @@ rpmaf__pool_conn_fail(struct rpmaf__pool_conn *pc, int code, struct rpmaf__pool_
 		pc->fail_code = code;
 	pc->culprit = culprit;
 	pc->culprit_status = culprit_status;
+	pc->culprit_retry = false;
 	if (why)
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_NOTICE, "pool: %s: connection lost: %s (%s)",
 			    pc->peer, why, rpmaf_err_str(code));
+	snprintf(pc->fail_why, sizeof(pc->fail_why), "%s",
+		 why	       ? why
+		 : pc->hb_lost ? "the target was silent beyond the heartbeat bound"
+			       : rpmaf_err_str(code));
 	if (pc->ctl_inited)
 		rpmaf__ctl_fail(&pc->ctl, code, NULL);
 	if (!pc->teardown_queued) {
@@ -262,9 +373,12 @@ reset(struct rpmaf__pool_conn *pc)
 {
 	pc->phase = PH_HELLO;
 	pc->was_ready = pc->torn = pc->teardown_queued = false;
-	pc->list_pending = pc->auth_suspect = false;
+	pc->list_pending = pc->auth_suspect = pc->hb_lost = false;
 	pc->fail_code = 0;
 	pc->culprit = NULL;
+	pc->culprit_retry = false;
+	pc->fail_why[0] = '\0';
+	pc->nidem = 0;
 	pc->list_next = 0;
 	pc->list_gen = 0;
 	pc->next_req_id = 1;
@@ -272,8 +386,6 @@ reset(struct rpmaf__pool_conn *pc)
 	pc->hs_deadline_ns = rpmaf__pool_now_ns() +
 			     (uint64_t)pc->pool->cfg->timeouts.connect_ms * 1000000ull +
 			     pc->pool->op_ns;
-	memset(&pc->scan, 0, sizeof(pc->scan));
-	pc->scan_armed = false;
 }
 
 /* attach_undo -- the attachment failed before the connection was the worker's */
@@ -314,7 +426,7 @@ rpmaf__pool_conn_attach(struct rpmaf_worker *w, void *arg)
 	}
 	pc->conn = NULL;
 	rpmaf__ctl_bind(&pc->ctl, pc->wconn);
-	pc->scan_armed = rpmaf_worker_timer_add(w, &pc->scan, pc->pool->scan_us, scan_fn, pc) == 0;
+	rpmaf__pool_scan_arm(pc);
 	if ((ret = rpmaf__pool_session_start(pc)))
 		rpmaf__pool_conn_fail(pc, ret, NULL, 0, "HELLO could not be sent");
 }

@@ -7,7 +7,10 @@
  * rpmaf_op_wait(). A submission looks the region up in the table inside an
  * RCU read-side section, checks the request against it, picks a healthy
  * connection of its target and submits the operation to that connection's
- * worker. No lock, no allocation.
+ * worker. When the target has none, the operation takes one of the
+ * target's waiting places (RPMAF_E_AGAIN when there is none left) and goes
+ * to a slot of the target, where it waits for a connection (wait.c). No
+ * lock, no allocation.
  */
 
 #include <errno.h>
@@ -121,6 +124,42 @@ pick(struct rpmaf_pool *pool, unsigned t)
 	return any;
 }
 
+/*
+ * pick_waiting -- the slot of target t an operation waits on when none is
+ * healthy: one of the calling worker's own when it has one, round robin
+ * otherwise; the operation takes one of the target's waiting places.
+ * NULL when every place is taken (back-pressure).
+ */
+static struct rpmaf__pool_conn *
+pick_waiting(struct rpmaf_pool *pool, unsigned t, struct rpmaf__pool_op *o)
+{
+	struct rpmaf__pool_target *tg = &pool->targets[t];
+	struct rpmaf__pool_conn *pc = &pool->conns[tg->first + Pick_next++ % tg->n];
+
+	if (atomic_fetch_add_explicit(&tg->waiting, 1, memory_order_relaxed) >= tg->wait_max) {
+		atomic_fetch_sub_explicit(&tg->waiting, 1, memory_order_relaxed);
+		return NULL;
+	}
+	for (unsigned i = 0; rpmaf__current && i < tg->n; i++)
+		if (pool->conns[tg->first + i].w == rpmaf__current)
+			pc = &pool->conns[tg->first + i];
+	o->wflags = POOL_W_PLACE;
+	return pc;
+}
+
+/*
+ * pick_conn -- the connection an operation of target t goes to: a healthy
+ * one, or a slot to wait on (see pick_waiting()); NULL when neither
+ */
+static inline struct rpmaf__pool_conn *
+pick_conn(struct rpmaf_pool *pool, unsigned t, struct rpmaf__pool_op *o)
+{
+	struct rpmaf__pool_conn *pc = pick(pool, t);
+
+	o->wflags = 0;
+	return pc ? pc : pick_waiting(pool, t, o);
+}
+
 /* what a submission asks of a region */
 struct want {
 	const char *region;
@@ -156,7 +195,7 @@ find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
 	else if (wt->offset > e->size || wt->len > e->size - wt->offset ||
 		 (e->usage & wt->usage) != wt->usage)
 		ret = RPMAF_E_INVAL;
-	else if (!(o->pc = pick(pool, e->target)))
+	else if (!(o->pc = pick_conn(pool, e->target, o)))
 		ret = RPMAF_E_AGAIN;
 	if (ret) {
 		rpmaf__regtab_read_unlock();
@@ -170,18 +209,19 @@ find(struct rpmaf_pool *pool, const struct want *wt, struct rpmaf__pool_op *o,
 
 /*
  * direct -- the submitting thread is the connection's worker (a callback
- * chaining the next operation) and nothing submitted earlier is still in
- * its queue: post the operation at once, with the entry found in this
- * section. 0 when posted; otherwise nothing was done and the operation goes
- * through the queue, where it is checked again and completed or queued on
- * the connection (so a callback never runs inside its submission).
+ * chaining the next operation), the connection was healthy and nothing
+ * submitted earlier is still in the worker's queue: post the operation at
+ * once, with the entry found in this section. 0 when posted; otherwise
+ * nothing was done and the operation goes through the queue, where it is
+ * checked again and completed, queued on the connection or made to wait
+ * for one (so a callback never runs inside its submission).
  */
 static int
 direct(struct rpmaf__pool_op *o, const struct rpmaf__regtab_entry *e)
 {
 	struct rpmaf_worker *w = o->pc->w;
 
-	if (rpmaf__current != w || rpmaf__submitq_pending(&w->subq))
+	if (o->wflags || rpmaf__current != w || rpmaf__submitq_pending(&w->subq))
 		return RPMAF_E_AGAIN;
 	return rpmaf__pool_op_direct(o->pc, o, e);
 }
@@ -208,11 +248,11 @@ submit(struct rpmaf_pool *pool, struct rpmaf__pool_op *o, const struct rpmaf__re
 	atomic_store_explicit(&o->done, 0, memory_order_relaxed);
 	o->deadline_ns = rpmaf__pool_op_now_ns() + pool->op_ns;
 	if (e) {
-		/* the name goes with an operation the worker looks up again (queued, GPSPM) */
-		int ret = direct(o, e);
+		int ret;
 
-		if (ret || o->persist == RPMAF__PROTO_PERSIST_GPSPM)
-			memcpy(o->name, e->name, (size_t)e->name_len + 1);
+		/* the name goes with the operation: the worker may look it up again */
+		memcpy(o->name, e->name, (size_t)e->name_len + 1);
+		ret = direct(o, e);
 		rpmaf__regtab_read_unlock();
 		if (ret == 0)
 			return 0;
@@ -348,7 +388,7 @@ rpmaf_pool_call(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *target
 	peer_max = atomic_load_explicit(&pool->targets[t].max_req, memory_order_relaxed);
 	if (req_len > max || (peer_max && req_len > peer_max))
 		return RPMAF_E_INVAL;
-	if (!(o->pc = pick(pool, (unsigned)t)))
+	if (!(o->pc = pick_conn(pool, (unsigned)t, o)))
 		return RPMAF_E_AGAIN;
 	o->u.call.req = req;
 	o->u.call.reply = reply;

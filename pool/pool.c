@@ -65,6 +65,8 @@ conn_init(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, unsigned i, unsi
 	atomic_init(&pc->state, PC_DOWN);
 	atomic_init(&pc->healthy, false);
 	atomic_init(&pc->queued, 0);
+	pc->down_ns = rpmaf__pool_now_ns();
+	snprintf(pc->down_why, sizeof(pc->down_why), "not connected yet");
 	if (rpmaf_workers_get(pool->ws, i % rpmaf_workers_count(pool->ws), &w))
 		return RPMAF_E_INVAL;
 	pc->w = w;
@@ -80,9 +82,11 @@ conn_init(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, unsigned i, unsi
 static void
 conns_fini(struct rpmaf_pool *pool)
 {
-	for (unsigned i = 0; i < pool->nconns; i++)
+	for (unsigned i = 0; i < pool->nconns; i++) {
 		if (pool->conns[i].ccfg)
 			(void)rpma_conn_cfg_delete(&pool->conns[i].ccfg);
+		free(pool->conns[i].idem);
+	}
 	free(pool->conns);
 	free(pool->targets);
 }
@@ -105,6 +109,8 @@ conns_new(struct rpmaf_pool *pool)
 	for (unsigned t = 0; t < cfg->ntargets; t++) {
 		pool->targets[t].first = i;
 		pool->targets[t].n = cfg->targets[t].connections;
+		/* as many as the target's send queues hold: one queue's worth per connection */
+		pool->targets[t].wait_max = cfg->targets[t].connections * cfg->queues.sq;
 		for (unsigned k = 0; k < cfg->targets[t].connections; k++, i++)
 			if ((ret = conn_init(pool, &pool->conns[i], i, t)))
 				return ret;
@@ -368,6 +374,28 @@ workers_barrier(struct rpmaf_pool *pool)
 	free(works);
 }
 
+/*
+ * drain_all -- once the connections are closed: have every slot's worker
+ * complete what still waits for a connection and stop its timer, and wait
+ * for all of them (so that what a slot moved to another before its drain
+ * is in that worker's queue before the barrier that follows)
+ */
+static void
+drain_all(struct rpmaf_pool *pool)
+{
+	uint32_t v;
+
+	atomic_store(&pool->closing, pool->nconns);
+	for (unsigned i = 0; i < pool->nconns; i++)
+		(void)rpmaf_worker_submit(pool->conns[i].w, &pool->conns[i].drain_work,
+					  rpmaf__pool_drain, &pool->conns[i]);
+	while ((v = atomic_load_explicit(&pool->closing, memory_order_acquire)) != 0) {
+		struct timespec ts = {0, 100000000};
+
+		(void)syscall(SYS_futex, &pool->closing, FUTEX_WAIT_PRIVATE, v, &ts, NULL, 0);
+	}
+}
+
 /* rpmaf_pool_delete -- refuse operations, close every connection, free */
 int
 rpmaf_pool_delete(struct rpmaf_pool **pool_ptr)
@@ -383,6 +411,7 @@ rpmaf_pool_delete(struct rpmaf_pool **pool_ptr)
 	rpmaf__pool_wake(pool);
 	if (pool->thread_started)
 		(void)pthread_join(pool->thread, NULL);
+	drain_all(pool);
 	workers_barrier(pool);
 	pool_free(pool);
 	*pool_ptr = NULL;

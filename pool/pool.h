@@ -10,6 +10,7 @@
  *   session.c  the control protocol of a connection: handshake, region list
  *   op.c       the submission API and rpmaf_op_wait() (any thread)
  *   post.c     an operation on its worker: post, queue, complete
+ *   wait.c     an operation waiting for a connection, retried after a loss
  *   stats.c    rpmaf_pool_get_stats(), rpmaf_pool_dump_json()
  *
  * OWNERSHIP
@@ -23,10 +24,16 @@
  * only (one writer, stats/) and read by anyone. Nothing is guarded by a
  * lock.
  *
+ * A connection slot's waiting list (operations that wait for a connection
+ * of their target: submitted while none was healthy, or put back after
+ * their connection was lost) and its scan timer belong to the slot's
+ * worker whatever the state: the control thread never touches them.
+ *
  * An operation (struct rpmaf__pool_op, inside the caller's struct
  * rpmaf_op) is written by the submitting thread until rpmaf_worker_submit(),
- * then by the connection's worker until it completes; done is its futex
- * word, read by rpmaf_op_wait().
+ * then by the connection's worker until it completes (or, waiting, until
+ * that worker submits it to another slot's worker, which owns it from
+ * then on); done is its futex word, read by rpmaf_op_wait().
  */
 
 #ifndef RPMAF_POOL_POOL_H
@@ -63,12 +70,17 @@ enum rpmaf__pool_kind {
 
 /* where an operation is on its worker; tracked by its connection unless IDLE */
 enum rpmaf__pool_stage {
-	POOL_S_IDLE,	/* not on a connection's lists */
+	POOL_S_IDLE,	/* not on a connection's lists (maybe on the slot's waiting list) */
 	POOL_S_WAIT,	/* waiting for room or credits (on the wait queue) */
 	POOL_S_POSTED,	/* RDMA requests posted, waiting for the completion */
 	POOL_S_PERSIST, /* GPSPM: written, the PERSIST_REQ waits (on the wait queue) */
 	POOL_S_REPLY,	/* a message sent, waiting for its reply (req_id) */
 };
+
+/* op->wflags: what an operation has been through (wait.c) */
+#define POOL_W_PLACE   0x1 /* it holds one of its target's waiting places */
+#define POOL_W_WAITED  0x2 /* it waited for a connection (counted once) */
+#define POOL_W_RETRIED 0x4 /* its connection was lost under it: it was put back */
 
 /* op->magic: what rpmaf_op_wait() may wait for */
 #define POOL_OP_WAITABLE 0x77616974u /* submitted without a callback */
@@ -77,7 +89,7 @@ enum rpmaf__pool_stage {
 /* the private layout of a struct rpmaf_op */
 struct rpmaf__pool_op {
 	struct rpmaf_work work;		      /* the submission to the worker */
-	struct rpmaf__pool_op *next;	      /* the connection's wait queue */
+	struct rpmaf__pool_op *next;	      /* the wait queue, or the slot's waiting list */
 	struct rpmaf__pool_op *tprev, *tnext; /* the connection's tracked list */
 	struct rpmaf__pool_conn *pc;
 	rpmaf_op_cb cb;
@@ -108,6 +120,7 @@ struct rpmaf__pool_op {
 	uint8_t flags;			       /* RPMAF_OP_* */
 	uint8_t stage;			       /* enum rpmaf__pool_stage */
 	uint8_t persist;		       /* the region's enum rpmaf__proto_persist */
+	uint8_t wflags;			       /* POOL_W_* */
 	char name[RPMAF__REGTAB_NAME_MAX + 1]; /* the region, NUL-terminated */
 };
 
@@ -126,11 +139,12 @@ enum rpmaf__pool_conn_state {
 
 /* the control protocol's phase on the worker */
 enum rpmaf__pool_phase {
-	PH_HELLO,   /* HELLO sent */
-	PH_AUTH,    /* AUTH sent */
-	PH_LIST,    /* listing the regions */
-	PH_READY,   /* healthy */
-	PH_FAILING, /* lost: the teardown is due */
+	PH_HELLO,    /* HELLO sent */
+	PH_AUTH,     /* AUTH sent */
+	PH_LIST,     /* listing the regions */
+	PH_HANDLERS, /* listing the idempotent handlers (protocol version 2) */
+	PH_READY,    /* healthy */
+	PH_FAILING,  /* lost: the teardown is due */
 };
 
 /* why a connection came back to the control thread */
@@ -179,6 +193,10 @@ struct rpmaf__pool_conn {
 	int fail_code;
 	struct rpmaf__pool_op *culprit; /* the operation whose failure lost the connection */
 	int culprit_status;
+	bool
+	    culprit_retry; /* the culprit failed with the link, not for itself: it may be retried */
+	bool hb_lost;	   /* the connection was lost to the peer's silence (heartbeats) */
+	char fail_why[80]; /* why it failed, for the waiting operations' log line */
 	uint64_t next_req_id;
 	uint64_t hs_deadline_ns; /* the handshake and the listing must end by then */
 	uint32_t list_next;	 /* the next page's start */
@@ -187,9 +205,20 @@ struct rpmaf__pool_conn {
 	uint32_t nseen, seen_max;
 	struct rpmaf__pool_op *wq_head, *wq_tail; /* operations waiting, in order */
 	struct rpmaf__pool_op *tr_head, *tr_tail; /* every operation on the connection */
-	struct rpmaf_timer scan;
+	struct rpmaf_timer scan; /* the deadlines: the connection's, and the waiting list's */
 	bool scan_armed;
 	struct rpmaf_work teardown_work;
+	uint32_t *idem;		  /* the target's idempotent handlers, sorted (this session's) */
+	uint32_t nidem, idem_max; /* ids in idem; its room */
+	uint32_t hl_next;	  /* the handler list's next page's start */
+
+	/* the worker's, whatever the state (wait.c) */
+	struct rpmaf__pool_op *pq_head, *pq_tail; /* operations waiting for a connection */
+	uint32_t npq;
+	uint64_t down_ns;  /* since when the slot has had no ready connection */
+	char down_why[96]; /* why: the last loss's fail_why, or "not connected yet" */
+	uint64_t expired;  /* waiting operations timed out, not logged yet */
+	struct rpmaf_work drain_work;
 
 	/* counters: written by the worker, read by anyone */
 	struct rpmaf__ctrs ctrs;
@@ -200,6 +229,8 @@ struct rpmaf__pool_conn {
 /* a target: its connections are conns[first .. first + n) */
 struct rpmaf__pool_target {
 	unsigned first, n;
+	uint32_t wait_max;	  /* operations that may wait for a connection (constant) */
+	_Atomic uint32_t waiting; /* operations waiting for a connection, or on their way to */
 	atomic_bool auth_failed;  /* the last attempt's key was refused */
 	_Atomic uint32_t max_req; /* bytes of a call's request one message carries; 0 unknown */
 };
@@ -280,8 +311,12 @@ void rpmaf__pool_conn_close(struct rpmaf_worker *w, void *arg);
 /*
  * rpmaf__pool_conn_fail -- the connection is lost (code: why): it stops
  * taking operations at once and is torn down from a submitted function;
- * culprit (may be NULL) completes with culprit_status, the others with
- * RPMAF_E_CONNLOST. Logs why when why is not NULL. Idempotent.
+ * culprit (may be NULL) completes with culprit_status (unless the caller
+ * then sets culprit_retry: the link failed under it), the others go back
+ * to waiting for a connection when they may be posted again
+ * (rpmaf__pool_retryable()) or complete with RPMAF_E_CONNLOST, or
+ * RPMAF_E_TIMEOUT past their deadline. Logs why when why is not NULL.
+ * Idempotent.
  * CONCURRENCY: pc's worker thread, not from inside a channel callback
  * (those return an error instead).
  */
@@ -360,6 +395,109 @@ struct rpmaf__pool_op *rpmaf__pool_op_find(struct rpmaf__pool_conn *pc, uint64_t
  * CONCURRENCY: the connection's worker thread.
  */
 void rpmaf__pool_pump(struct rpmaf__pool_conn *pc);
+
+/*
+ * rpmaf__pool_op_start -- op may go on its ready connection: it is tracked,
+ * then posted, or queued until room or credits come back.
+ * ASSUMPTIONS: pc's worker thread; pc->phase is PH_READY; op is on no list.
+ */
+void rpmaf__pool_op_start(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/* rpmaf__pool_op_untrack -- op leaves the connection's tracked list. pc's worker thread. */
+void rpmaf__pool_op_untrack(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/* ---------------------------------------------------------------- wait.c */
+
+/*
+ * rpmaf__pool_wait -- op cannot go on pc now (no ready connection): it goes
+ * to another slot of its target that is healthy (submitted to that slot's
+ * worker), or waits on pc's list, in order, until pc's connection is ready
+ * or its deadline passes. It takes a waiting place of its target when it
+ * holds none (never refused: the bound is applied at submission).
+ * CONCURRENCY: pc's worker thread.
+ */
+void rpmaf__pool_wait(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_retry -- op was on pc's connection when it was lost and may
+ * be posted again (rpmaf__pool_retryable()): off the tracked list, back to
+ * waiting (rpmaf__pool_wait()).
+ * CONCURRENCY: pc's worker thread, in the teardown.
+ */
+void rpmaf__pool_retry(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_retryable -- op, left on a lost connection, may be posted
+ * again: anything but a call, and a call that was not sent or whose
+ * handler the target announced idempotent
+ * CONCURRENCY: pc's worker thread.
+ */
+bool rpmaf__pool_retryable(const struct rpmaf__pool_conn *pc, const struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_wait_flush -- pc's connection is ready: post its waiting
+ * operations in order (each region looked up again: a changed one is taken
+ * with its new generation, one removed or no longer holding the range
+ * fails the operation with RPMAF_E_NOENT).
+ * CONCURRENCY: pc's worker thread.
+ */
+void rpmaf__pool_wait_flush(struct rpmaf__pool_conn *pc);
+
+/*
+ * rpmaf__pool_wait_refresh -- the region of an operation that waited, as
+ * the table has it now that a connection listed it: its generation and
+ * persistence are taken (a target started again registers its regions
+ * anew). false when the region is gone or no longer holds the operation's
+ * range or use (the operation is then to fail with RPMAF_E_NOENT).
+ * CONCURRENCY: pc's worker thread.
+ */
+bool rpmaf__pool_wait_refresh(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_wait_scan -- the scan timer's look at pc's waiting list at
+ * now: operations past their deadline fail with RPMAF_E_TIMEOUT (one log
+ * line says how many and why), the others move to a healthy slot of the
+ * target if pc has no ready connection. Returns whether operations still
+ * wait (the timer is to be armed again).
+ * CONCURRENCY: pc's worker thread.
+ */
+bool rpmaf__pool_wait_scan(struct rpmaf__pool_conn *pc, uint64_t now);
+
+/*
+ * rpmaf__pool_wait_expire -- op waited (or was put back) and its deadline
+ * passed: it fails with RPMAF_E_TIMEOUT, counted for the slot's next log
+ * line. op is on no list.
+ * CONCURRENCY: pc's worker thread.
+ */
+void rpmaf__pool_wait_expire(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_wait_release -- op leaves waiting for good (posted, or
+ * completed): its waiting place goes back to its target.
+ * CONCURRENCY: the thread that owns op.
+ */
+void rpmaf__pool_wait_release(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_wait_down -- pc's ready connection is lost (pc->fail_why):
+ * counted; what waits from now on is told since when and why.
+ * CONCURRENCY: pc's worker thread, in the teardown.
+ */
+void rpmaf__pool_wait_down(struct rpmaf__pool_conn *pc);
+
+/*
+ * rpmaf__pool_drain -- the work rpmaf_pool_delete() submits for every slot
+ * once the connections are closed: what still waits completes with
+ * RPMAF_E_SHUTDOWN, the scan timer is cancelled, the slot counted drained
+ * (pool->closing).
+ * CONCURRENCY: the slot's worker thread (a submitted function).
+ */
+void rpmaf__pool_drain(struct rpmaf_worker *w, void *arg);
+
+/* ---------------------------------------------------------------- conn.c, again */
+
+/* rpmaf__pool_scan_arm -- arm the slot's scan timer unless it is armed. pc's worker thread. */
+void rpmaf__pool_scan_arm(struct rpmaf__pool_conn *pc);
 
 /* ---------------------------------------------------------------- op.c */
 

@@ -32,9 +32,9 @@ track(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 	pc->tr_tail = o;
 }
 
-/* untrack -- op leaves the connection */
-static void
-untrack(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+/* rpmaf__pool_op_untrack -- op leaves the connection */
+void
+rpmaf__pool_op_untrack(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
 	if (o->tprev)
 		o->tprev->tnext = o->tnext;
@@ -113,8 +113,10 @@ rpmaf__pool_op_complete(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, i
 	void *ctx = o->ctx;
 
 	if (o->stage != POOL_S_IDLE)
-		untrack(pc, o);
+		rpmaf__pool_op_untrack(pc, o);
 	o->stage = POOL_S_IDLE;
+	if (o->wflags & POOL_W_PLACE)
+		rpmaf__pool_wait_release(pc, o);
 	count(pc, o, status);
 	o->status = status;
 	if (cb) {
@@ -166,13 +168,13 @@ op_usage(const struct rpmaf__pool_op *o)
 }
 
 /*
- * generation_ok -- the region is still the one the operation was submitted
+ * generation_is -- the region is still the one the operation was submitted
  * against: its generation, or a later one of the same memory (changed in
  * place) that still takes the operation (its range inside, its usage, the
  * same persistence), with which the operation goes on
  */
 static bool
-generation_ok(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
+generation_is(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
 {
 	const struct rpmaf__regtab_entry *e;
 	bool ok;
@@ -188,6 +190,20 @@ generation_ok(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
 	if (ok && obj)
 		*obj = e->obj;
 	return ok;
+}
+
+/*
+ * generation_ok -- generation_is(); for an operation that waited for a
+ * connection, the region's newer generation, if it still holds the range,
+ * is taken (the target was started again meanwhile: it listed its regions
+ * anew). Call inside a read-side section (refreshing nests another).
+ */
+static bool
+generation_ok(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
+{
+	if (generation_is(pc, o, obj))
+		return true;
+	return o->wflags && rpmaf__pool_wait_refresh(pc, o) && generation_is(pc, o, obj);
 }
 
 /* post_persist -- GPSPM: ask the target to persist the range (PERSIST_REQ) */
@@ -395,7 +411,7 @@ rpmaf__pool_op_direct(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o,
 	int ret;
 
 	/* the connection's order, and what only the queued path handles, stay as they are */
-	if (pc->phase != PH_READY || pc->wq_head || o->kind == POOL_K_CALL ||
+	if (pc->phase != PH_READY || pc->wq_head || pc->pq_head || o->kind == POOL_K_CALL ||
 	    (o->kind == POOL_K_FLUSH && needs_msg_persist(o)))
 		return RPMAF_E_AGAIN;
 	if (!e->obj || rpmaf__regtab_entry_check(e))
@@ -433,32 +449,55 @@ rpmaf__pool_pump(struct rpmaf__pool_conn *pc)
 	}
 }
 
-/* rpmaf__pool_op_run -- an operation arrives on its worker */
+/* rpmaf__pool_op_start -- track op on its ready connection, post it or queue it */
 void
-rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
+rpmaf__pool_op_start(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
-	struct rpmaf__pool_op *o = arg;
-	struct rpmaf__pool_conn *pc = o->pc;
-
-	if (pc->phase != PH_READY) {
-		rpmaf__pool_op_complete(
-		    pc, o, atomic_load(&pc->pool->shutdown) ? RPMAF_E_SHUTDOWN : RPMAF_E_CONNLOST);
-		return;
-	}
-	/*
-	 * the turn's clock: an operation due before this turn began is seen
-	 * here, a later one by the connection's time-out scan
-	 */
-	if (w->now_ns >= o->deadline_ns) {
-		rpmaf__pool_op_complete(pc, o, RPMAF_E_TIMEOUT);
-		return;
-	}
+	if (o->wflags & POOL_W_PLACE)
+		rpmaf__pool_wait_release(pc, o);
 	o->stage = POOL_S_WAIT;
 	track(pc, o);
 	if (pc->wq_head || op_post(pc, o) == RPMAF_E_AGAIN) {
 		wait_count(pc, o);
 		wq_push(pc, o);
 	}
+}
+
+/*
+ * rpmaf__pool_op_run -- an operation arrives on its worker: posted when
+ * its connection is ready, waiting for one otherwise
+ */
+void
+rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
+{
+	struct rpmaf__pool_op *o = arg;
+	struct rpmaf__pool_conn *pc = o->pc;
+
+	if (atomic_load(&pc->pool->shutdown)) {
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_SHUTDOWN);
+		return;
+	}
+	/*
+	 * the turn's clock: an operation due before this turn began is seen
+	 * here, a later one by the slot's scan
+	 */
+	if (w->now_ns >= o->deadline_ns) {
+		if (o->wflags & (POOL_W_WAITED | POOL_W_RETRIED))
+			rpmaf__pool_wait_expire(pc, o);
+		else
+			rpmaf__pool_op_complete(pc, o, RPMAF_E_TIMEOUT);
+		return;
+	}
+	if (pc->phase != PH_READY) {
+		rpmaf__pool_wait(pc, o);
+		return;
+	}
+	/* one that waited: its region may have been listed anew since */
+	if (o->wflags && !rpmaf__pool_wait_refresh(pc, o)) {
+		rpmaf__pool_op_complete(pc, o, RPMAF_E_NOENT);
+		return;
+	}
+	rpmaf__pool_op_start(pc, o);
 }
 
 /* rpmaf__pool_op_wc -- the last request of op completed well: done, or persist next */

@@ -5,7 +5,8 @@
  * session.c -- the control protocol of one pool connection, client side:
  * HELLO, AUTH when the target asks for it, the paged region list into the
  * pool's region table (a full resync: regions of the target no longer
- * listed are dropped), then announcements and the replies that complete
+ * listed are dropped), the paged list of the target's idempotent handlers
+ * (protocol version 2), then announcements and the replies that complete
  * operations. Every function runs on the connection's worker thread, most
  * from the channel's on_msg.
  */
@@ -67,18 +68,26 @@ rpmaf__pool_session_start(struct rpmaf__pool_conn *pc)
 	return rpmaf__ctl_send(&pc->ctl, &m);
 }
 
-/* rpmaf__pool_session_kick -- send the region list's next page request if it waits */
+/*
+ * rpmaf__pool_session_kick -- send the next page request of the list being
+ * read (regions, or handlers) if it waits
+ */
 int
 rpmaf__pool_session_kick(struct rpmaf__pool_conn *pc)
 {
 	struct rpmaf__proto_msg m;
 	int ret;
 
-	if (!pc->list_pending || pc->phase != PH_LIST)
+	if (!pc->list_pending || (pc->phase != PH_LIST && pc->phase != PH_HANDLERS))
 		return 0;
-	msg_init(pc, &m, RPMAF__PROTO_T_REGION_LIST_REQ);
-	m.body.list_req.start = pc->list_next;
-	m.body.list_req.max_entries = 0;
+	if (pc->phase == PH_LIST) {
+		msg_init(pc, &m, RPMAF__PROTO_T_REGION_LIST_REQ);
+		m.body.list_req.start = pc->list_next;
+		m.body.list_req.max_entries = 0;
+	} else {
+		msg_init(pc, &m, RPMAF__PROTO_T_HANDLER_LIST_REQ);
+		m.body.handler_list_req.start = pc->hl_next;
+	}
 	ret = rpmaf__ctl_send(&pc->ctl, &m);
 	if (ret == RPMAF_E_AGAIN)
 		return 0;
@@ -126,16 +135,40 @@ list_begin(struct rpmaf__pool_conn *pc)
 	return rpmaf__pool_session_kick(pc);
 }
 
+/*
+ * hb_choose -- the heartbeats this side watches the target with: its own
+ * (timeouts.heartbeat_*) when they find a silent target sooner than the
+ * target's own settings would, the target's otherwise, so that a frozen or
+ * cut-off target is found out within the bound this side was configured with
+ */
+static void
+hb_choose(const struct rpmaf_cfg_timeouts *own, const struct rpmaf__proto_hello_reply *hr,
+	  uint32_t *interval_ms, uint32_t *misses)
+{
+	uint64_t mine = (uint64_t)own->heartbeat_interval_ms * own->heartbeat_misses;
+	uint64_t theirs = (uint64_t)hr->hb_interval_ms * hr->hb_misses;
+
+	if (own->heartbeat_interval_ms && (!hr->hb_interval_ms || mine < theirs)) {
+		*interval_ms = own->heartbeat_interval_ms;
+		*misses = own->heartbeat_misses;
+	} else {
+		*interval_ms = hr->hb_interval_ms;
+		*misses = hr->hb_misses;
+	}
+}
+
 /* on_hello_reply -- the target's sizes, window and heartbeat; then AUTH or the list */
 static int
 on_hello_reply(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_hello_reply *hr)
 {
 	struct rpmaf__proto_msg m;
+	uint32_t hb_ms, hb_misses;
 	int ret;
 
-	if ((ret = rpmaf__ctl_start(&pc->ctl, hr->credits, hr->max_msg_size)))
+	if ((ret = rpmaf__ctl_start(&pc->ctl, hr->credits, hr->max_msg_size, hr->version)))
 		return pc->fail_code = RPMAF_E_PROTO;
-	if (rpmaf__ctl_heartbeat_start(&pc->ctl, hr->hb_interval_ms, hr->hb_misses))
+	hb_choose(&pc->pool->cfg->timeouts, hr, &hb_ms, &hb_misses);
+	if (rpmaf__ctl_heartbeat_start(&pc->ctl, hb_ms, hb_misses))
 		rpmaf__wlog(pc->pool->log, RPMAF_LOG_WARNING,
 			    "pool: %s: no room for the heartbeat timer", pc->peer);
 	if (pc->sess.state != RPMAF__PROTO_CLI_NEED_AUTH)
@@ -242,9 +275,81 @@ list_done(struct rpmaf__pool_conn *pc)
 			      memory_order_relaxed);
 	atomic_store(&tg->auth_failed, false);
 	atomic_store_explicit(&pc->healthy, true, memory_order_release);
-	rpmaf__wlog(pool->log, RPMAF_LOG_INFO, "pool: %s: ready (%u region%s listed)", pc->peer,
-		    pc->nseen, pc->nseen == 1 ? "" : "s");
+	rpmaf__wlog(pool->log, RPMAF_LOG_INFO,
+		    "pool: %s: ready (%u region%s listed, %u idempotent handler%s; protocol "
+		    "version %u)",
+		    pc->peer, pc->nseen, pc->nseen == 1 ? "" : "s", pc->nidem,
+		    pc->nidem == 1 ? "" : "s", (unsigned)pc->sess.version);
 	rpmaf__pool_notify(pool);
+}
+
+/* ready -- the session's lists are read: healthy; what waited for it goes, then what queued */
+static int
+ready(struct rpmaf__pool_conn *pc)
+{
+	list_done(pc);
+	rpmaf__pool_wait_flush(pc);
+	rpmaf__pool_pump(pc);
+	return 0;
+}
+
+/* handlers_begin -- version 2: ask for the target's handlers with flags, from the first page */
+static int
+handlers_begin(struct rpmaf__pool_conn *pc)
+{
+	pc->phase = PH_HANDLERS;
+	pc->hl_next = 0;
+	pc->nidem = 0;
+	pc->list_pending = true;
+	return rpmaf__pool_session_kick(pc);
+}
+
+/* idem_add -- handler id, after every one taken so far, is idempotent */
+static int
+idem_add(struct rpmaf__pool_conn *pc, uint32_t id)
+{
+	if (pc->nidem == pc->idem_max) {
+		uint32_t max = pc->idem_max ? pc->idem_max * 2 : 16;
+		uint32_t *p = realloc(pc->idem, (size_t)max * sizeof(*p));
+
+		if (!p)
+			return RPMAF_E_NOMEM;
+		pc->idem = p;
+		pc->idem_max = max;
+	}
+	pc->idem[pc->nidem++] = id;
+	return 0;
+}
+
+/*
+ * on_handlers -- one page of the handler list: the idempotent ones noted
+ * (in increasing order across pages too), the next page asked for, or the
+ * connection ready
+ */
+static int
+on_handlers(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_handler_list *l)
+{
+	uint32_t id, flags;
+
+	if (pc->phase != PH_HANDLERS || l->start != pc->hl_next)
+		return pc->fail_code = RPMAF_E_PROTO;
+	for (uint32_t i = 0; i < l->count; i++) {
+		rpmaf__proto_handler_entry(l, i, &id, &flags);
+		if (pc->nidem && id <= pc->idem[pc->nidem - 1]) {
+			rpmaf__wlog(pc->pool->log, RPMAF_LOG_ERROR,
+				    "pool: %s: HANDLER_LIST: handler %u after %u (increasing)",
+				    pc->peer, (unsigned)id, (unsigned)pc->idem[pc->nidem - 1]);
+			return pc->fail_code = RPMAF_E_PROTO;
+		}
+		if ((flags & RPMAF__PROTO_HANDLER_IDEMPOTENT) && idem_add(pc, id))
+			return pc->fail_code = RPMAF_E_NOMEM;
+	}
+	pc->hl_next = l->start + l->count;
+	if (pc->hl_next < l->total && l->count) {
+		pc->list_pending = true;
+		return rpmaf__pool_session_kick(pc);
+	}
+	return ready(pc);
 }
 
 /* list_apply -- one listed region into the table (an older entry is replaced) */
@@ -284,9 +389,9 @@ on_list(struct rpmaf__pool_conn *pc, const struct rpmaf__proto_region_list *l)
 		pc->list_pending = true;
 		return rpmaf__pool_session_kick(pc);
 	}
-	list_done(pc);
-	rpmaf__pool_pump(pc);
-	return 0;
+	if (pc->sess.version >= RPMAF__PROTO_VERSION_HANDLERS)
+		return handlers_begin(pc);
+	return ready(pc);
 }
 
 /*
@@ -407,6 +512,8 @@ rpmaf__pool_session_msg(struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m, 
 		return 0;
 	case RPMAF__PROTO_T_APP_REPLY:
 		return on_app_reply(pc, m);
+	case RPMAF__PROTO_T_HANDLER_LIST:
+		return on_handlers(pc, &m->body.handler_list);
 	case RPMAF__PROTO_T_PERSIST_REPLY:
 	case RPMAF__PROTO_T_ERROR:
 		return on_reply(pc, m);

@@ -4,7 +4,8 @@
 /*
  * stats.c -- the pool's counters and latencies: each connection's block
  * (written by its worker only) summed per worker and for the whole pool,
- * as a struct rpmaf_pool_stats or as JSON lines (stats/json.h).
+ * as a struct rpmaf_pool_stats (and rpmaf_pool_fault_stats) or as JSON
+ * lines (stats/json.h).
  */
 
 #include <stdlib.h>
@@ -71,6 +72,31 @@ rpmaf_pool_get_stats(const struct rpmaf_pool *pool, struct rpmaf_pool_stats *st)
 	st->lat_p99_ns = rpmaf__hist_snap_percentile(h, 99);
 	st->lat_p999_ns = rpmaf__hist_snap_percentile(h, 99.9);
 	st->lat_max_ns = h->count ? h->max : 0;
+	return 0;
+}
+
+/* rpmaf_pool_get_fault_stats -- the pool's fault counters, and what waits now */
+int
+rpmaf_pool_get_fault_stats(const struct rpmaf_pool *pool, struct rpmaf_pool_fault_stats *st)
+{
+	struct rpmaf__ctrs_snap s;
+
+	if (!pool || !st)
+		return RPMAF_E_INVAL;
+	memset(st, 0, sizeof(*st));
+	rpmaf__ctrs_snap_clear(&s);
+	for (unsigned i = 0; i < pool->nconns; i++) {
+		rpmaf__ctrs_snap_add(&s, &pool->conns[i].ctrs);
+		st->down += !atomic_load_explicit(&pool->conns[i].healthy, memory_order_relaxed);
+	}
+	for (unsigned t = 0; t < pool->ntargets; t++)
+		st->waiting += atomic_load_explicit(
+		    &((struct rpmaf_pool *)pool)->targets[t].waiting, memory_order_relaxed);
+	st->conn_lost = s.v[RPMAF__CTR_CONN_LOST];
+	st->peer_silent = s.v[RPMAF__CTR_PEER_SILENT];
+	st->waited = s.v[RPMAF__CTR_WAITED];
+	st->retried = s.v[RPMAF__CTR_RETRIED];
+	st->wait_timeouts = s.v[RPMAF__CTR_WAIT_TIMEOUTS];
 	return 0;
 }
 

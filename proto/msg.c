@@ -723,6 +723,136 @@ empty_write(struct rpmaf__proto_wr *w, const struct rpmaf__proto_msg *m)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- HANDLER_LIST_REQ/_LIST */
+
+/* handler_list_req_read -- start u32 */
+static int
+handler_list_req_read(struct rpmaf__proto_rd *r, struct rpmaf__proto_msg *m)
+{
+	return rpmaf__proto_rd_u32(r, "HANDLER_LIST_REQ.start", &m->body.handler_list_req.start);
+}
+
+/* handler_list_req_check -- a start within the largest list */
+static int
+handler_list_req_check(const struct rpmaf__proto_msg *m, struct rpmaf__proto_err *err)
+{
+	return check_range(m->body.handler_list_req.start, 0, RPMAF__PROTO_HANDLERS_MAX,
+			   "HANDLER_LIST_REQ.start", err);
+}
+
+/* handler_list_req_write -- see handler_list_req_read */
+static int
+handler_list_req_write(struct rpmaf__proto_wr *w, const struct rpmaf__proto_msg *m)
+{
+	return rpmaf__proto_wr_u32(w, m->body.handler_list_req.start);
+}
+
+/* get_u32le -- a little-endian u32 at p */
+static uint32_t
+get_u32le(const uint8_t *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* see msg.h */
+void
+rpmaf__proto_handler_entry(const struct rpmaf__proto_handler_list *l, uint32_t i, uint32_t *id,
+			   uint32_t *flags)
+{
+	const uint8_t *p = l->entries + (size_t)i * RPMAF__PROTO_HANDLER_ENTRY;
+
+	*id = get_u32le(p);
+	*flags = get_u32le(p + 4);
+}
+
+/* see msg.h */
+void
+rpmaf__proto_handler_entry_put(uint8_t *p, uint32_t id, uint32_t flags)
+{
+	for (int i = 0; i < 4; i++) {
+		p[i] = (uint8_t)(id >> (8 * i));
+		p[4 + i] = (uint8_t)(flags >> (8 * i));
+	}
+}
+
+/* handler_list_read -- total u32, start u32, count u32, count entries (id u32, flags u32) */
+static int
+handler_list_read(struct rpmaf__proto_rd *r, struct rpmaf__proto_msg *m)
+{
+	struct rpmaf__proto_handler_list *b = &m->body.handler_list;
+	int ret;
+
+	if ((ret = rpmaf__proto_rd_u32(r, "HANDLER_LIST.total", &b->total)) ||
+	    (ret = rpmaf__proto_rd_u32(r, "HANDLER_LIST.start", &b->start)) ||
+	    (ret = rpmaf__proto_rd_u32(r, "HANDLER_LIST.count", &b->count)))
+		return ret;
+	b->entries_len = r->len - r->off;
+	return rpmaf__proto_rd_bytes(r, "HANDLER_LIST.entries", b->entries_len, &b->entries);
+}
+
+/* handler_entries_check -- count entries exactly, each with known flags, ids increasing */
+static int
+handler_entries_check(const struct rpmaf__proto_handler_list *b, struct rpmaf__proto_err *err)
+{
+	uint32_t id, flags, prev = 0;
+
+	if (b->entries == NULL && b->entries_len)
+		return rpmaf__proto_fail(err, RPMAF__PROTO_E_INVAL, "HANDLER_LIST.entries: NULL");
+	if (b->entries_len != (size_t)b->count * RPMAF__PROTO_HANDLER_ENTRY)
+		return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE,
+					 "HANDLER_LIST.entries: %zu bytes for %u entries of %d",
+					 b->entries_len, (unsigned)b->count,
+					 RPMAF__PROTO_HANDLER_ENTRY);
+	for (uint32_t i = 0; i < b->count; i++) {
+		rpmaf__proto_handler_entry(b, i, &id, &flags);
+		if (!flags || (flags & ~RPMAF__PROTO_HANDLER_FLAGS))
+			return rpmaf__proto_fail(
+			    err, RPMAF__PROTO_E_RANGE,
+			    "HANDLER_LIST.entries[%u].flags: 0x%x (0x1 "
+			    "idempotent; a handler without flags is not listed)",
+			    (unsigned)i, (unsigned)flags);
+		if (i && id <= prev)
+			return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE,
+						 "HANDLER_LIST.entries[%u].handler_id: %u after %u "
+						 "(increasing)",
+						 (unsigned)i, (unsigned)id, (unsigned)prev);
+		prev = id;
+	}
+	return 0;
+}
+
+/* handler_list_check -- a page within the list, never empty before its end, of valid entries */
+static int
+handler_list_check(const struct rpmaf__proto_msg *m, struct rpmaf__proto_err *err)
+{
+	const struct rpmaf__proto_handler_list *b = &m->body.handler_list;
+	int ret;
+
+	if ((ret =
+		 check_range(b->total, 0, RPMAF__PROTO_HANDLERS_MAX, "HANDLER_LIST.total", err)) ||
+	    (ret = check_range(b->start, 0, b->total, "HANDLER_LIST.start", err)) ||
+	    (ret = check_range(b->count, 0, b->total - b->start, "HANDLER_LIST.count", err)))
+		return ret;
+	if (b->count == 0 && b->start < b->total)
+		return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE,
+					 "HANDLER_LIST.count: 0 while entries %u to %u are left",
+					 (unsigned)b->start, (unsigned)b->total - 1);
+	return handler_entries_check(b, err);
+}
+
+/* handler_list_write -- see handler_list_read; the entries were checked, they are copied */
+static int
+handler_list_write(struct rpmaf__proto_wr *w, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf__proto_handler_list *b = &m->body.handler_list;
+	int ret;
+
+	if ((ret = rpmaf__proto_wr_u32(w, b->total)) || (ret = rpmaf__proto_wr_u32(w, b->start)) ||
+	    (ret = rpmaf__proto_wr_u32(w, b->count)))
+		return ret;
+	return rpmaf__proto_wr_bytes(w, b->entries, b->entries_len);
+}
+
 /* ---------------------------------------------------------------- the table */
 
 static const struct body_codec Codecs[RPMAF__PROTO_T_MAX + 1] = {
@@ -750,6 +880,10 @@ static const struct body_codec Codecs[RPMAF__PROTO_T_MAX + 1] = {
 					heartbeat_write},
     [RPMAF__PROTO_T_ERROR] = {"ERROR", error_read, error_check, error_write},
     [RPMAF__PROTO_T_CREDIT] = {"CREDIT", empty_read, no_check, empty_write},
+    [RPMAF__PROTO_T_HANDLER_LIST_REQ] = {"HANDLER_LIST_REQ", handler_list_req_read,
+					 handler_list_req_check, handler_list_req_write},
+    [RPMAF__PROTO_T_HANDLER_LIST] = {"HANDLER_LIST", handler_list_read, handler_list_check,
+				     handler_list_write},
 };
 
 /* codec_of -- the codec of a known type, NULL for an unknown one */
@@ -772,7 +906,7 @@ rpmaf__proto_type_str(unsigned type)
 
 /* ---------------------------------------------------------------- the header */
 
-/* hdr_check_common -- a version this side speaks, a known type, no flags */
+/* hdr_check_common -- a version this side speaks, a type of that version, no flags */
 static int
 hdr_check_common(const struct rpmaf__proto_hdr *hdr, struct rpmaf__proto_err *err)
 {
@@ -783,6 +917,10 @@ hdr_check_common(const struct rpmaf__proto_hdr *hdr, struct rpmaf__proto_err *er
 	if (codec_of(hdr->type) == NULL)
 		return rpmaf__proto_fail(err, RPMAF__PROTO_E_TYPE, "header.type: %u (1 to %d)",
 					 (unsigned)hdr->type, RPMAF__PROTO_T_MAX);
+	if (hdr->type > RPMAF__PROTO_T_MAX_V1 && hdr->version < RPMAF__PROTO_VERSION_HANDLERS)
+		return rpmaf__proto_fail(
+		    err, RPMAF__PROTO_E_TYPE, "header.type: %u (1 to %d in version %u)",
+		    (unsigned)hdr->type, RPMAF__PROTO_T_MAX_V1, (unsigned)hdr->version);
 	if (hdr->flags)
 		return rpmaf__proto_fail(err, RPMAF__PROTO_E_RANGE,
 					 "header.flags: 0x%02x (none defined: 0)",

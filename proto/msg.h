@@ -42,7 +42,9 @@
 
 /* the protocol versions this code speaks */
 #define RPMAF__PROTO_VERSION_MIN 1
-#define RPMAF__PROTO_VERSION_MAX 1
+#define RPMAF__PROTO_VERSION_MAX 2
+/* the first version with the handler list (HANDLER_LIST_REQ, HANDLER_LIST) */
+#define RPMAF__PROTO_VERSION_HANDLERS 2
 /* the version in the header of HELLO and HELLO_REPLY, whatever is negotiated */
 #define RPMAF__PROTO_VERSION_HELLO 1
 
@@ -76,8 +78,12 @@ enum rpmaf__proto_type {
 	RPMAF__PROTO_T_HEARTBEAT_REPLY = 15,
 	RPMAF__PROTO_T_ERROR = 16,
 	RPMAF__PROTO_T_CREDIT = 17,
+	RPMAF__PROTO_T_HANDLER_LIST_REQ = 18, /* version 2 on */
+	RPMAF__PROTO_T_HANDLER_LIST = 19,     /* version 2 on */
 };
-#define RPMAF__PROTO_T_MAX RPMAF__PROTO_T_CREDIT
+#define RPMAF__PROTO_T_MAX RPMAF__PROTO_T_HANDLER_LIST
+/* the last type of version 1 */
+#define RPMAF__PROTO_T_MAX_V1 RPMAF__PROTO_T_CREDIT
 
 /* the header; the magic is implied */
 struct rpmaf__proto_hdr {
@@ -204,6 +210,35 @@ struct rpmaf__proto_app_reply {
 #define RPMAF__PROTO_APP_REQ_PAYLOAD_OFF   (RPMAF__PROTO_HDR_SIZE + 4)
 #define RPMAF__PROTO_APP_REPLY_PAYLOAD_OFF (RPMAF__PROTO_HDR_SIZE + 8)
 
+/* HANDLER_LIST_REQ: a page of the list of handlers with flags, from index start */
+struct rpmaf__proto_handler_list_req {
+	uint32_t start;
+};
+
+/* a flag of a HANDLER_LIST entry: running a request twice does what running it once does */
+#define RPMAF__PROTO_HANDLER_IDEMPOTENT (1u << 0)
+#define RPMAF__PROTO_HANDLER_FLAGS	RPMAF__PROTO_HANDLER_IDEMPOTENT /* every flag defined */
+/* bytes of one entry: handler_id u32, flags u32 */
+#define RPMAF__PROTO_HANDLER_ENTRY 8
+/* the most handlers a list may hold */
+#define RPMAF__PROTO_HANDLERS_MAX 65536u
+/* where the entries of a HANDLER_LIST start in the message: a builder may fill them in place */
+#define RPMAF__PROTO_HANDLER_LIST_ENTRIES_OFF (RPMAF__PROTO_HDR_SIZE + 12)
+
+/*
+ * HANDLER_LIST: one page of the server's handlers that have a flag (the
+ * others are not listed), in increasing handler_id order, entries start
+ * to start + count - 1 of total. The entries stay encoded: read them with
+ * rpmaf__proto_handler_entry().
+ */
+struct rpmaf__proto_handler_list {
+	uint32_t total; /* handlers listed, at most RPMAF__PROTO_HANDLERS_MAX */
+	uint32_t start;
+	uint32_t count;
+	const uint8_t *entries; /* count entries of RPMAF__PROTO_HANDLER_ENTRY bytes */
+	size_t entries_len;
+};
+
 /* HEARTBEAT and HEARTBEAT_REPLY: the reply echoes the value */
 struct rpmaf__proto_heartbeat_msg {
 	uint64_t echo;
@@ -235,12 +270,27 @@ struct rpmaf__proto_msg {
 		struct rpmaf__proto_app_reply app_reply;
 		struct rpmaf__proto_heartbeat_msg heartbeat; /* HEARTBEAT and HEARTBEAT_REPLY */
 		struct rpmaf__proto_error error;
+		struct rpmaf__proto_handler_list_req handler_list_req;
+		struct rpmaf__proto_handler_list handler_list;
 	} body;
 };
 
 /*
+ * rpmaf__proto_handler_entry -- entry i (below count) of a handler list
+ * page: its handler's id and flags. Thread-safe.
+ */
+void rpmaf__proto_handler_entry(const struct rpmaf__proto_handler_list *l, uint32_t i, uint32_t *id,
+				uint32_t *flags);
+
+/*
+ * rpmaf__proto_handler_entry_put -- write the entry of handler id with
+ * flags at p (RPMAF__PROTO_HANDLER_ENTRY bytes). Thread-safe.
+ */
+void rpmaf__proto_handler_entry_put(uint8_t *p, uint32_t id, uint32_t flags);
+
+/*
  * rpmaf__proto_hdr_decode -- decode and check the header of the len bytes
- * at buf: the magic, a known version and type, no flags, and a body that
+ * at buf: the magic, a known version and a type of that version, no flags, and a body that
  * fills the rest of the bytes exactly and keeps the whole message within
  * RPMAF__PROTO_MSG_MAX.
  *
@@ -293,7 +343,7 @@ int rpmaf__proto_msg_encode(void *buf, size_t size, const struct rpmaf__proto_ms
 
 /*
  * rpmaf__proto_hdr_check -- the rules of a header about to be encoded: a
- * version this side speaks, a known type, no flags, the hello version in
+ * version this side speaks, a type of that version, no flags, the hello version in
  * HELLO and HELLO_REPLY, req_id 0 in ANNOUNCE and CREDIT, credits in CREDIT.
  *
  * RETURN VALUE

@@ -3,7 +3,7 @@
 #
 # check-symbols.sh LIB HEADER -- librpmaf must export exactly the functions
 # its public header declares, each under a version node of rpmaf.map
-# (RPMAF_1.0, or RPMAF_1.1, RPMAF_1.2 and RPMAF_1.3 for what came later), with the SONAME
+# (RPMAF_1.0, or RPMAF_1.1 to RPMAF_1.3 for what came later), with the SONAME
 # librpmaf.so.1.
 set -euo pipefail
 lib=$1

@@ -317,7 +317,8 @@ on_hello(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	};
 	struct rpmaf__proto_msg out;
 
-	if (rpmaf__ctl_start(&sc->ctl, m->body.hello.credits, m->body.hello.max_msg_size) ||
+	if (rpmaf__ctl_start(&sc->ctl, m->body.hello.credits, m->body.hello.max_msg_size,
+			     sc->sess.version) ||
 	    rpmaf__proto_server_hello_reply(&sc->sess, &own, &out) ||
 	    rpmaf__ctl_send(&sc->ctl, &out)) {
 		rpmaf__srv_count(&sc->srv->st.lost, 1);

@@ -3,7 +3,8 @@
 
 /*
  * serve.c -- the requests of a ready connection: the region list (paged),
- * a region lookup, a persist (GPSPM) and an application call.
+ * a region lookup, a persist (GPSPM), an application call and the list of
+ * the handlers with flags (paged, protocol version 2).
  */
 
 #include <string.h>
@@ -220,6 +221,35 @@ app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	return 0;
 }
 
+/*
+ * handlers -- HANDLER_LIST_REQ: a page of the handlers with flags, as many
+ * entries as fit the smaller of both sides' buffers, built in the worker's
+ * scratch buffer (the list is constant once the server started)
+ */
+static int
+handlers(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
+{
+	const struct rpmaf_server *srv = sc->srv;
+	uint8_t *scratch = srv->wst[rpmaf_worker_index(sc->w)].scratch;
+	size_t size = sc->ctl.peer_msg_size < sc->msg_size ? sc->ctl.peer_msg_size : sc->msg_size;
+	uint32_t start = m->body.handler_list_req.start, n = 0;
+	size_t fit = (size - RPMAF__PROTO_HANDLER_LIST_ENTRIES_OFF) / RPMAF__PROTO_HANDLER_ENTRY;
+	struct rpmaf__proto_msg out;
+
+	if (start > srv->nlisted) {
+		rpmaf__proto_session_error(&out, sc->sess.version, m->hdr.req_id,
+					   RPMAF__PROTO_S_OUT_OF_RANGE);
+		return reply(sc, &out);
+	}
+	for (uint32_t i = start; i < srv->nlisted && n < fit; i++, n++)
+		rpmaf__proto_handler_entry_put(scratch + (size_t)n * RPMAF__PROTO_HANDLER_ENTRY,
+					       srv->listed[i].id, srv->listed[i].flags);
+	reply_hdr(sc, m, &out, RPMAF__PROTO_T_HANDLER_LIST);
+	out.body.handler_list = (struct rpmaf__proto_handler_list){
+	    srv->nlisted, start, n, scratch, (size_t)n * RPMAF__PROTO_HANDLER_ENTRY};
+	return reply(sc, &out);
+}
+
 /* see sconn.h */
 int
 rpmaf__sconn_serve(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
@@ -233,6 +263,8 @@ rpmaf__sconn_serve(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 		return persist(sc, m);
 	case RPMAF__PROTO_T_APP_REQ:
 		return app(sc, m);
+	case RPMAF__PROTO_T_HANDLER_LIST_REQ:
+		return handlers(sc, m);
 	default:
 		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_UNEXPECTED, m->hdr.req_id,
 				    &sc->srv->st.proto_errors, "a message only a server sends");

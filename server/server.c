@@ -317,19 +317,45 @@ err_free:
 	return ret;
 }
 
-/* handler_add -- one handler more: fn answers at once, call_fn later (one of them) */
+/* listed_add -- a handler with flags into the list HANDLER_LIST pages, kept by id */
+static int
+listed_add(struct rpmaf_server *srv, uint32_t id, unsigned flags)
+{
+	struct rpmaf__srv_listed *l;
+	uint32_t i;
+
+	if (!(l = realloc(srv->listed, (srv->nlisted + 1) * sizeof(*l))))
+		return RPMAF_E_NOMEM;
+	srv->listed = l;
+	for (i = srv->nlisted; i > 0 && l[i - 1].id > id; i--)
+		l[i] = l[i - 1];
+	l[i] = (struct rpmaf__srv_listed){
+	    id, flags & RPMAF_HANDLER_IDEMPOTENT ? RPMAF__PROTO_HANDLER_IDEMPOTENT : 0};
+	srv->nlisted++;
+	return 0;
+}
+
+/*
+ * handler_add -- one handler more: fn answers at once, call_fn later (one
+ * of them); with flags, announced to clients (HANDLER_LIST)
+ */
 static int
 handler_add(struct rpmaf_server *srv, uint32_t id, rpmaf_handler_fn fn, rpmaf_call_fn call_fn,
-	    void *arg)
+	    void *arg, unsigned flags)
 {
 	struct rpmaf__srv_handler *h;
+	int ret;
 
-	if (!srv || (!fn && !call_fn) || srv->started || rpmaf__srv_handler_find(srv, id))
+	if (!srv || (!fn && !call_fn) || srv->started || rpmaf__srv_handler_find(srv, id) ||
+	    (flags & ~RPMAF_HANDLER_IDEMPOTENT) ||
+	    (flags && srv->nlisted >= RPMAF__PROTO_HANDLERS_MAX))
 		return RPMAF_E_INVAL;
 	if (!(h = realloc(srv->handlers, (srv->nhandlers + 1) * sizeof(*h))))
 		return RPMAF_E_NOMEM;
-	h[srv->nhandlers++] = (struct rpmaf__srv_handler){id, fn, call_fn, arg};
 	srv->handlers = h;
+	if (flags && (ret = listed_add(srv, id, flags)))
+		return ret;
+	h[srv->nhandlers++] = (struct rpmaf__srv_handler){id, fn, call_fn, arg, flags};
 	return 0;
 }
 
@@ -338,7 +364,23 @@ int
 rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_handler_fn fn,
 			 void *arg)
 {
-	return fn ? handler_add(srv, handler_id, fn, NULL, arg) : RPMAF_E_INVAL;
+	return fn ? handler_add(srv, handler_id, fn, NULL, arg, 0) : RPMAF_E_INVAL;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_handler_add_flags(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_handler_fn fn,
+			       void *arg, unsigned flags)
+{
+	return fn ? handler_add(srv, handler_id, fn, NULL, arg, flags) : RPMAF_E_INVAL;
+}
+
+/* see rpmaf.h */
+int
+rpmaf_server_call_handler_add_flags(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_call_fn fn,
+				    void *arg, unsigned flags)
+{
+	return fn ? handler_add(srv, handler_id, NULL, fn, arg, flags) : RPMAF_E_INVAL;
 }
 
 /* see rpmaf.h */
@@ -346,7 +388,7 @@ int
 rpmaf_server_call_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_call_fn fn,
 			      void *arg)
 {
-	return fn ? handler_add(srv, handler_id, NULL, fn, arg) : RPMAF_E_INVAL;
+	return fn ? handler_add(srv, handler_id, NULL, fn, arg, 0) : RPMAF_E_INVAL;
 }
 
 /* see rpmaf.h */
@@ -647,6 +689,7 @@ rpmaf_server_delete(struct rpmaf_server **srv_ptr)
 	(void)pthread_mutex_destroy(&srv->reg_lock);
 	wst_delete(srv);
 	rpmaf__proto_key_wipe(&srv->key);
+	free(srv->listed);
 	free(srv->handlers);
 	free(srv);
 	*srv_ptr = NULL;

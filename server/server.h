@@ -39,6 +39,13 @@ struct rpmaf__srv_handler {
 	rpmaf_handler_fn fn;   /* answers at once; or NULL and: */
 	rpmaf_call_fn call_fn; /* answers later (scall.h) */
 	void *arg;
+	unsigned flags; /* RPMAF_HANDLER_* */
+};
+
+/* a handler with flags, as HANDLER_LIST announces it */
+struct rpmaf__srv_listed {
+	uint32_t id;
+	uint32_t flags; /* RPMAF__PROTO_HANDLER_* */
 };
 
 /*
@@ -69,6 +76,8 @@ struct rpmaf_server {
 	bool has_key;
 	struct rpmaf__srv_handler *handlers;
 	uint32_t nhandlers;
+	struct rpmaf__srv_listed *listed; /* the handlers with flags, by increasing id */
+	uint32_t nlisted;
 	struct rpmaf__srv_wstate *wst;	/* one per worker */
 	rpmaf_conn_closed_fn closed_fn; /* NULL: none */
 	void *closed_arg;

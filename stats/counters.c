@@ -29,6 +29,11 @@ static const char *const ctr_names[RPMAF__CTR_MAX] = {
     [RPMAF__CTR_EMPTY_POLLS] = "empty_polls",
     [RPMAF__CTR_COMPLETIONS] = "completions",
     [RPMAF__CTR_CREDIT_STALLS] = "credit_stalls",
+    [RPMAF__CTR_WAITED] = "waited",
+    [RPMAF__CTR_RETRIED] = "retried",
+    [RPMAF__CTR_WAIT_TIMEOUTS] = "wait_timeouts",
+    [RPMAF__CTR_CONN_LOST] = "conn_lost",
+    [RPMAF__CTR_PEER_SILENT] = "peer_silent",
 };
 
 /* see counters.h */

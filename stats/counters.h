@@ -4,7 +4,7 @@
 /*
  * counters.h -- a block of event counters owned by one worker or one
  * connection: operations and bytes by kind, errors, reconnects, polls,
- * completions, credit stalls.
+ * completions, credit stalls, waits for a connection, retries, losses.
  *
  * CONCURRENCY
  * One writer per block (the thread that owns the worker or the
@@ -40,6 +40,11 @@ enum rpmaf__ctr {
 	RPMAF__CTR_EMPTY_POLLS,
 	RPMAF__CTR_COMPLETIONS,	  /* completions polled: completions per poll = this / polls */
 	RPMAF__CTR_CREDIT_STALLS, /* operations that waited for, or were refused, credits */
+	RPMAF__CTR_WAITED,	  /* operations that waited for a connection of their target */
+	RPMAF__CTR_RETRIED,	  /* operations posted again after their connection was lost */
+	RPMAF__CTR_WAIT_TIMEOUTS, /* operations timed out waiting for a connection */
+	RPMAF__CTR_CONN_LOST,	  /* ready connections lost */
+	RPMAF__CTR_PEER_SILENT,	  /* of which to the peer's silence (heartbeats): frozen, cut off */
 	RPMAF__CTR_MAX
 };
 

@@ -1023,6 +1023,39 @@ int rpmaf_server_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpma
 int rpmaf_server_call_handler_add(struct rpmaf_server *srv, uint32_t handler_id, rpmaf_call_fn fn,
 				  void *arg);
 
+/* flags of a handler (rpmaf_server_handler_add_flags()) */
+#define RPMAF_HANDLER_IDEMPOTENT                                                                   \
+	(1u << 0) /* running a request twice does what running it once does */
+
+/*
+ * rpmaf_server_handler_add_flags -- rpmaf_server_handler_add() with flags:
+ * RPMAF_HANDLER_IDEMPOTENT says that a request run twice has the effect
+ * of running it once (a read, a write of a fixed value). Clients learn the
+ * flag when they connect (protocol version 2; a client of version 1 takes
+ * every handler as not idempotent): a call of such a handler whose
+ * connection is lost is sent again on another connection instead of
+ * failing with RPMAF_E_CONNLOST, so the handler may run more than once for
+ * one call.
+ *
+ * RETURN VALUE
+ * As rpmaf_server_handler_add(); RPMAF_E_INVAL also for an unknown flag.
+ *
+ * THREAD SAFETY
+ * As rpmaf_server_handler_add().
+ */
+int rpmaf_server_handler_add_flags(struct rpmaf_server *srv, uint32_t handler_id,
+				   rpmaf_handler_fn fn, void *arg, unsigned flags);
+
+/*
+ * rpmaf_server_call_handler_add_flags -- rpmaf_server_call_handler_add()
+ * with flags, as rpmaf_server_handler_add_flags().
+ *
+ * RETURN VALUE, THREAD SAFETY
+ * As rpmaf_server_handler_add_flags().
+ */
+int rpmaf_server_call_handler_add_flags(struct rpmaf_server *srv, uint32_t handler_id,
+					rpmaf_call_fn fn, void *arg, unsigned flags);
+
 /*
  * rpmaf_call_reply -- answer call: status 0 sends the len bytes of reply
  * (copied before the return), a negative status sends APP_FAILED
@@ -1344,16 +1377,45 @@ int rpmaf_server_stats_write(const struct rpmaf_server *srv, enum rpmaf_stats_fo
  * regtab/), kept current by the target's announcements. A connection is
  * healthy from then until it is lost: the peer disconnects or dies, a
  * completion fails, an operation times out, or the peer stays silent for
- * heartbeat interval x misses (heartbeats as the target announced them).
- * A lost connection completes every operation in flight or queued on it
- * with RPMAF_E_CONNLOST (RPMAF_E_TIMEOUT for the one that timed out), is
- * closed (its resources freed once its completions are drained), and is
- * made again after reconnect.initial_ms, each failed attempt waiting
- * reconnect.multiplier times longer up to reconnect.max_ms, each wait
- * varied at random by up to reconnect.jitter of itself; its regions are
- * listed again. Meanwhile operations go to the target's healthy
- * connections. A target that refuses the key is not retried faster than
- * reconnect.max_ms and the log says why.
+ * heartbeat interval x misses (the shorter of this side's
+ * timeouts.heartbeat_* and the target's announced ones: a frozen or cut-off
+ * target is found within this side's bound, logged as silent and counted).
+ * A lost connection is closed first (its resources freed once its
+ * completions are drained: nothing of it lands in an operation's memory
+ * afterwards); then each operation in flight or queued on it either waits
+ * to be posted again (see "Waiting" below) or completes: with
+ * RPMAF_E_TIMEOUT for the one that timed out, RPMAF_E_CONNLOST for a call
+ * the target may have run. The connection is made again after
+ * reconnect.initial_ms, each failed attempt waiting reconnect.multiplier
+ * times longer up to reconnect.max_ms, each wait varied at random by up
+ * to reconnect.jitter of itself; its regions are listed again. Meanwhile
+ * operations go to the target's healthy connections. A target that
+ * refuses the key is not retried faster than reconnect.max_ms and the log
+ * says why.
+ *
+ * Waiting. An operation whose target has no healthy connection when it is
+ * submitted waits for one rather than failing: it takes one of the
+ * target's waiting places (targets[].connections x queues.sq of them; with
+ * none left the submission returns RPMAF_E_AGAIN) and is posted, in order,
+ * once a connection of the target is ready. An operation whose connection
+ * was lost waits the same way (without needing a place) when posting it
+ * again does what posting it once does: reads, writes, flushes,
+ * write+flush and atomic writes of their fixed range, a call not sent yet,
+ * and a call of a handler the target announced idempotent
+ * (rpmaf_server_handler_add_flags(), protocol version 2); any other call
+ * completes with RPMAF_E_CONNLOST, once. Before it is posted again its
+ * region is looked up again: a new registration (the target was started
+ * again) is used; a region removed, or no longer holding the range or the
+ * usage, completes it with RPMAF_E_NOENT. A waiting operation that
+ * reaches its deadline (timeouts.operation_ms after its submission)
+ * completes with RPMAF_E_TIMEOUT, once, and a log line of the pool says
+ * how many timed out and why (since when the target has had no connection,
+ * what was lost, what the last attempt met). So a partition or a frozen
+ * target shorter than timeouts.operation_ms (less the time to find it
+ * silent and to connect again) costs no operation; a longer one fails
+ * each operation once, at its deadline. A region the pool has never
+ * learnt of (no connection of its target was ever ready) cannot be found:
+ * its operations fail at once with RPMAF_E_NOENT.
  *
  * Operations. Each names a region; the pool finds it in its table (no
  * lock: an RCU read-side section on the calling thread), checks the range
@@ -1370,12 +1432,13 @@ int rpmaf_server_stats_write(const struct rpmaf_server *srv, enum rpmaf_stats_fo
  * caller's struct rpmaf_op.
  * Every operation completes exactly once, with a status: 0, or
  * RPMAF_E_TIMEOUT (not completed within timeouts.operation_ms of its
- * submission, queueing included: its connection is then treated as lost,
- * since an RDMA operation cannot be cancelled), RPMAF_E_CONNLOST,
- * RPMAF_E_NOENT (the region was removed, or replaced by a new
- * registration, before the operation was posted), RPMAF_E_REMOTE (the
- * target refused it: a remote access error, a failed persist, a failed
- * handler), RPMAF_E_SHUTDOWN (the pool is being deleted).
+ * submission, queueing and waiting for a connection included: a posted
+ * one's connection is then treated as lost, since an RDMA operation cannot
+ * be cancelled), RPMAF_E_CONNLOST (a call the target may have run was on
+ * a lost connection), RPMAF_E_NOENT (the region was removed, or replaced
+ * by a new registration, before the operation was posted), RPMAF_E_REMOTE
+ * (the target refused it: a remote access error, a failed persist, a
+ * failed handler), RPMAF_E_SHUTDOWN (the pool is being deleted).
  *
  * Persistence. RPMAF_OP_PERSIST makes a write durable before the
  * operation completes: with rpma_flush(RPMA_FLUSH_TYPE_PERSISTENT) where
@@ -1528,7 +1591,9 @@ int rpmaf_pool_delete(struct rpmaf_pool **pool_ptr);
  *                  the region; both flags, or an unknown one; the region's
  *                  usage lacks write (or flush, with a flag)
  * - RPMAF_E_NOENT  no such region in the table now
- * - RPMAF_E_AGAIN  the region's target has no healthy connection now
+ * - RPMAF_E_AGAIN  the region's target has no healthy connection now and
+ *                  all its waiting places are taken (back-pressure: retry
+ *                  after a completion)
  * - RPMAF_E_SHUTDOWN  the pool is being deleted
  *
  * THREAD SAFETY
@@ -1627,6 +1692,26 @@ int rpmaf_pool_region(struct rpmaf_pool *pool, const char *name, struct rpmaf_po
  * THREAD SAFETY: thread-safe.
  */
 int rpmaf_pool_get_stats(const struct rpmaf_pool *pool, struct rpmaf_pool_stats *stats);
+
+/* a snapshot of a pool's faults and of what they cost (rpmaf_pool_get_fault_stats()) */
+struct rpmaf_pool_fault_stats {
+	uint64_t conn_lost;	/* ready connections lost */
+	uint64_t peer_silent;	/* of which to the target's silence (frozen or cut off) */
+	uint64_t waited;	/* operations that waited for a connection of their target */
+	uint64_t retried;	/* operations posted again after their connection was lost */
+	uint64_t wait_timeouts; /* operations that timed out waiting for a connection */
+	uint32_t waiting;	/* operations waiting for a connection now */
+	uint32_t down;		/* connections not healthy now */
+};
+
+/*
+ * rpmaf_pool_get_fault_stats -- a snapshot of the pool's fault counters
+ * (each read atomically, not all of one instant); the rest of the pool's
+ * counters are rpmaf_pool_get_stats()'s.
+ * RETURN VALUE: 0; RPMAF_E_INVAL (a NULL argument).
+ * THREAD SAFETY: thread-safe.
+ */
+int rpmaf_pool_get_fault_stats(const struct rpmaf_pool *pool, struct rpmaf_pool_fault_stats *stats);
 
 /*
  * rpmaf_pool_dump_json -- write the pool's counters and latency

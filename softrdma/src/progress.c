@@ -1097,6 +1097,20 @@ softrdma__progress_fork_parent(void)
 }
 
 /*
+ * Forked child: the resources of @c, the parent's connection: its socket
+ * becomes @dead and its rings are unmapped, so nothing done on it here
+ * reaches the parent's connection or its peer. Its list nodes are left as
+ * they are: @c may be on two of the progress thread's lists (the same-host
+ * one and the hello or grave one), which are being walked.
+ */
+static void
+softrdma_conn_disown_res(struct softrdma_conn *c, int dead)
+{
+	softrdma__shm_disown(c);
+	softrdma__fd_disown(&c->fd, dead);
+}
+
+/*
  * Forked child: @c is the parent's. Its socket becomes @dead and its rings
  * are unmapped, so nothing done on it here reaches the parent's connection
  * or its peer, and it is on no list of this process. Idempotent.
@@ -1106,8 +1120,7 @@ softrdma_conn_disown(struct softrdma_conn *c, int dead)
 {
 	if (!c)
 		return;
-	softrdma__shm_disown(c);
-	softrdma__fd_disown(&c->fd, dead);
+	softrdma_conn_disown_res(c, dead);
 	softrdma__list_init(&c->node);
 	softrdma__list_init(&c->shm_node);
 }
@@ -1177,20 +1190,17 @@ softrdma_conns_fork_child(int dead)
 {
 	struct softrdma_list *n, *next;
 
-	for (n = softrdma_prog.shm.next; n != &softrdma_prog.shm; n = next) {
-		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, shm_node);
-
-		next = n->next;
-		softrdma_conn_disown(c, dead);
-	}
-	for (n = softrdma_prog.hello.next; n != &softrdma_prog.hello; n = next) {
-		next = n->next;
-		softrdma_conn_disown(SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node), dead);
-	}
+	/*
+	 * the closed ones first, each taken off the same-host list it may still
+	 * be on (as the progress thread's reaping does), then the others' own
+	 * resources only: re-initializing a node of a connection that is on two
+	 * lists would make the other list's walk loop on it (and free it twice)
+	 */
 	for (n = softrdma_prog.grave.next; n != &softrdma_prog.grave; n = next) {
 		struct softrdma_conn *c = SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node);
 
 		next = n->next;
+		softrdma__list_del(&c->shm_node);
 		softrdma__shm_disown(c);
 		close(c->fd);
 		while (!softrdma__list_empty(&c->txq)) {
@@ -1201,6 +1211,12 @@ softrdma_conns_fork_child(int dead)
 		}
 		free(c);
 	}
+	for (n = softrdma_prog.shm.next; n != &softrdma_prog.shm; n = n->next)
+		softrdma_conn_disown_res(SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, shm_node),
+					 dead);
+	for (n = softrdma_prog.hello.next; n != &softrdma_prog.hello; n = n->next)
+		softrdma_conn_disown_res(SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, node),
+					 dead);
 	softrdma__list_init(&softrdma_prog.shm);
 	softrdma__list_init(&softrdma_prog.hello);
 	softrdma__list_init(&softrdma_prog.grave);

@@ -189,10 +189,16 @@ failures(const struct client *cl, const struct report_meta *m, const struct repo
 	for (unsigned i = 0; i < n; i++) {
 		const struct run_fig *f = &runs[i].res.all;
 
-		if (runs[i].first_error[0])
-			fprintf(stderr, "rpma-load: %llu operation%s failed; the first: %s\n",
-				(unsigned long long)f->errors, f->errors == 1 ? "" : "s",
-				runs[i].first_error);
+		if (runs[i].first_error[0]) {
+			fprintf(stderr, "rpma-load: %llu operation%s failed (",
+				(unsigned long long)f->errors, f->errors == 1 ? "" : "s");
+			for (int w = 0, n = 0; w < RUN_NWHY; w++)
+				if (runs[i].res.fails[w])
+					fprintf(stderr, "%s%llu %s", n++ ? ", " : "",
+						(unsigned long long)runs[i].res.fails[w],
+						Run_why_names[w]);
+			fprintf(stderr, "); the first: %s\n", runs[i].first_error);
+		}
 		if (runs[i].v.unchecked)
 			fprintf(stderr, "rpma-load: verify: %llu records not checked (%s)\n",
 				(unsigned long long)runs[i].v.unchecked,

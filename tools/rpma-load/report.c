@@ -147,6 +147,20 @@ table_verify(FILE *out, const struct report_verify *v)
 			v->interrupted ? "interrupted" : "target unreachable");
 }
 
+/* table_fails -- the failures by why, when there are any, for the table's last line */
+static void
+table_fails(FILE *out, const struct run_result *res)
+{
+	const char *sep = "; failed: ";
+
+	for (int w = 0; w < RUN_NWHY; w++) {
+		if (!res->fails[w])
+			continue;
+		fprintf(out, "%s%" PRIu64 " %s", sep, res->fails[w], Run_why_names[w]);
+		sep = ", ";
+	}
+}
+
 /* see report.h */
 void
 report_table(FILE *out, const struct workload *wl, const struct report_meta *m,
@@ -177,6 +191,7 @@ report_table(FILE *out, const struct workload *wl, const struct report_meta *m,
 		if (runs[i].size)
 			fprintf(out, "size %" PRIu64 ": ", runs[i].size);
 		fprintf(out, "%.2f s", runs[i].seconds);
+		table_fails(out, &runs[i].res);
 		table_verify(out, &runs[i].v);
 		fputc('\n', out);
 	}
@@ -249,6 +264,10 @@ json_run(FILE *out, const struct workload *wl, const struct report_run *rr)
 		}
 	fprintf(out, "},");
 	json_fig(out, "total", &rr->res.all, s);
+	fprintf(out, ",\"failures\":{");
+	for (int w = 0; w < RUN_NWHY; w++)
+		fprintf(out, "%s\"%s\":%" PRIu64, w ? "," : "", Run_why_names[w], rr->res.fails[w]);
+	fprintf(out, "}");
 	json_account(out, &rr->acct);
 	if (rr->v.done)
 		fprintf(out,

@@ -246,6 +246,7 @@ note_error(struct rthread *t, int k, int status)
 	int none = 0;
 
 	count_add(&t->errors[k], 1);
+	count_add(&t->fails[run_why(status)], 1);
 	if (atomic_compare_exchange_strong(&t->r->first_err, &none, status))
 		atomic_store(&t->r->first_err_kind, k);
 }

@@ -516,6 +516,51 @@ fig_add(struct run_fig *f, const struct rthread *t, int k)
 }
 
 /* see run.h */
+const char *const Run_why_names[RUN_NWHY] = {
+    [RUN_W_TIMEOUT] = "timeout", [RUN_W_CONNLOST] = "connlost", [RUN_W_NOENT] = "noent",
+    [RUN_W_REMOTE] = "remote",	 [RUN_W_REFUSED] = "refused",	[RUN_W_SHUTDOWN] = "shutdown",
+    [RUN_W_ECHO] = "echo",	 [RUN_W_OTHER] = "other",
+};
+
+/* see run.h */
+int
+run_why(int code)
+{
+	switch (code) {
+	case RPMAF_E_TIMEOUT:
+		return RUN_W_TIMEOUT;
+	case RPMAF_E_CONNLOST:
+		return RUN_W_CONNLOST;
+	case RPMAF_E_NOENT:
+		return RUN_W_NOENT;
+	case RPMAF_E_REMOTE:
+		return RUN_W_REMOTE;
+	case RPMAF_E_AGAIN:
+		return RUN_W_REFUSED;
+	case RPMAF_E_SHUTDOWN:
+		return RUN_W_SHUTDOWN;
+	case RUN_E_ECHO:
+		return RUN_W_ECHO;
+	default:
+		return RUN_W_OTHER;
+	}
+}
+
+/* fails_collect -- the failures by why of every thread, less the warm-up's */
+static void
+fails_collect(const struct run *r, struct run_result *res)
+{
+	for (int w = 0; w < RUN_NWHY; w++) {
+		for (unsigned i = 0; i < r->wl->threads; i++)
+			res->fails[w] +=
+			    atomic_load_explicit(&r->th[i].fails[w], memory_order_relaxed);
+		if (r->has_base)
+			res->fails[w] -=
+			    r->base->fails[w] < res->fails[w] ? r->base->fails[w] : res->fails[w];
+	}
+}
+
+/* see run.h */
 void
 run_collect(const struct run *r, struct run_result *res)
 {
@@ -537,6 +582,7 @@ run_collect(const struct run *r, struct run_result *res)
 			run_fig_sub(&res->kind[k], &r->base->kind[k]);
 		run_fig_sub(&res->all, &r->base->all);
 	}
+	fails_collect(r, res);
 }
 
 /* see run.h */
@@ -576,7 +622,12 @@ run_err_str(int code)
 	if (code == RUN_E_ECHO)
 		return "the echo reply differs from the request";
 	if (code == RPMAF_E_AGAIN)
-		return "no healthy connection to the target now (the pool's RPMAF_E_AGAIN)";
+		return "no healthy connection to the target and no room to wait for one (the "
+		       "pool's "
+		       "RPMAF_E_AGAIN)";
+	if (code == RPMAF_E_TIMEOUT)
+		return "not done in timeouts.operation_ms (no connection to the target in time, or "
+		       "no answer)";
 	return rpmaf_err_str(code);
 }
 

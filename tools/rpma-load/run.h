@@ -63,10 +63,27 @@ struct run_fig {
 	struct rpmaf__hist_snap snap;
 };
 
+/* why operations failed, as the run counts them (run_why()) */
+enum run_why {
+	RUN_W_TIMEOUT,	/* RPMAF_E_TIMEOUT: not done, or no connection, in timeouts.operation_ms */
+	RUN_W_CONNLOST, /* RPMAF_E_CONNLOST: a call in flight on a lost connection */
+	RUN_W_NOENT,	/* RPMAF_E_NOENT: the region or the handler is gone */
+	RUN_W_REMOTE,	/* RPMAF_E_REMOTE: the target refused it */
+	RUN_W_REFUSED,	/* RPMAF_E_AGAIN at submission: no room to wait for a connection */
+	RUN_W_SHUTDOWN, /* RPMAF_E_SHUTDOWN: the pool was being deleted */
+	RUN_W_ECHO,	/* a call's echo differs from its request */
+	RUN_W_OTHER,	/* anything else */
+	RUN_NWHY
+};
+
+/* the names of enum run_why in the report ("timeout", ...) */
+extern const char *const Run_why_names[RUN_NWHY];
+
 /* a snapshot of a run's figures */
 struct run_result {
 	struct run_fig kind[WL_NKINDS];
 	struct run_fig all;
+	uint64_t fails[RUN_NWHY]; /* the failed operations of all kinds, by why */
 };
 
 /* how every operation submitted ended (see Accounting above) */
@@ -87,6 +104,9 @@ struct run_opts {
 	bool keep_running; /* no stop when the target is unreachable (run_unreachable()) */
 	FILE *timeline;	   /* the timeline's CSV lines go there; NULL: none */
 };
+
+/* run_why -- why an operation that ended with code failed (enum run_why) */
+int run_why(int code);
 
 struct run;
 

@@ -88,6 +88,7 @@ struct rthread {
 	uint64_t seq;
 	uint64_t cursor; /* the next of its slots to write (--verify) */
 	_Atomic uint64_t ops[WL_NKINDS], bytes[WL_NKINDS], errors[WL_NKINDS];
+	_Atomic uint64_t fails[RUN_NWHY]; /* its errors, by why */
 	struct rpmaf__hist hist[WL_NKINDS];
 };
 

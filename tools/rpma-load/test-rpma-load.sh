@@ -355,6 +355,12 @@ grep -qE "verify: [0-9]+ records read back, 0 bad, [1-9][0-9]* not checked \(tar
 	"$tmp/out" && ok || ko unreachable "records not read back are not reported as not checked"
 grep -q "no room now" "$tmp/out" "$tmp/err" && ko unreachable "RPMAF_E_AGAIN said as 'no room now'" ||
 	ok
+# the operations in flight and those submitted since waited for a connection: each failed once,
+# at its deadline, and the failures are told by why
+grep -qE "operations? failed \([1-9][0-9]* timeout\); the first: [a-z_]+: not done in" \
+	"$tmp/err" && ok || ko unreachable "the failures by why: $(grep failed "$tmp/err")"
+grep -qE "; failed: [1-9][0-9]* timeout;" "$tmp/out" && ok ||
+	ko unreachable "the table's failures by why: $(grep failed "$tmp/out")"
 
 # with --keep-running the run goes on to its end through the loss (a fault test measures what
 # comes after); its operations fail meanwhile, each counted once, and the timeline shows when

@@ -121,7 +121,8 @@ server_start(struct server *s)
 		return -1;
 	}
 	if ((ret = rpmaf_server_new(s->cfg, s->peer, s->ws, &s->srv)) ||
-	    (ret = rpmaf_server_handler_add(s->srv, HANDLER_ECHO, echo, NULL)) ||
+	    (ret = rpmaf_server_handler_add_flags(s->srv, HANDLER_ECHO, echo, NULL,
+						  RPMAF_HANDLER_IDEMPOTENT)) ||
 	    (ret = rpmaf_server_start(s->srv))) {
 		service_log(RPMAF_LOG_ERROR,
 			    "cannot start the server on %s:%u: %s (the log above says why)",

@@ -9,7 +9,8 @@
  * SIGTERM deletes everything and exits 0. Its variants:
  *   std    an APM region (a file, direct write), a GPSPM region (a file), a
  *          read-only region and a region it removes on SIGUSR1; an echo
- *          handler (id 1) and a handler that always fails (id 2)
+ *          handler (id 1), a handler that always fails (id 2) and the echo
+ *          announced idempotent (id 3)
  *   paged  PAGED_REGIONS regions and 256-byte messages: its region list
  *          takes many pages
  *   max2   listen.max_connections 2
@@ -65,6 +66,7 @@
 #define READY_MS      15000
 #define ECHO_ID	      1
 #define FAIL_ID	      2	  /* a handler that always fails */
+#define IDEM_ID	      3	  /* the echo, announced idempotent */
 #define FAIL_CODE     -42 /* what it returns */
 #define PAGED_REGIONS 40
 #define DEL_OPS	      256 /* operations in flight when a pool is deleted */
@@ -238,7 +240,9 @@ server_main(const char *port, const char *dir, const char *key, const char *vari
 	if (!(peer = peer_new(addr, RPMA_UTIL_IBV_CONTEXT_LOCAL)) ||
 	    rpmaf_workers_new(cfg, peer, &ws) || rpmaf_server_new(cfg, peer, ws, &srv) ||
 	    rpmaf_server_handler_add(srv, ECHO_ID, echo, NULL) ||
-	    rpmaf_server_handler_add(srv, FAIL_ID, failing, NULL) || rpmaf_server_start(srv)) {
+	    rpmaf_server_handler_add(srv, FAIL_ID, failing, NULL) ||
+	    rpmaf_server_handler_add_flags(srv, IDEM_ID, echo, NULL, RPMAF_HANDLER_IDEMPOTENT) ||
+	    rpmaf_server_start(srv)) {
 		fprintf(stderr, "server: setup failed\n");
 		goto out;
 	}
@@ -1382,38 +1386,6 @@ test_timeout(void **state)
 	dt = t_now_ms() - t0;
 	assert_true(dt >= OP_MS - 50 && dt < OP_MS + 1500);
 	assert_int_equal(kill(Srv.pid, SIGCONT), 0);
-	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
-	assert_int_equal(write_sync("gpspm", 0, 0, 4096, RPMAF_OP_PERSIST), 0);
-}
-
-/*
- * test_op_wait_conn_lost -- rpmaf_op_wait() on operations whose
- * connection is lost (the server stopped, then killed): they complete
- * with RPMAF_E_CONNLOST, before their time-out; the pool recovers
- */
-static void
-test_op_wait_conn_lost(void **state)
-{
-	struct rpmaf_op call, write;
-	char req[16] = "lost", reply[16];
-	long long t0;
-
-	(void)state;
-	assert_int_equal(srv_freeze(&Srv), 0);
-	t0 = t_now_ms();
-	assert_int_equal(
-	    rpmaf_pool_call(Pool, &call, "t0", ECHO_ID, req, 5, reply, sizeof(reply), NULL, NULL),
-	    0);
-	memset(Mem, 0x5e, 4096);
-	assert_int_equal(
-	    rpmaf_pool_write(Pool, &write, "gpspm", 0, Mr, 0, 4096, RPMAF_OP_PERSIST, NULL, NULL),
-	    0);
-	usleep(100000);
-	t_srv_kill(&Srv);
-	assert_int_equal(rpmaf_op_wait(&call), RPMAF_E_CONNLOST);
-	assert_int_equal(rpmaf_op_wait(&write), RPMAF_E_CONNLOST);
-	assert_true(t_now_ms() - t0 < OP_MS);
-	assert_int_equal(server_start(), 0);
 	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
 	assert_int_equal(write_sync("gpspm", 0, 0, 4096, RPMAF_OP_PERSIST), 0);
 }
@@ -2824,6 +2796,540 @@ test_server_killed(void **state)
 	assert_true(st.errors >= 1);
 }
 
+/* ------------------------------------------------------------- faults: wait, retry, detect */
+
+/*
+ * The tests of the pool across faults of the std server (killed, frozen):
+ * an operation waits for a connection of its target rather than failing,
+ * is posted again after its connection was lost when it may be, completes
+ * exactly once, and fails with RPMAF_E_TIMEOUT at its deadline when no
+ * connection comes; a frozen server is found out by the heartbeats within
+ * their bound. Each runs a pool of its own, timed for the test, and leaves
+ * the std server running.
+ */
+
+#define FLOADERS    2
+#define FSLOTS	    8			    /* operations each loader keeps in flight */
+#define FSLOT	    4096u		    /* bytes of one slot */
+#define FREGION_OFF (768u << 10)	    /* where the loaders' slots are in apm and gpspm */
+#define FSRC_OFF    (3u << 20)		    /* the loaders' sources in Mem */
+#define FDST_OFF    (3u << 20) + (1u << 19) /* where the check reads them back */
+
+/* a loader of the fault tests: FSLOTS writes+persists at a time, each to its own slot */
+struct floader {
+	struct rpmaf_pool *pool;
+	unsigned idx;
+	atomic_int stop;
+	atomic_ullong ok, errors, refused, twice, submitted;
+	atomic_int first_error;
+	atomic_int busy[FSLOTS];
+	uint64_t seq[FSLOTS];	     /* the last submitted to the slot */
+	atomic_ullong acked[FSLOTS]; /* the last acknowledged */
+	struct rpmaf_op ops[FSLOTS];
+};
+
+static struct floader Floaders[FLOADERS];
+
+/* fslot -- slot k of loader l: its place in the regions and in the sources */
+static size_t
+fslot(const struct floader *l, unsigned k)
+{
+	return ((size_t)l->idx * FSLOTS + k) * FSLOT;
+}
+
+/* fregion -- the region of slot k: apm and gpspm by turns */
+static const char *
+fregion(unsigned k)
+{
+	return k % 2 ? "gpspm" : "apm";
+}
+
+/* ffill -- the bytes of write seq of a slot: the sequence number, then a pattern of it */
+static void
+ffill(uint8_t *p, uint64_t seq)
+{
+	memcpy(p, &seq, sizeof(seq));
+	for (size_t j = sizeof(seq); j < FSLOT; j++)
+		p[j] = (uint8_t)(seq * 31 + j);
+}
+
+/* floader_cb -- a completion: counted by status; a second one of the same submission noted */
+static void
+floader_cb(struct rpmaf_op *op, int status, void *ctx)
+{
+	struct floader *l = ctx;
+	unsigned k = (unsigned)(op - l->ops);
+
+	if (status == 0) {
+		atomic_store(&l->acked[k], l->seq[k]);
+		atomic_fetch_add(&l->ok, 1);
+	} else {
+		int none = 0;
+
+		atomic_compare_exchange_strong(&l->first_error, &none, status);
+		atomic_fetch_add(&l->errors, 1);
+	}
+	if (atomic_exchange(&l->busy[k], 0) != 1)
+		atomic_fetch_add(&l->twice, 1);
+}
+
+/* floader_main -- write until told to stop, each slot again once its write completed */
+static void *
+floader_main(void *arg)
+{
+	struct floader *l = arg;
+
+	while (!atomic_load(&l->stop)) {
+		for (unsigned k = 0; k < FSLOTS; k++) {
+			if (atomic_load(&l->busy[k]))
+				continue;
+			l->seq[k]++;
+			ffill(Mem + FSRC_OFF + fslot(l, k), (uint64_t)l->idx << 32 | l->seq[k]);
+			atomic_store(&l->busy[k], 1);
+			atomic_fetch_add(&l->submitted, 1);
+			if (rpmaf_pool_write(l->pool, &l->ops[k], fregion(k),
+					     FREGION_OFF + fslot(l, k), Mr, FSRC_OFF + fslot(l, k),
+					     FSLOT, RPMAF_OP_PERSIST, floader_cb, l)) {
+				atomic_fetch_add(&l->refused, 1);
+				atomic_store(&l->busy[k], 0);
+				l->seq[k]--;
+			}
+		}
+		usleep(500);
+	}
+	return NULL;
+}
+
+/* floaders_start -- the loaders on pool, from nothing */
+static void
+floaders_start(struct rpmaf_pool *pool, pthread_t *th)
+{
+	for (unsigned i = 0; i < FLOADERS; i++) {
+		memset(&Floaders[i], 0, sizeof(Floaders[i]));
+		Floaders[i].pool = pool;
+		Floaders[i].idx = i;
+		assert_int_equal(pthread_create(&th[i], NULL, floader_main, &Floaders[i]), 0);
+	}
+}
+
+/* floaders_idle -- the loaders have nothing in flight */
+static bool
+floaders_idle(void)
+{
+	for (unsigned i = 0; i < FLOADERS; i++)
+		for (unsigned k = 0; k < FSLOTS; k++)
+			if (atomic_load(&Floaders[i].busy[k]))
+				return false;
+	return true;
+}
+
+/*
+ * floaders_end -- stop the loaders, wait until every operation completed
+ * (within limit_ms), say what they did; then every slot read back holds
+ * its last acknowledged write
+ */
+static void
+floaders_end(struct rpmaf_pool *pool, pthread_t *th, long long limit_ms)
+{
+	unsigned long long ok = 0, errors = 0, refused = 0, twice = 0;
+	long long limit;
+
+	for (unsigned i = 0; i < FLOADERS; i++) {
+		atomic_store(&Floaders[i].stop, 1);
+		pthread_join(th[i], NULL);
+	}
+	limit = t_now_ms() + limit_ms;
+	while (!floaders_idle() && t_now_ms() < limit)
+		usleep(1000);
+	assert_true(floaders_idle()); /* none hangs */
+	usleep(100000);		      /* a second completion would come by now */
+	for (unsigned i = 0; i < FLOADERS; i++) {
+		ok += atomic_load(&Floaders[i].ok);
+		errors += atomic_load(&Floaders[i].errors);
+		refused += atomic_load(&Floaders[i].refused);
+		twice += atomic_load(&Floaders[i].twice);
+	}
+	fprintf(stderr, "  loaders: %llu ok, %llu failed (first: %s), %llu refused, %llu twice\n",
+		ok, errors,
+		errors ? rpmaf_err_str(atomic_load(&Floaders[0].first_error)
+					   ? atomic_load(&Floaders[0].first_error)
+					   : atomic_load(&Floaders[1].first_error))
+		       : "none",
+		refused, twice);
+	assert_true(ok > 0);
+	assert_int_equal(twice, 0);
+	assert_int_equal(errors, 0);
+	assert_int_equal(refused, 0);
+	for (unsigned i = 0; i < FLOADERS; i++) {
+		struct floader *l = &Floaders[i];
+
+		for (unsigned k = 0; k < FSLOTS; k++) {
+			uint64_t want = (uint64_t)i << 32 | atomic_load(&l->acked[k]);
+			struct rpmaf_op op;
+			uint8_t expect[FSLOT];
+
+			if (!atomic_load(&l->acked[k]))
+				continue;
+			assert_int_equal(rpmaf_pool_read(pool, &op, fregion(k),
+							 FREGION_OFF + fslot(l, k), Mr,
+							 FDST_OFF + fslot(l, k), FSLOT, NULL, NULL),
+					 0);
+			assert_int_equal(rpmaf_op_wait(&op), 0);
+			ffill(expect, want);
+			assert_memory_equal(Mem + FDST_OFF + fslot(l, k), expect, FSLOT);
+		}
+	}
+}
+
+/*
+ * fault_pool -- a pool of its own on the std server: conns connections,
+ * operations of op_ms, this side's heartbeat hb_ms x misses, its log in
+ * Dir/log; 0 once ready
+ */
+static int
+fault_pool(unsigned conns, unsigned op_ms, unsigned hb_ms, unsigned misses, const char *log,
+	   struct rpmaf_cfg **cfg, struct rpmaf_workers **ws, struct rpmaf_pool **pool)
+{
+	struct rpmaf_cfg_err err;
+	char yaml[1024];
+
+	snprintf(yaml, sizeof(yaml),
+		 "workers: {count: 2, polling: event, batch: 16}\n"
+		 "queues: {sq: 8, cq: 64, messages: {size: 4K, credits: 8}}\n"
+		 "targets: [{name: t0, address: %s, port: %s, connections: %u}]\n"
+		 "timeouts: {connect_ms: 3000, operation_ms: %u, heartbeat_interval_ms: %u,\n"
+		 "           heartbeat_misses: %u}\n"
+		 "reconnect: {initial_ms: 20, max_ms: 200, multiplier: 2, jitter: 0.2}\n"
+		 "auth: {key_file: %s}\n"
+		 "log: {level: %s, file: %s/%s}\n",
+		 Addr, Port, conns, op_ms, hb_ms, misses, Key_a,
+		 getenv("INTEG_DEBUG") ? "debug" : "notice", Dir, log);
+	if (rpmaf_cfg_load_buffer("client", yaml, strlen(yaml), NULL, cfg, &err)) {
+		fprintf(stderr, "fault_pool: %s\n", err.msg);
+		return -1;
+	}
+	return side_pool(*cfg, ws, pool);
+}
+
+/* pool_healthy -- the pool's healthy connections now */
+static unsigned
+pool_healthy(struct rpmaf_pool *pool)
+{
+	struct rpmaf_pool_stats st;
+
+	return rpmaf_pool_get_stats(pool, &st) ? 0 : st.healthy;
+}
+
+/* pool_down -- wait up to ms for the pool to have no healthy connection */
+static bool
+pool_down(struct rpmaf_pool *pool, long long ms)
+{
+	long long limit = t_now_ms() + ms;
+
+	while (pool_healthy(pool) && t_now_ms() < limit)
+		usleep(1000);
+	return pool_healthy(pool) == 0;
+}
+
+/* pool_counter -- counter name of the pool's line of its JSON dump; -1 when not there */
+static long long
+pool_counter(struct rpmaf_pool *pool, const char *name)
+{
+	char *text = NULL, key[64];
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	long long v = -1;
+	const char *line, *at;
+
+	if (!f)
+		return -1;
+	if (rpmaf_pool_dump_json(pool, f) == 0 && fflush(f) == 0 &&
+	    (line = strstr(text, "\"scope\":\"pool\""))) {
+		snprintf(key, sizeof(key), "\"%s\":", name);
+		if ((at = strstr(line, key)))
+			v = strtoll(at + strlen(key), NULL, 10);
+	}
+	fclose(f);
+	free(text);
+	return v;
+}
+
+/* fault_log -- the path of a fault test's pool log */
+static const char *
+fault_log(const char *name, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/%s", Dir, name);
+	return buf;
+}
+
+/* srv_restart -- the std server was killed or stopped: have it serve again, and Pool ready */
+static void
+srv_restart(void)
+{
+	if (Srv.pid > 0)
+		t_srv_kill(&Srv);
+	assert_int_equal(server_start(), 0);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
+/*
+ * test_wait_server_back -- operations submitted while the target is down
+ * (the server killed) wait for it: they complete, well, once the server is
+ * back before their deadline, and what was written is there
+ */
+static void
+test_wait_server_back(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_op w, c, r;
+	char reply[16] = "", path[128];
+	long long t0;
+
+	(void)state;
+	assert_int_equal(fault_pool(2, 8000, 500, 8, "client-back.log", &cfg, &ws, &pool), 0);
+	t_srv_kill(&Srv);
+	assert_true(pool_down(pool, 5000));
+	memset(Mem + FSRC_OFF, 0xa5, 4096);
+	t0 = t_now_ms();
+	assert_int_equal(rpmaf_pool_write(pool, &w, "apm", FREGION_OFF, Mr, FSRC_OFF, 4096,
+					  RPMAF_OP_PERSIST, NULL, NULL),
+			 0);
+	assert_int_equal(
+	    rpmaf_pool_call(pool, &c, "t0", ECHO_ID, "back", 5, reply, sizeof(reply), NULL, NULL),
+	    0);
+	usleep(200000); /* they wait */
+	assert_int_equal(server_start(), 0);
+	assert_int_equal(rpmaf_op_wait(&w), 0);
+	assert_int_equal(rpmaf_op_wait(&c), 0);
+	assert_true(t_now_ms() - t0 < 8000);
+	assert_string_equal(reply, "back");
+	memset(Mem + FDST_OFF, 0, 4096);
+	assert_int_equal(
+	    rpmaf_pool_read(pool, &r, "apm", FREGION_OFF, Mr, FDST_OFF, 4096, NULL, NULL), 0);
+	assert_int_equal(rpmaf_op_wait(&r), 0);
+	assert_memory_equal(Mem + FDST_OFF, Mem + FSRC_OFF, 4096);
+	assert_true(pool_counter(pool, "waited") >= 2);
+	assert_int_equal(pool_counter(pool, "wait_timeouts"), 0);
+	assert_true(log_has(fault_log("client-back.log", path, sizeof(path)), "connection lost"));
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
+/* wt_cb -- count the completions of an operation of test_wait_timeout, keep the status */
+static void
+wt_cb(struct rpmaf_op *op, int status, void *ctx)
+{
+	atomic_int *calls = ctx;
+
+	(void)op;
+	atomic_store(&calls[1], status);
+	atomic_fetch_add(&calls[0], 1);
+}
+
+/*
+ * test_wait_timeout -- with the target down for good, operations wait
+ * and fail exactly once with RPMAF_E_TIMEOUT at their deadline (not
+ * before), a line of the log says why and the counter counts them; a
+ * submission beyond the waiting places (connections x queues.sq) is
+ * refused at once with RPMAF_E_AGAIN
+ */
+static void
+test_wait_timeout(void **state)
+{
+	enum { OPS = 8, MS = 1000 };
+	static struct rpmaf_op ops[OPS + 1];
+	static atomic_int calls[OPS][2];
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_op w;
+	char path[128];
+	long long t0, dt;
+
+	(void)state;
+	assert_int_equal(fault_pool(1, MS, 500, 8, "client-timeout.log", &cfg, &ws, &pool), 0);
+	t_srv_kill(&Srv);
+	assert_true(pool_down(pool, 5000));
+	t0 = t_now_ms();
+	assert_int_equal(
+	    rpmaf_pool_write(pool, &w, "apm", 0, Mr, 0, 4096, RPMAF_OP_PERSIST, NULL, NULL), 0);
+	for (unsigned i = 0; i < OPS - 1; i++) {
+		atomic_store(&calls[i][0], 0);
+		assert_int_equal(rpmaf_pool_write(pool, &ops[i], "gpspm", 4096 * i, Mr, 0, 4096,
+						  RPMAF_OP_PERSIST, wt_cb, calls[i]),
+				 0);
+	}
+	/* 1 connection x sq 8: every place is taken */
+	assert_int_equal(
+	    rpmaf_pool_read(pool, &ops[OPS], "apm", 0, Mr, 0, 64, wt_cb, calls[OPS - 1]),
+	    RPMAF_E_AGAIN);
+	usleep(MS * 1000 / 2);
+	for (unsigned i = 0; i < OPS - 1; i++)
+		assert_int_equal(atomic_load(&calls[i][0]), 0); /* not before the deadline */
+	assert_int_equal(rpmaf_op_wait(&w), RPMAF_E_TIMEOUT);
+	dt = t_now_ms() - t0;
+	assert_true(dt >= MS - 10 && dt < MS + 600);
+	usleep(300000);
+	for (unsigned i = 0; i < OPS - 1; i++) {
+		assert_int_equal(atomic_load(&calls[i][0]), 1); /* once */
+		assert_int_equal(atomic_load(&calls[i][1]), RPMAF_E_TIMEOUT);
+	}
+	assert_int_equal(pool_counter(pool, "wait_timeouts"), OPS);
+	assert_true(log_has(fault_log("client-timeout.log", path, sizeof(path)),
+			    "timed out waiting for a connection"));
+	/* the places are back */
+	assert_int_equal(rpmaf_pool_read(pool, &w, "apm", 0, Mr, 0, 64, NULL, NULL), 0);
+	assert_int_equal(rpmaf_op_wait(&w), RPMAF_E_TIMEOUT);
+	side_pool_end(&cfg, &ws, &pool);
+	srv_restart();
+}
+
+/*
+ * test_kill_under_load -- the server killed under load and started again:
+ * not one write+persist fails, each completes once, and every slot holds
+ * its last acknowledged write
+ */
+static void
+test_kill_under_load(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	pthread_t th[FLOADERS];
+
+	(void)state;
+	assert_int_equal(fault_pool(2, 8000, 500, 8, "client-kill.log", &cfg, &ws, &pool), 0);
+	floaders_start(pool, th);
+	usleep(300000);
+	t_srv_kill(&Srv);
+	usleep(100000);
+	assert_int_equal(server_start(), 0);
+	usleep(500000);
+	floaders_end(pool, th, 10000);
+	assert_true(pool_counter(pool, "conn_lost") >= 1);
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
+/*
+ * test_freeze_under_load -- the server frozen (SIGSTOP) under load for
+ * longer than the heartbeats' bound but shorter than an operation's time:
+ * the connections are found lost, and not one operation fails
+ */
+static void
+test_freeze_under_load(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	pthread_t th[FLOADERS];
+
+	(void)state;
+	assert_int_equal(fault_pool(2, 6000, 200, 3, "client-freeze.log", &cfg, &ws, &pool), 0);
+	floaders_start(pool, th);
+	usleep(300000);
+	assert_int_equal(srv_freeze(&Srv), 0);
+	usleep(1500000);
+	assert_int_equal(kill(Srv.pid, SIGCONT), 0);
+	usleep(1000000);
+	floaders_end(pool, th, 10000);
+	assert_true(pool_counter(pool, "peer_silent") >= 1);
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
+/*
+ * test_frozen_detected -- a frozen server (SIGSTOP) is found out by this
+ * side's heartbeats within interval x misses (200 ms x 3, shorter than
+ * the server's), said so in the log and counted; after SIGCONT the pool
+ * uses it again without being made anew
+ */
+static void
+test_frozen_detected(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_op op;
+	char path[128];
+	long long t0, dt;
+
+	(void)state;
+	assert_int_equal(fault_pool(1, 10000, 200, 3, "client-frozen.log", &cfg, &ws, &pool), 0);
+	assert_int_equal(srv_freeze(&Srv), 0);
+	t0 = t_now_ms();
+	assert_true(pool_down(pool, 8000));
+	dt = t_now_ms() - t0;
+	fprintf(stderr, "  frozen server found out after %lld ms (bound 600 ms)\n", dt);
+	assert_true(dt <= 600 + 400);
+	assert_true(log_has(fault_log("client-frozen.log", path, sizeof(path)),
+			    "the target is silent (frozen or cut off)"));
+	assert_int_equal(pool_counter(pool, "peer_silent"), 1);
+	assert_int_equal(kill(Srv.pid, SIGCONT), 0);
+	assert_int_equal(rpmaf_pool_wait_ready(pool, READY_MS), 0);
+	memset(Mem + FSRC_OFF, 0x3c, 4096);
+	assert_int_equal(rpmaf_pool_write(pool, &op, "gpspm", FREGION_OFF, Mr, FSRC_OFF, 4096,
+					  RPMAF_OP_PERSIST, NULL, NULL),
+			 0);
+	assert_int_equal(rpmaf_op_wait(&op), 0);
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
+/*
+ * test_call_lost -- operations in flight when their connection is lost
+ * (the server stopped, then killed): a call of an ordinary handler, which
+ * the server may have run, fails with RPMAF_E_CONNLOST, once and before
+ * its deadline; a call of a handler the server announced idempotent and a
+ * write+persist are posted again once the server is back and complete;
+ * the new server ran the idempotent call only
+ */
+static void
+test_call_lost(void **state)
+{
+	struct rpmaf_cfg *cfg = NULL;
+	struct rpmaf_workers *ws = NULL;
+	struct rpmaf_pool *pool = NULL;
+	struct rpmaf_server_stats st;
+	struct rpmaf_pool_fault_stats fs;
+	struct rpmaf_op call, idem, write;
+	char req[16] = "lost", reply[16], ireply[16] = "";
+	long long t0;
+
+	(void)state;
+	assert_int_equal(fault_pool(1, 8000, 500, 8, "client-lost.log", &cfg, &ws, &pool), 0);
+	assert_int_equal(srv_freeze(&Srv), 0);
+	t0 = t_now_ms();
+	assert_int_equal(
+	    rpmaf_pool_call(pool, &call, "t0", ECHO_ID, req, 5, reply, sizeof(reply), NULL, NULL),
+	    0);
+	assert_int_equal(rpmaf_pool_call(pool, &idem, "t0", IDEM_ID, "again", 6, ireply,
+					 sizeof(ireply), NULL, NULL),
+			 0);
+	memset(Mem + FSRC_OFF, 0x5e, 4096);
+	assert_int_equal(rpmaf_pool_write(pool, &write, "gpspm", FREGION_OFF, Mr, FSRC_OFF, 4096,
+					  RPMAF_OP_PERSIST, NULL, NULL),
+			 0);
+	usleep(100000);
+	t_srv_kill(&Srv);
+	assert_int_equal(rpmaf_op_wait(&call), RPMAF_E_CONNLOST);
+	assert_true(t_now_ms() - t0 < 8000);
+	assert_int_equal(server_start(), 0);
+	assert_int_equal(rpmaf_op_wait(&idem), 0);
+	assert_string_equal(ireply, "again");
+	assert_int_equal(rpmaf_op_wait(&write), 0);
+	assert_int_equal(srv_stats(&Srv, &st), 0);
+	assert_int_equal(st.app_requests, 1);
+	assert_int_equal(rpmaf_pool_get_fault_stats(pool, &fs), 0);
+	assert_true(fs.retried >= 2 && fs.conn_lost >= 1);
+	assert_int_equal(fs.waiting, 0);
+	assert_int_equal(fs.wait_timeouts, 0);
+	side_pool_end(&cfg, &ws, &pool);
+	assert_int_equal(rpmaf_pool_wait_ready(Pool, READY_MS), 0);
+}
+
 /* selected -- POOL_TESTS is unset or names part of the test */
 static bool
 selected(const char *name)
@@ -2851,8 +3357,13 @@ main(int argc, char *argv[])
 	    cmocka_unit_test(test_max_connections),
 	    cmocka_unit_test(test_delete_inflight),
 	    cmocka_unit_test(test_timeout),
-	    cmocka_unit_test(test_op_wait_conn_lost),
 	    cmocka_unit_test(test_server_killed),
+	    cmocka_unit_test(test_wait_server_back),
+	    cmocka_unit_test(test_wait_timeout),
+	    cmocka_unit_test(test_kill_under_load),
+	    cmocka_unit_test(test_freeze_under_load),
+	    cmocka_unit_test(test_frozen_detected),
+	    cmocka_unit_test(test_call_lost),
 	    cmocka_unit_test_setup_teardown(test_call_later, lsrv_setup, lsrv_teardown),
 	    cmocka_unit_test_setup_teardown(test_conn_closed_hook, lsrv_setup, lsrv_teardown),
 	    cmocka_unit_test_setup_teardown(test_mem_region, lsrv_setup, lsrv_teardown),

@@ -94,7 +94,7 @@ handshake(struct cli *c, const struct rpmaf__proto_msg *m)
 	}
 	if (m->hdr.type == RPMAF__PROTO_T_HELLO_REPLY) {
 		if (rpmaf__ctl_start(&c->ctl, m->body.hello_reply.credits,
-				     m->body.hello_reply.max_msg_size))
+				     m->body.hello_reply.max_msg_size, m->body.hello_reply.version))
 			return RPMAF_E_PROTO;
 		if (!c->silent)
 			(void)rpmaf__ctl_heartbeat_start(&c->ctl,
@@ -367,7 +367,7 @@ cli_delete(struct cli *c)
 static void
 cli_send(struct cli *c, struct rpmaf__proto_msg *m)
 {
-	m->hdr.version = 1;
+	m->hdr.version = c->sess.version ? c->sess.version : 1;
 	c->out = *m;
 	atomic_store(&c->sent, 0);
 	assert_int_equal(rpmaf_worker_submit(c->w, &c->work, c_send, c), 0);
@@ -429,6 +429,15 @@ echo(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *
 	memcpy(reply, req, len);
 	*rlen = len;
 	return 0;
+}
+
+/* echo_later -- handler 15 (a call answered later, announced idempotent): the request back */
+static void
+echo_later(struct rpmaf_call *call, uint32_t id, const void *req, size_t len, void *arg)
+{
+	(void)id;
+	(void)arg;
+	(void)rpmaf_call_reply(call, 0, req, len);
 }
 
 /* failing -- handler 9: always fails */
@@ -502,6 +511,11 @@ srv_start(struct srv *s, const char *extra)
 	assert_int_equal(rpmaf_server_handler_add(s->s, 7, echo, NULL), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 9, failing, NULL), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 11, durable, s), 0);
+	assert_int_equal(rpmaf_server_call_handler_add_flags(s->s, 15, echo_later, NULL,
+							     RPMAF_HANDLER_IDEMPOTENT),
+			 0);
+	assert_int_equal(
+	    rpmaf_server_handler_add_flags(s->s, 13, echo, NULL, RPMAF_HANDLER_IDEMPOTENT), 0);
 	assert_int_equal(rpmaf_server_start(s->s), 0);
 	assert_int_equal(rpmaf_server_port(s->s), Port);
 }
@@ -810,6 +824,77 @@ test_app(void **state)
 	cli_delete(c);
 	srv_end(&s);
 	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+}
+
+/* handler_list -- HANDLER_LIST_REQ from start; the reply's type and the message in *m */
+static unsigned
+handler_list(struct cli *c, uint32_t start, struct rpmaf__proto_msg *m, uint8_t *copy)
+{
+	struct rpmaf__proto_msg q = {.hdr.type = RPMAF__PROTO_T_HANDLER_LIST_REQ};
+	uint64_t id = ++c->next_req;
+
+	q.hdr.req_id = id;
+	q.body.handler_list_req.start = start;
+	cli_send(c, &q);
+	if (cli_wait(c, RPMAF__PROTO_T_HANDLER_LIST, id, m, copy) == 0)
+		return RPMAF__PROTO_T_HANDLER_LIST;
+	assert_int_equal(cli_wait(c, RPMAF__PROTO_T_ERROR, id, m, copy), 0);
+	return RPMAF__PROTO_T_ERROR;
+}
+
+/*
+ * the handlers announced idempotent (13, 15 of 7, 9, 11, 13, 15), in a
+ * version 2 session: listed in increasing order, a page past the end
+ * empty, one beyond it refused (OUT_OF_RANGE); they answer as any other;
+ * flags are checked when the handler is added
+ */
+static void
+test_handler_list(void **state)
+{
+	struct rpmaf__proto_msg m;
+	uint8_t copy[MSG_SIZE];
+	char out[MSG_SIZE];
+	uint32_t id, flags;
+	struct srv s;
+
+	(void)state;
+	start_std(&s, 0);
+	assert_int_equal(rpmaf_server_handler_add_flags(s.s, 20, echo, NULL, 0), RPMAF_E_INVAL);
+	struct rpmaf_workers *cws = client_start();
+	struct cli *c = cli_new(cws, KEY_HEX, false, true, false);
+
+	assert_int_equal(c->sess.version, 2);
+	assert_int_equal(handler_list(c, 0, &m, copy), RPMAF__PROTO_T_HANDLER_LIST);
+	assert_int_equal(m.body.handler_list.total, 2);
+	assert_int_equal(m.body.handler_list.count, 2);
+	rpmaf__proto_handler_entry(&m.body.handler_list, 0, &id, &flags);
+	assert_int_equal(id, 13);
+	assert_int_equal(flags, RPMAF__PROTO_HANDLER_IDEMPOTENT);
+	rpmaf__proto_handler_entry(&m.body.handler_list, 1, &id, &flags);
+	assert_int_equal(id, 15);
+	assert_int_equal(handler_list(c, 2, &m, copy), RPMAF__PROTO_T_HANDLER_LIST);
+	assert_int_equal(m.body.handler_list.count, 0);
+	assert_int_equal(handler_list(c, 3, &m, copy), RPMAF__PROTO_T_ERROR);
+	assert_int_equal(m.body.error.status, RPMAF__PROTO_S_OUT_OF_RANGE);
+	assert_int_equal(app(c, 13, "idempotent", out), RPMAF__PROTO_S_OK);
+	assert_string_equal(out, "idempotent");
+	assert_int_equal(app(c, 15, "later", out), RPMAF__PROTO_S_OK);
+	assert_string_equal(out, "later");
+	cli_delete(c);
+	srv_end(&s);
+	assert_int_equal(rpmaf_workers_delete(&cws), 0);
+	/* flags the server does not know; a handler already there */
+	memset(&s, 0, sizeof(s));
+	s.cfg = srv_cfg(&s, "", 0);
+	assert_int_equal(rpmaf_workers_new(s.cfg, Peer, &s.ws), 0);
+	assert_int_equal(rpmaf_server_new(s.cfg, Peer, s.ws, &s.s), 0);
+	assert_int_equal(rpmaf_server_handler_add_flags(s.s, 21, echo, NULL, 2), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_handler_add_flags(s.s, 21, NULL, NULL, 1), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_handler_add_flags(NULL, 21, echo, NULL, 1), RPMAF_E_INVAL);
+	assert_int_equal(rpmaf_server_handler_add_flags(s.s, 21, echo, NULL, 1), 0);
+	assert_int_equal(rpmaf_server_call_handler_add_flags(s.s, 21, echo_later, NULL, 1),
+			 RPMAF_E_INVAL);
+	srv_end(&s);
 }
 
 /*
@@ -1547,6 +1632,7 @@ main(void)
 	    cmocka_unit_test(test_list_lookup_write),
 	    cmocka_unit_test(test_persist),
 	    cmocka_unit_test(test_app),
+	    cmocka_unit_test(test_handler_list),
 	    cmocka_unit_test(test_region_persist),
 	    cmocka_unit_test(test_wrong_key),
 	    cmocka_unit_test(test_hostile),

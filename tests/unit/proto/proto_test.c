@@ -159,18 +159,46 @@ sample_requests(unsigned type, struct rpmaf__proto_msg *m)
 	}
 }
 
+/* sample_handlers -- the bodies of the handler list (version 2): two entries of five */
+static void
+sample_handlers(unsigned type, struct rpmaf__proto_msg *m)
+{
+	static uint8_t entries[2 * RPMAF__PROTO_HANDLER_ENTRY];
+
+	switch (type) {
+	case RPMAF__PROTO_T_HANDLER_LIST_REQ:
+		if (m->hdr.version < RPMAF__PROTO_VERSION_HANDLERS)
+			m->hdr.version = RPMAF__PROTO_VERSION_HANDLERS;
+		m->body.handler_list_req.start = 3;
+		break;
+	case RPMAF__PROTO_T_HANDLER_LIST:
+		if (m->hdr.version < RPMAF__PROTO_VERSION_HANDLERS)
+			m->hdr.version = RPMAF__PROTO_VERSION_HANDLERS;
+		rpmaf__proto_handler_entry_put(entries, 7, RPMAF__PROTO_HANDLER_IDEMPOTENT);
+		rpmaf__proto_handler_entry_put(entries + RPMAF__PROTO_HANDLER_ENTRY, 0x01020304,
+					       RPMAF__PROTO_HANDLER_IDEMPOTENT);
+		m->body.handler_list =
+		    (struct rpmaf__proto_handler_list){5, 3, 2, entries, sizeof(entries)};
+		break;
+	}
+}
+
+/* see proto_test.h */
+uint16_t Sample_version = 1;
+
 /* see proto_test.h */
 void
 sample_msg(unsigned type, struct rpmaf__proto_msg *m)
 {
 	memset(m, 0, sizeof(*m));
-	m->hdr.version = 1;
+	m->hdr.version = Sample_version;
 	m->hdr.type = (uint8_t)type;
 	m->hdr.credits = 2;
 	m->hdr.req_id = type == RPMAF__PROTO_T_ANNOUNCE ? 0 : 0x1122334455667788ull;
 	sample_handshake(type, m);
 	sample_regions(type, m);
 	sample_requests(type, m);
+	sample_handlers(type, m);
 }
 
 /* see proto_test.h */

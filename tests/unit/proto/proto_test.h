@@ -21,8 +21,15 @@
 /* a buffer as large as the largest message */
 #define T_BUF_SIZE RPMAF__PROTO_MSG_MAX
 
-/* sample_msg -- a valid message of type (with fixed, distinctive field values) */
+/*
+ * sample_msg -- a valid message of type (with fixed, distinctive field
+ * values), in version Sample_version (the hello exchange in the hello
+ * version, the handler list in version 2 at least)
+ */
 void sample_msg(unsigned type, struct rpmaf__proto_msg *m);
+
+/* the version of the samples: 1 unless a test sets it (the sessions' tests: the newest) */
+extern uint16_t Sample_version;
 
 /* sample_region -- a valid region entry named name (static storage) */
 struct rpmaf__proto_region sample_region(const char *name);

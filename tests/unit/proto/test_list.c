@@ -191,7 +191,7 @@ builder_refusals(void **state)
 	assert_int_equal(rpmaf__proto_list_begin(&b, Buf, 255, &h, 1, 10, 0, 0, &err),
 			 RPMAF__PROTO_E_NOSPC);
 	assert_string_equal(err.msg, "REGION_LIST: a 255-byte buffer (at least 256)");
-	h.version = 2;
+	h.version = 3;
 	assert_int_equal(rpmaf__proto_list_begin(&b, Buf, sizeof(Buf), &h, 1, 10, 0, 0, &err),
 			 RPMAF__PROTO_E_VERSION);
 	h.version = 1;

@@ -145,6 +145,18 @@ assert_requests_eq(const struct rpmaf__proto_msg *a, const struct rpmaf__proto_m
 		assert_memory_equal(a->body.error.reason, b->body.error.reason,
 				    a->body.error.reason_len);
 		break;
+	case RPMAF__PROTO_T_HANDLER_LIST_REQ:
+		assert_int_equal(a->body.handler_list_req.start, b->body.handler_list_req.start);
+		break;
+	case RPMAF__PROTO_T_HANDLER_LIST:
+		assert_int_equal(a->body.handler_list.total, b->body.handler_list.total);
+		assert_int_equal(a->body.handler_list.start, b->body.handler_list.start);
+		assert_int_equal(a->body.handler_list.count, b->body.handler_list.count);
+		assert_int_equal(a->body.handler_list.entries_len,
+				 b->body.handler_list.entries_len);
+		assert_memory_equal(a->body.handler_list.entries, b->body.handler_list.entries,
+				    a->body.handler_list.entries_len);
+		break;
 	}
 }
 
@@ -176,7 +188,7 @@ roundtrip(const struct rpmaf__proto_msg *m)
 	return len;
 }
 
-/* roundtrip_every_type -- a valid message of each of the 17 types */
+/* roundtrip_every_type -- a valid message of each of the 19 types */
 static void
 roundtrip_every_type(void **state)
 {
@@ -188,7 +200,7 @@ roundtrip_every_type(void **state)
 		sample_msg(t, &m);
 		roundtrip(&m);
 	}
-	assert_int_equal(n, 17);
+	assert_int_equal(n, 19);
 }
 
 /* roundtrip_variants -- the optional parts: no entry, no descriptor, no payload, no reason */
@@ -310,6 +322,16 @@ golden_bytes(void **state)
 	    7,	  0,	0,    0,    0,	  0,	0,
 	    0, /* generation 7 */
 	    2,	  'r',	'0'};
+	/* version 2; total 5, start 3, count 2; handlers 7 and 0x01020304, idempotent */
+	static const uint8_t handlers[] = {
+	    'R',  'P',	'F',  'C',  2,	  0,	RPMAF__PROTO_T_HANDLER_LIST,
+	    0,	  28,	0,    0,    0,	  2,	0,
+	    0,	  0,	0x88, 0x77, 0x66, 0x55, 0x44,
+	    0x33, 0x22, 0x11, 5,    0,	  0,	0,
+	    3,	  0,	0,    0,    2,	  0,	0,
+	    0,	  7,	0,    0,    0,	  1,	0,
+	    0,	  0,	4,    3,    2,	  1,	1,
+	    0,	  0,	0};
 	struct rpmaf__proto_msg m;
 
 	(void)state;
@@ -319,6 +341,9 @@ golden_bytes(void **state)
 	sample_msg(RPMAF__PROTO_T_PERSIST_REQ, &m);
 	assert_int_equal(encode_ok(&m, Buf, sizeof(Buf)), sizeof(persist));
 	assert_memory_equal(Buf, persist, sizeof(persist));
+	sample_msg(RPMAF__PROTO_T_HANDLER_LIST, &m);
+	assert_int_equal(encode_ok(&m, Buf, sizeof(Buf)), sizeof(handlers));
+	assert_memory_equal(Buf, handlers, sizeof(handlers));
 }
 
 /* sample_bytes -- the encoded sample of type in Buf; returns its length */
@@ -357,17 +382,22 @@ header_rejected(void **state)
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_MAGIC,
 			  "header.magic: 0x44465052 (0x43465052, \"RPFC\")");
 	Buf[3] = 'C';
-	put_le(Buf + 4, 2, 2);
+	put_le(Buf + 4, 2, 3);
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_VERSION,
-			  "header.version: 2 (this side speaks 1 to 1)");
+			  "header.version: 3 (this side speaks 1 to 2)");
 	put_le(Buf + 4, 2, 0);
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_VERSION,
-			  "header.version: 0 (this side speaks 1 to 1)");
+			  "header.version: 0 (this side speaks 1 to 2)");
 	put_le(Buf + 4, 2, 1);
 	Buf[6] = 0;
-	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 0 (1 to 17)");
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 0 (1 to 19)");
+	Buf[6] = 20;
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 20 (1 to 19)");
+	/* the handler list is not a message of version 1 */
 	Buf[6] = 18;
-	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 18 (1 to 17)");
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 18 (1 to 17 in version 1)");
+	Buf[6] = 19;
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_TYPE, "header.type: 19 (1 to 17 in version 1)");
 	Buf[6] = RPMAF__PROTO_T_HELLO;
 	Buf[7] = 0x80;
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE, "header.flags: 0x80 (none defined: 0)");
@@ -436,9 +466,9 @@ hello_rejected(void **state)
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE, "HELLO.credits: 2 (3 to 65536)");
 
 	len = sample_bytes(RPMAF__PROTO_T_HELLO_REPLY);
-	put_le(Buf + 24, 2, 2);
+	put_le(Buf + 24, 2, 3);
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_VERSION,
-			  "HELLO_REPLY.version: 2 (this side speaks 1 to 1)");
+			  "HELLO_REPLY.version: 3 (this side speaks 1 to 2)");
 	put_le(Buf + 24, 2, 1);
 	put_le(Buf + 26, 2, 3);
 	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
@@ -645,6 +675,62 @@ list_rejected(void **state)
 			  "REGION_LIST.count: truncated: 4 bytes needed at byte 16, 3 left");
 }
 
+/* handlers_rejected -- HANDLER_LIST_REQ and HANDLER_LIST's page and entries */
+static void
+handlers_rejected(void **state)
+{
+	struct rpmaf__proto_msg m;
+	size_t len;
+
+	(void)state;
+	len = sample_bytes(RPMAF__PROTO_T_HANDLER_LIST_REQ);
+	put_le(Buf + 24, 4, RPMAF__PROTO_HANDLERS_MAX + 1);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST_REQ.start: 65537 (0 to 65536)");
+
+	/* the sample: total 5, start 3, count 2, entries 7 and 0x01020304, idempotent */
+	len = sample_bytes(RPMAF__PROTO_T_HANDLER_LIST);
+	assert_int_equal(len, 24 + 12 + 16);
+	put_le(Buf + 24, 4, RPMAF__PROTO_HANDLERS_MAX + 1);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE, "HANDLER_LIST.total: 65537 (0 to 65536)");
+	put_le(Buf + 24, 4, 2);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE, "HANDLER_LIST.start: 3 (0 to 2)");
+	put_le(Buf + 24, 4, 4);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE, "HANDLER_LIST.count: 2 (0 to 1)");
+	put_le(Buf + 24, 4, 5);
+	put_le(Buf + 32, 4, 0);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST.count: 0 while entries 3 to 4 are left");
+	put_le(Buf + 32, 4, 1);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST.entries: 16 bytes for 1 entries of 8");
+	put_le(Buf + 32, 4, 2);
+	put_le(Buf + 36 + 4, 4, 0);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST.entries[0].flags: 0x0 (0x1 idempotent; a handler without "
+			  "flags is not listed)");
+	put_le(Buf + 36 + 4, 4, 3);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST.entries[0].flags: 0x3 (0x1 idempotent; a handler without "
+			  "flags is not listed)");
+	put_le(Buf + 36 + 4, 4, 1);
+	put_le(Buf + 36 + 8, 4, 7);
+	expect_decode_err(Buf, len, RPMAF__PROTO_E_RANGE,
+			  "HANDLER_LIST.entries[1].handler_id: 7 after 7 (increasing)");
+	set_body_len(11);
+	expect_decode_err(Buf, 24 + 11, RPMAF__PROTO_E_TRUNCATED,
+			  "HANDLER_LIST.count: truncated: 4 bytes needed at byte 8, 3 left");
+
+	/* the last page, empty; and a list with nothing */
+	sample_msg(RPMAF__PROTO_T_HANDLER_LIST, &m);
+	m.body.handler_list = (struct rpmaf__proto_handler_list){5, 5, 0, NULL, 0};
+	assert_int_equal(roundtrip(&m), RPMAF__PROTO_HDR_SIZE + 12);
+	m.body.handler_list = (struct rpmaf__proto_handler_list){0, 0, 0, NULL, 0};
+	assert_int_equal(roundtrip(&m), RPMAF__PROTO_HDR_SIZE + 12);
+	m.body.handler_list = (struct rpmaf__proto_handler_list){1, 0, 1, NULL, 8};
+	expect_encode_err(&m, RPMAF__PROTO_E_INVAL, "HANDLER_LIST.entries: NULL");
+}
+
 /* announce_rejected -- the event, and a removal's descriptor */
 static void
 announce_rejected(void **state)
@@ -743,11 +829,13 @@ encode_rejected(void **state)
 	assert_int_equal(rpmaf__proto_msg_encode(Buf, 10, NULL, &err), RPMAF__PROTO_E_INVAL);
 	assert_string_equal(err.msg, "message: NULL message");
 	m.hdr.type = 0;
-	expect_encode_err(&m, RPMAF__PROTO_E_TYPE, "header.type: 0 (1 to 17)");
+	expect_encode_err(&m, RPMAF__PROTO_E_TYPE, "header.type: 0 (1 to 19)");
+	m.hdr.type = RPMAF__PROTO_T_HANDLER_LIST_REQ;
+	expect_encode_err(&m, RPMAF__PROTO_E_TYPE, "header.type: 18 (1 to 17 in version 1)");
 	m.hdr.type = RPMAF__PROTO_T_HELLO;
 	m.hdr.version = 3;
 	expect_encode_err(&m, RPMAF__PROTO_E_VERSION,
-			  "header.version: 3 (this side speaks 1 to 1)");
+			  "header.version: 3 (this side speaks 1 to 2)");
 	m.hdr.version = 1;
 	m.hdr.flags = 1;
 	expect_encode_err(&m, RPMAF__PROTO_E_RANGE, "header.flags: 0x01 (none defined: 0)");
@@ -891,7 +979,8 @@ names_of_things(void **state)
 	assert_string_equal(rpmaf__proto_type_str(RPMAF__PROTO_T_HELLO), "HELLO");
 	assert_string_equal(rpmaf__proto_type_str(RPMAF__PROTO_T_CREDIT), "CREDIT");
 	assert_string_equal(rpmaf__proto_type_str(0), "?");
-	assert_string_equal(rpmaf__proto_type_str(18), "?");
+	assert_string_equal(rpmaf__proto_type_str(RPMAF__PROTO_T_HANDLER_LIST), "HANDLER_LIST");
+	assert_string_equal(rpmaf__proto_type_str(20), "?");
 	assert_string_equal(rpmaf__proto_status_str(RPMAF__PROTO_S_OK), "OK");
 	assert_string_equal(rpmaf__proto_status_str(RPMAF__PROTO_S_APP_FAILED), "APP_FAILED");
 	assert_string_equal(rpmaf__proto_status_str(RPMAF__PROTO_S_MAX + 1), "?");
@@ -917,6 +1006,7 @@ main(void)
 	    cmocka_unit_test(encode_rejected),	    cmocka_unit_test(encode_nospc),
 	    cmocka_unit_test(encode_too_big),	    cmocka_unit_test(app_payload_in_place),
 	    cmocka_unit_test(hdr_decode_alone),	    cmocka_unit_test(names_of_things),
+	    cmocka_unit_test(handlers_rejected),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -62,7 +62,7 @@ seed_msg(const char *name, const struct rpmaf__proto_msg *m)
 	seed_emit(name, len);
 }
 
-/* seeds_every_type -- the sample of each of the 17 types, named after it */
+/* seeds_every_type -- the sample of each of the 19 types, named after it */
 static void
 seeds_every_type(void)
 {
@@ -98,6 +98,12 @@ seeds_variants(void)
 	sample_msg(RPMAF__PROTO_T_HELLO_REPLY, &m);
 	m.body.hello_reply.flags = 0;
 	seed_msg("hello-reply-no-auth", &m);
+	sample_msg(RPMAF__PROTO_T_HELLO_REPLY, &m);
+	m.body.hello_reply.version = RPMAF__PROTO_VERSION_MAX;
+	seed_msg("hello-reply-v2", &m);
+	sample_msg(RPMAF__PROTO_T_HANDLER_LIST, &m);
+	m.body.handler_list = (struct rpmaf__proto_handler_list){5, 5, 0, NULL, 0};
+	seed_msg("handler-list-end", &m);
 	sample_msg(RPMAF__PROTO_T_REGION_LIST, &m);
 	m.body.list = (struct rpmaf__proto_region_list){3, 0, 0, 0, NULL, 0};
 	seed_msg("list-empty", &m);
@@ -170,7 +176,7 @@ corpus_is_current(void **state)
 	seed_list_page();
 	seeds_keys();
 	seeds_malformed();
-	assert_int_equal(Seeds, 17 + 6 + 1 + 2 + 2);
+	assert_int_equal(Seeds, 19 + 8 + 1 + 2 + 2);
 }
 
 int

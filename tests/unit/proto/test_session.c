@@ -89,7 +89,7 @@ hello_exchange(struct rpmaf__proto_client *c, struct rpmaf__proto_server *s,
 	assert_int_equal(rpmaf__proto_client_hello(c, &Cli_params, 1, &m), 0);
 	wire(&m, &d);
 	assert_int_equal(rpmaf__proto_server_recv(s, &d, NULL), 0);
-	assert_int_equal(s->version, 1);
+	assert_int_equal(s->version, RPMAF__PROTO_VERSION_MAX);
 	assert_int_equal(s->peer.credits, 16);
 	assert_int_equal(rpmaf__proto_server_hello_reply(s, &Srv_params, &m), 0);
 	wire(&m, out);
@@ -240,6 +240,7 @@ replayed_auth(void **state)
 	assert_int_equal(rpmaf__proto_auth_nonce(nonce2), 0);
 	rpmaf__proto_server_init(&s2, &Key_a, nonce2);
 	sample_msg(RPMAF__PROTO_T_HELLO, &m);
+	m.body.hello.max_version = RPMAF__PROTO_VERSION_MAX;
 	wire(&m, &d);
 	assert_int_equal(rpmaf__proto_server_recv(&s2, &d, NULL), 0);
 	wire(&recorded, &d);
@@ -306,8 +307,8 @@ server_out_of_order(void **state)
 		       RPMAF__PROTO_S_AUTH_REQUIRED);
 	server_at(&s, RPMAF__PROTO_SRV_WAIT_AUTH);
 	sample_msg(RPMAF__PROTO_T_AUTH, &m);
-	m.hdr.version = 2;
-	expect_srv_err(&s, &m, RPMAF__PROTO_E_VERSION, "AUTH: header.version 2, the session's is 1",
+	m.hdr.version = 1;
+	expect_srv_err(&s, &m, RPMAF__PROTO_E_VERSION, "AUTH: header.version 1, the session's is 2",
 		       RPMAF__PROTO_S_VERSION);
 }
 
@@ -315,11 +316,11 @@ server_out_of_order(void **state)
 static void
 server_ready_set(void **state)
 {
-	const uint32_t takes = 1u << RPMAF__PROTO_T_REGION_LIST_REQ |
-			       1u << RPMAF__PROTO_T_REGION_LOOKUP_REQ |
-			       1u << RPMAF__PROTO_T_PERSIST_REQ | 1u << RPMAF__PROTO_T_APP_REQ |
-			       1u << RPMAF__PROTO_T_HEARTBEAT |
-			       1u << RPMAF__PROTO_T_HEARTBEAT_REPLY | 1u << RPMAF__PROTO_T_CREDIT;
+	const uint32_t takes =
+	    1u << RPMAF__PROTO_T_REGION_LIST_REQ | 1u << RPMAF__PROTO_T_REGION_LOOKUP_REQ |
+	    1u << RPMAF__PROTO_T_PERSIST_REQ | 1u << RPMAF__PROTO_T_APP_REQ |
+	    1u << RPMAF__PROTO_T_HEARTBEAT | 1u << RPMAF__PROTO_T_HEARTBEAT_REPLY |
+	    1u << RPMAF__PROTO_T_CREDIT | 1u << RPMAF__PROTO_T_HANDLER_LIST_REQ;
 	struct rpmaf__proto_server s;
 	struct rpmaf__proto_err err;
 	struct rpmaf__proto_msg m;
@@ -329,6 +330,7 @@ server_ready_set(void **state)
 	for (unsigned t = 1; t <= RPMAF__PROTO_T_MAX; t++) {
 		server_at(&s, RPMAF__PROTO_SRV_READY);
 		sample_msg(t, &m);
+		m.hdr.version = s.version; /* the set of types, whatever the version they need */
 		int ret = rpmaf__proto_server_recv(&s, &m, &err);
 
 		if (takes & (1u << t)) {
@@ -346,17 +348,18 @@ server_ready_set(void **state)
 			assert_int_equal(s.status, RPMAF__PROTO_S_UNEXPECTED);
 		}
 	}
-	assert_int_equal(taken, 7);
+	assert_int_equal(taken, 8);
 	server_at(&s, RPMAF__PROTO_SRV_READY);
 	sample_msg(RPMAF__PROTO_T_HELLO, &m);
+	m.hdr.version = s.version;
 	expect_srv_err(&s, &m, RPMAF__PROTO_E_STATE,
 		       "HELLO from the client: not a request a server serves",
 		       RPMAF__PROTO_S_UNEXPECTED);
 	server_at(&s, RPMAF__PROTO_SRV_READY);
 	sample_msg(RPMAF__PROTO_T_APP_REQ, &m);
-	m.hdr.version = 2;
+	m.hdr.version = 1;
 	expect_srv_err(&s, &m, RPMAF__PROTO_E_VERSION,
-		       "APP_REQ: header.version 2, the session's is 1", RPMAF__PROTO_S_VERSION);
+		       "APP_REQ: header.version 1, the session's is 2", RPMAF__PROTO_S_VERSION);
 }
 
 /* version_negotiation -- the highest version both speak; none in common is refused */
@@ -372,13 +375,51 @@ version_negotiation(void **state)
 	m.body.hello.max_version = 9;
 	rpmaf__proto_server_init(&s, NULL, Snonce);
 	assert_int_equal(rpmaf__proto_server_recv(&s, &m, NULL), 0);
+	assert_int_equal(s.version, 2);
+	/* a client of version 1 gets version 1, and no handler list in it */
+	m.body.hello.max_version = 1;
+	rpmaf__proto_server_init(&s, NULL, Snonce);
+	assert_int_equal(rpmaf__proto_server_recv(&s, &m, NULL), 0);
 	assert_int_equal(s.version, 1);
-	m.body.hello.min_version = 2;
+	sample_msg(RPMAF__PROTO_T_HANDLER_LIST_REQ, &m);
+	expect_srv_err(&s, &m, RPMAF__PROTO_E_VERSION,
+		       "HANDLER_LIST_REQ: header.version 2, the session's is 1",
+		       RPMAF__PROTO_S_VERSION);
+	sample_msg(RPMAF__PROTO_T_HELLO, &m);
+	m.body.hello.min_version = 3;
+	m.body.hello.max_version = 9;
 	rpmaf__proto_server_init(&s, NULL, Snonce);
 	expect_srv_err(&s, &m, RPMAF__PROTO_E_VERSION,
-		       "HELLO: versions 2 to 9, this server speaks 1 to 1", RPMAF__PROTO_S_VERSION);
+		       "HELLO: versions 3 to 9, this server speaks 1 to 2", RPMAF__PROTO_S_VERSION);
 	assert_int_equal(rpmaf__proto_server_hello_reply(&s, &Srv_params, &m),
 			 RPMAF__PROTO_E_STATE);
+}
+
+/* version_one_server -- a client meets a server that chose version 1: the session runs in it */
+static void
+version_one_server(void **state)
+{
+	struct rpmaf__proto_client c;
+	struct rpmaf__proto_msg m;
+
+	(void)state;
+	client_new(&c, NULL);
+	assert_int_equal(rpmaf__proto_client_hello(&c, &Cli_params, 1, &m), 0);
+	assert_int_equal(m.body.hello.min_version, 1);
+	assert_int_equal(m.body.hello.max_version, RPMAF__PROTO_VERSION_MAX);
+	sample_msg(RPMAF__PROTO_T_HELLO_REPLY, &m);
+	m.hdr.req_id = 1;
+	m.body.hello_reply.version = 1;
+	m.body.hello_reply.flags = 0;
+	assert_int_equal(rpmaf__proto_client_recv(&c, &m, NULL), 0);
+	assert_int_equal(c.version, 1);
+	assert_int_equal(c.state, RPMAF__PROTO_CLI_READY);
+	sample_msg(RPMAF__PROTO_T_APP_REPLY, &m);
+	m.hdr.version = 1;
+	assert_int_equal(rpmaf__proto_client_recv(&c, &m, NULL), 0);
+	sample_msg(RPMAF__PROTO_T_HANDLER_LIST, &m);
+	expect_cli_err(&c, &m, RPMAF__PROTO_E_VERSION,
+		       "HANDLER_LIST: header.version 2, the session's is 1");
 }
 
 /* client_out_of_order -- the client takes only the reply it waits for, then server messages */
@@ -438,7 +479,8 @@ client_ready_set(void **state)
 				 1u << RPMAF__PROTO_T_AUTH | 1u << RPMAF__PROTO_T_AUTH_REPLY |
 				 1u << RPMAF__PROTO_T_REGION_LIST_REQ |
 				 1u << RPMAF__PROTO_T_REGION_LOOKUP_REQ |
-				 1u << RPMAF__PROTO_T_PERSIST_REQ | 1u << RPMAF__PROTO_T_APP_REQ;
+				 1u << RPMAF__PROTO_T_PERSIST_REQ | 1u << RPMAF__PROTO_T_APP_REQ |
+				 1u << RPMAF__PROTO_T_HANDLER_LIST_REQ;
 	struct rpmaf__proto_client c;
 	struct rpmaf__proto_server s;
 	struct rpmaf__proto_msg m, reply;
@@ -451,6 +493,7 @@ client_ready_set(void **state)
 		hello_exchange(&c, &s, &reply);
 		assert_int_equal(rpmaf__proto_client_recv(&c, &reply, NULL), 0);
 		sample_msg(t, &m);
+		m.hdr.version = c.version; /* the set of types, whatever the version they need */
 		int ret = rpmaf__proto_client_recv(&c, &m, NULL);
 
 		if (refuses & (1u << t)) {
@@ -462,20 +505,20 @@ client_ready_set(void **state)
 			taken++;
 		}
 	}
-	assert_int_equal(taken, 9);
+	assert_int_equal(taken, 10);
 	sample_msg(RPMAF__PROTO_T_PERSIST_REQ, &m);
 	client_new(&c, NULL);
 	c.state = RPMAF__PROTO_CLI_READY;
-	c.version = 1;
+	c.version = 2;
 	expect_cli_err(&c, &m, RPMAF__PROTO_E_STATE,
 		       "PERSIST_REQ from the server: not a message a client takes");
 	client_new(&c, NULL);
 	c.state = RPMAF__PROTO_CLI_READY;
-	c.version = 1;
+	c.version = 2;
 	sample_msg(RPMAF__PROTO_T_APP_REPLY, &m);
-	m.hdr.version = 3;
+	m.hdr.version = 1;
 	expect_cli_err(&c, &m, RPMAF__PROTO_E_VERSION,
-		       "APP_REPLY: header.version 3, the session's is 1");
+		       "APP_REPLY: header.version 1, the session's is 2");
 }
 
 /* key_mismatch -- a client without a key and a server that requires one, and the reverse */
@@ -505,7 +548,7 @@ key_mismatch(void **state)
 	reply.hdr.req_id = 1;
 	reply.body.hello_reply.version = 7;
 	expect_cli_err(&c, &reply, RPMAF__PROTO_E_VERSION,
-		       "HELLO_REPLY.version: 7, this client speaks 1 to 1");
+		       "HELLO_REPLY.version: 7, this client speaks 1 to 2");
 }
 
 /* client_names -- the client's name follows the rules of a name */
@@ -589,6 +632,7 @@ main(void)
 	    cmocka_unit_test(server_out_of_order),
 	    cmocka_unit_test(server_ready_set),
 	    cmocka_unit_test(version_negotiation),
+	    cmocka_unit_test(version_one_server),
 	    cmocka_unit_test(client_out_of_order),
 	    cmocka_unit_test(client_ready_set),
 	    cmocka_unit_test(key_mismatch),
@@ -596,5 +640,6 @@ main(void)
 	    cmocka_unit_test(session_errors),
 	};
 
+	Sample_version = RPMAF__PROTO_VERSION_MAX; /* the sessions agree on the newest */
 	return cmocka_run_group_tests(tests, keys_setup, NULL);
 }
