@@ -12,7 +12,7 @@
 #                        into $(BUILD)/faults/table.md (doc/FAULTS.md holds one run)
 #   make faults FAULTS="link-down-long two-servers"   the scenarios named
 #                        (tests/faults/faults.sh --list names them all)
-# FAULTS_STRICT=1 makes the failure-count goals pass criteria as well.
+# FAULTS_STRICT=1 makes the failure-count goals pass criteria as well (check-faults: the default).
 
 FAULTS_SH := tests/faults/faults.sh
 FAULTS_DEPS := $(RPMA_SERVER_BIN) $(RPMA_LOAD_BIN) softrdma
@@ -27,8 +27,9 @@ faults_run = rc=0; timeout -k 10 $(1) $(FAULTS_SH) $(2) || rc=$$?; \
 
 .PHONY: check-faults faults-table faults
 
+# the short set holds the goals too (FAULTS_STRICT=0 to measure without them)
 check-faults: $(FAULTS_DEPS)
-	@$(call faults_run,300,--short); exit $$rc
+	@export FAULTS_STRICT=$${FAULTS_STRICT:-1}; $(call faults_run,300,--short); exit $$rc
 
 faults-table: $(FAULTS_DEPS) $(FAULTS_RPMEM_DEPS)
 	@mkdir -p $(dir $(FAULTS_TABLE))
