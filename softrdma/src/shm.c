@@ -4,8 +4,11 @@
  * peers (pidfd, doorbell, read-only segment mapping), the per-connection
  * rings, and direct one-sided copies with process_vm_readv/writev. Nothing
  * read from a peer's memory is trusted: indices, sizes and keys are checked
- * on every use, and copies go through the kernel so a bad address is an
- * error, never a fault.
+ * on every use. Copies between a ring and this process's own buffers (what
+ * it sends, its receive buffers, its READ results), checked against its MR
+ * table first, are plain memcpy; copies into or out of memory a peer names
+ * (the target of its WRITE or READ) go through the kernel, so memory unmapped
+ * since its registration is an error for the peer, never a fault here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -732,36 +735,73 @@ softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
 	return n;
 }
 
+/* The ring bytes that fill @iov (@cnt pieces): the pieces cut to @avail bytes in @dst. */
+static size_t
+softrdma_rx_fit(const struct iovec *iov, int cnt, size_t avail, struct iovec *dst, int *k)
+{
+	size_t n = 0;
+	int i;
+
+	*k = 0;
+	for (i = 0; i < cnt && n < avail && *k < SOFTRDMA_MAX_SGE; i++) {
+		size_t take = iov[i].iov_len;
+
+		if (take > avail - n)
+			take = avail - n;
+		if (!take)
+			continue;
+		dst[*k].iov_base = iov[i].iov_base;
+		dst[*k].iov_len = take;
+		(*k)++;
+		n += take;
+	}
+	return n;
+}
+
 /*
- * Copy from the receive ring into application memory that may have been
- * unmapped: the kernel copies and reports EFAULT; nothing is consumed then.
+ * Copy from the receive ring into the scatter list @iov: memory this
+ * process uses for its own operations (a posted receive buffer, a READ's
+ * destination), checked against the MR table. Plain stores, as an RNIC
+ * writes the pages its MR table names.
  */
 ssize_t
 softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt)
 {
 	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
-	ssize_t avail = softrdma_rx_ready(c), r;
-	size_t n = 0;
-	int i, k = 0;
+	ssize_t avail = softrdma_rx_ready(c);
+	size_t n;
+	int k;
 
 	if (avail < 0)
 		return -1;
-	for (i = 0; i < cnt && n < (size_t)avail && k < SOFTRDMA_MAX_SGE; i++) {
-		size_t take = iov[i].iov_len;
-
-		if (take > (size_t)avail - n)
-			take = (size_t)avail - n;
-		if (!take)
-			continue;
-		dst[k].iov_base = iov[i].iov_base;
-		dst[k].iov_len = take;
-		k++;
-		n += take;
-	}
+	n = softrdma_rx_fit(iov, cnt, avail, dst, &k);
 	if (!n)
 		return 0;
-	r = process_vm_writev(getpid(), src, softrdma_ring_iov(c->rxr, c->rx_head, n, src), dst, k,
-			      0);
+	softrdma__iov_copy(dst, k, src, softrdma_ring_iov(c->rxr, c->rx_head, n, src));
+	softrdma_rx_advance(c, n);
+	return n;
+}
+
+/*
+ * Copy from the receive ring into the target of a peer's one-sided WRITE,
+ * which may have been unmapped since its registration: the kernel copies
+ * and reports EFAULT, and nothing is consumed then.
+ */
+ssize_t
+softrdma__shm_recv_iov_remote(struct softrdma_conn *c, const struct iovec *iov, int cnt)
+{
+	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
+	ssize_t avail = softrdma_rx_ready(c), r;
+	size_t n;
+	int k, ns;
+
+	if (avail < 0)
+		return -1;
+	n = softrdma_rx_fit(iov, cnt, avail, dst, &k);
+	if (!n)
+		return 0;
+	ns = softrdma_ring_iov(c->rxr, c->rx_head, n, src);
+	r = process_vm_writev(getpid(), src, ns, dst, k, 0);
 	if (r != (ssize_t)n) {
 		errno = EFAULT;
 		return -1;
@@ -793,25 +833,23 @@ softrdma__shm_tail(struct softrdma_conn *c)
 
 /*
  * Copy @len bytes to ring position @at (not yet visible to the consumer).
- * With @safe, @src may be unmapped application memory: returns EFAULT.
+ * @src is this process's own memory: a header, inline data, or a local
+ * buffer the caller checked against the MR table.
  */
-int
-softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len, int safe)
+void
+softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len)
 {
-	struct iovec iov[2], s = {(void *)src, len};
+	struct iovec iov[2];
 	int i, k;
 	size_t done = 0;
 
 	if (!len)
-		return 0;
+		return;
 	k = softrdma_ring_iov(c->txr, at, len, iov);
-	if (safe)
-		return process_vm_readv(getpid(), iov, k, &s, 1, 0) == (ssize_t)len ? 0 : EFAULT;
 	for (i = 0; i < k; i++) {
 		memcpy(iov[i].iov_base, (const char *)src + done, iov[i].iov_len);
 		done += iov[i].iov_len;
 	}
-	return 0;
 }
 
 /* Publish everything written up to @tail and wake the consumer if it sleeps. */
@@ -849,7 +887,7 @@ softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
 		}
 	}
 	n = len < space ? len : space;
-	softrdma__shm_put(c, c->tx_tail, buf, n, 0);
+	softrdma__shm_put(c, c->tx_tail, buf, n);
 	softrdma__shm_commit(c, c->tx_tail + n);
 	return n;
 }
