@@ -81,6 +81,15 @@ static struct {
 } softrdma_split;
 
 static int softrdma_split_ok = -1;
+/*
+ * A helper that took a chunk and then lost its CPU holds the poster up
+ * until it runs again (a scheduler slice, milliseconds), which costs more
+ * than copying alone: when the poster waited that long, it copies alone
+ * until this time (now_ns), as a machine that busy gives no second core.
+ */
+#define SOFTRDMA_SPLIT_STALL_NS	  50000ull
+#define SOFTRDMA_SPLIT_BACKOFF_NS 20000000ull
+static uint64_t softrdma_split_off_until;
 
 /* Parse the 36-character boot id into 16 bytes; 0 on success. */
 static int
@@ -1035,7 +1044,8 @@ softrdma_split_allowed(void)
 		ok = !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
 		__atomic_store_n(&softrdma_split_ok, ok, __ATOMIC_RELAXED);
 	}
-	return ok;
+	return ok &&
+	       softrdma__now_ns() >= __atomic_load_n(&softrdma_split_off_until, __ATOMIC_RELAXED);
 }
 
 /*
@@ -1047,6 +1057,7 @@ softrdma_split_allowed(void)
 static int
 softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k, char *raddr, uint64_t total)
 {
+	uint64_t t;
 	int fail, spins;
 
 	if (total < SOFTRDMA_SPLIT_MIN || !softrdma_split_allowed() ||
@@ -1068,12 +1079,19 @@ softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k, char *ra
 	 * Chunks the helper has taken involve no lock, so this wait is one
 	 * chunk at most; yield in case the helper was preempted on this CPU.
 	 */
+	t = 0;
 	for (spins = 0; __atomic_load_n(&softrdma_split.helpers, __ATOMIC_SEQ_CST); spins++) {
-		if (spins < 4096)
+		if (spins < 4096) {
 			__builtin_ia32_pause();
-		else
-			sched_yield();
+			continue;
+		}
+		if (!t)
+			t = softrdma__now_ns();
+		sched_yield();
 	}
+	if (t && softrdma__now_ns() - t > SOFTRDMA_SPLIT_STALL_NS)
+		__atomic_store_n(&softrdma_split_off_until,
+				 softrdma__now_ns() + SOFTRDMA_SPLIT_BACKOFF_NS, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	fail = __atomic_load_n(&softrdma_split.fail, __ATOMIC_RELAXED);
 	__atomic_store_n(&softrdma_split.owned, 0, __ATOMIC_RELEASE);
