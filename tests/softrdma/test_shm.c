@@ -240,26 +240,25 @@ sh_memfd(size_t len, int *fd)
 }
 
 /*
- * A shareable buffer from a file in $TMPDIR (or /tmp), mapped MAP_SHARED;
- * the file is removed again and its descriptor closed: the mapping alone
- * keeps it, as for a region file a server opened, mapped and closed.
+ * A shareable buffer from a new file in $TMPDIR (or /tmp), mapped
+ * MAP_SHARED, its descriptor closed: the mapping alone keeps it, as for a
+ * region file a server opened, mapped and closed. Its path goes to @path
+ * (at least 256 bytes), for the caller to remove.
  */
 static char *
-sh_file(size_t len)
+sh_file(size_t len, char *path)
 {
 	const char *dir = getenv("TMPDIR");
-	char path[256];
 	char *m;
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/test_shm.XXXXXX", dir && *dir ? dir : "/tmp");
+	snprintf(path, 256, "%s/test_shm.XXXXXX", dir && *dir ? dir : "/tmp");
 	fd = mkstemp(path);
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, len), 0);
 	m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	assert_true(m != MAP_FAILED);
 	close(fd);
-	/* kept until the test is done with the path: registration may open it */
 	return m;
 }
 
@@ -347,7 +346,7 @@ test_shareable_write_read(void **state)
 {
 	struct t_pair *p = *state;
 	struct ibv_mr *mr;
-	char *m;
+	char *m, path[256];
 	int fd;
 
 	m = sh_memfd(SH_LEN, &fd);
@@ -357,12 +356,13 @@ test_shareable_write_read(void **state)
 	assert_int_equal(ibv_dereg_mr(mr), 0);
 	munmap(m, SH_LEN);
 	close(fd);
-	m = sh_file(SH_LEN);
+	m = sh_file(SH_LEN, path);
 	mr = ibv_reg_mr(p->pd, m, SH_LEN, T_ACCESS_ALL);
 	assert_non_null(mr);
 	write_read(p, mr, m);
 	assert_int_equal(ibv_dereg_mr(mr), 0);
 	munmap(m, SH_LEN);
+	assert_int_equal(unlink(path), 0);
 }
 
 /*
