@@ -326,4 +326,5 @@ softrdma__mr_fork_child(void)
 			softrdma_mr_tab[i] = NULL;
 	softrdma_mr_next = 1;
 	pthread_rwlock_init(&softrdma_mr_lock, NULL);
+	softrdma__share_fork_child();
 }

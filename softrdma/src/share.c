@@ -11,10 +11,12 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -225,13 +227,88 @@ softrdma_share_kind(int fd, uint64_t foff, size_t len, uint32_t *flags)
 	return 0;
 }
 
-/* Registration: find the file behind [addr, addr+len) and keep a descriptor of it. */
+/* A file shareable MRs map, with the one descriptor they share. */
+struct softrdma_share_file {
+	struct softrdma_share_file *next;
+	uint64_t dev, ino;
+	int write; /* opened for writing */
+	int fd;
+	int refs; /* MRs holding it */
+};
+
+/* The files held (@lock guards the list, its count and every node's @refs). */
+static struct {
+	pthread_mutex_t lock;
+	struct softrdma_share_file *files;
+	long nfiles;
+} softrdma_share_files = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* How many files may be held at a time: an eighth of the descriptor limit, 16 at least. */
+static long
+softrdma_share_cap(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) || rl.rlim_cur == RLIM_INFINITY)
+		return 1024;
+	return rl.rlim_cur / 8 > 16 ? (long)(rl.rlim_cur / 8) : 16;
+}
+
+/* A held file that is @b's (writable when @write), with a new hold; NULL when none. */
+static struct softrdma_share_file *
+softrdma_share_find(const struct softrdma_backing *b, int write)
+{
+	struct softrdma_share_file *f;
+
+	pthread_mutex_lock(&softrdma_share_files.lock);
+	for (f = softrdma_share_files.files; f; f = f->next)
+		if (f->dev == b->dev && f->ino == b->ino && (f->write || !write))
+			break;
+	if (f)
+		f->refs++;
+	pthread_mutex_unlock(&softrdma_share_files.lock);
+	return f;
+}
+
+/* Open @b's file and hold it; NULL when it cannot be reached or too many are held. */
+static struct softrdma_share_file *
+softrdma_share_open(const struct softrdma_backing *b, int write)
+{
+	struct softrdma_share_file *f;
+	long n;
+
+	pthread_mutex_lock(&softrdma_share_files.lock);
+	n = softrdma_share_files.nfiles;
+	pthread_mutex_unlock(&softrdma_share_files.lock);
+	if (n >= softrdma_share_cap())
+		return NULL;
+	f = calloc(1, sizeof(*f));
+	if (!f)
+		return NULL;
+	f->fd = softrdma_backing_open(b, write);
+	if (f->fd < 0) {
+		free(f);
+		return NULL;
+	}
+	f->dev = b->dev;
+	f->ino = b->ino;
+	f->write = write;
+	f->refs = 1;
+	pthread_mutex_lock(&softrdma_share_files.lock);
+	f->next = softrdma_share_files.files;
+	softrdma_share_files.files = f;
+	softrdma_share_files.nfiles++;
+	pthread_mutex_unlock(&softrdma_share_files.lock);
+	return f;
+}
+
+/* Registration: find the file behind [addr, addr+len) and hold a descriptor of it. */
 void
 softrdma__share_probe(const void *addr, size_t len, int access, struct softrdma_share *s)
 {
 	int write = !!(access & IBV_ACCESS_REMOTE_WRITE);
 	struct softrdma_backing b;
-	int fd;
+	struct softrdma_share_file *f;
 
 	memset(s, 0, sizeof(*s));
 	s->fd = -1;
@@ -240,26 +317,54 @@ softrdma__share_probe(const void *addr, size_t len, int access, struct softrdma_
 		return;
 	if (!softrdma_backing_find((uintptr_t)addr, len, write, &b))
 		return;
-	fd = softrdma_backing_open(&b, write);
-	if (fd < 0)
+	f = softrdma_share_find(&b, write);
+	if (!f)
+		f = softrdma_share_open(&b, write);
+	if (!f)
 		return;
-	if (softrdma_share_kind(fd, b.foff, len, &s->flags)) {
-		close(fd);
-		return;
-	}
-	s->fd = fd;
+	s->file = f;
+	s->fd = f->fd;
 	s->foff = b.foff;
 	s->dev = b.dev;
 	s->ino = b.ino;
+	if (softrdma_share_kind(f->fd, b.foff, len, &s->flags))
+		softrdma__share_release(s);
 }
 
-/* Deregistration: the descriptor goes with the MR. */
+/* Deregistration: drop the MR's hold; the last one closes the descriptor. */
 void
 softrdma__share_release(struct softrdma_share *s)
 {
-	if (s->fd >= 0)
-		close(s->fd);
+	struct softrdma_share_file *f = s->file, **pp;
+	int last;
+
 	s->fd = -1;
+	s->file = NULL;
+	if (!f)
+		return;
+	pthread_mutex_lock(&softrdma_share_files.lock);
+	last = !--f->refs;
+	for (pp = &softrdma_share_files.files; last && *pp; pp = &(*pp)->next) {
+		if (*pp == f) {
+			*pp = f->next;
+			softrdma_share_files.nfiles--;
+			break;
+		}
+	}
+	pthread_mutex_unlock(&softrdma_share_files.lock);
+	if (!last)
+		return;
+	close(f->fd);
+	free(f);
+}
+
+/* fork(), in the child: an empty list; inherited holds are orphans their MRs release. */
+void
+softrdma__share_fork_child(void)
+{
+	pthread_mutex_init(&softrdma_share_files.lock, NULL);
+	softrdma_share_files.files = NULL;
+	softrdma_share_files.nfiles = 0;
 }
 
 /* Unmap one cache entry and mark it empty. */

@@ -28,26 +28,44 @@
 #define SOFTRDMA_SHARE_DAX   1u /* persistent memory: flush CPU caches after a write */
 #define SOFTRDMA_SHARE_FSDAX 2u /* a file on a DAX file system: map it with MAP_SYNC */
 
-/* The backing of a shareable MR, owned by the MR (fd -1: not shareable). */
+struct softrdma_share_file;
+
+/*
+ * The backing of a shareable MR, owned by the MR (fd -1: not shareable).
+ * MRs over one file share one descriptor (@file counts them).
+ */
 struct softrdma_share {
 	int fd;
 	uint32_t flags;
 	uint64_t foff; /* offset in the file of the MR's first byte */
 	uint64_t dev;
 	uint64_t ino;
+	struct softrdma_share_file *file;
 };
 
 /*
  * Registration of [addr, addr+len) with @access: when remote access is
  * granted and the whole range is one shared mapping of a regular file, a
  * memfd or a device-DAX device, fill @s with a descriptor of that file
- * (O_CLOEXEC, opened for writing when remote writes are allowed);
- * otherwise s->fd is -1 and the MR takes the cross-memory-attach path.
- * Never fails the registration. Thread-safe.
+ * (O_CLOEXEC, opened for writing when remote writes are allowed), the one
+ * other MRs over that file already hold if any; otherwise s->fd is -1 and
+ * the MR takes the cross-memory-attach path. At most an eighth of
+ * RLIMIT_NOFILE (16 at least) files are held at a time, so registrations
+ * cannot use up the application's descriptors. Never fails the
+ * registration. Thread-safe.
  */
 void softrdma__share_probe(const void *addr, size_t len, int access, struct softrdma_share *s);
-/* Close the descriptor of @s (deregistration, new translation); s->fd becomes -1. */
+/*
+ * Drop @s's hold on its file (deregistration, new translation): the last
+ * MR over a file closes its descriptor. s->fd becomes -1. Thread-safe.
+ */
 void softrdma__share_release(struct softrdma_share *s);
+/*
+ * fork(), in the child: the list of held files anew (a thread of the parent
+ * may have been changing it). Inherited MRs still release their holds,
+ * which closes the child's copies of the descriptors.
+ */
+void softrdma__share_fork_child(void);
 
 /* One peer MR mapped by an initiator: an entry of a connection's map cache. */
 struct softrdma_xmap {

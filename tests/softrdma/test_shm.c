@@ -15,6 +15,7 @@
  * results through the sockets.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <linux/audit.h>
 #include <linux/capability.h>
@@ -23,6 +24,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -445,6 +447,73 @@ test_shareable_rereg(void **state)
 	munmap(b, SH_LEN);
 	close(fa);
 	close(fb);
+}
+
+/* Open descriptors of this process. */
+static int
+fd_count(void)
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc/self/fd");
+	int n = 0;
+
+	assert_non_null(dir);
+	while ((d = readdir(dir)))
+		n += d->d_name[0] != '.';
+	closedir(dir);
+	return n - 1; /* the directory's own */
+}
+
+/*
+ * Descriptors held for shareable MRs: one per file however many MRs cover
+ * it, and no more than an eighth of RLIMIT_NOFILE in all (the MRs beyond
+ * work through the kernel); all of them go with the MRs.
+ */
+static void
+test_shareable_fds(void **state)
+{
+	struct t_pair *p = *state;
+	struct ibv_mr *mr[64];
+	struct rlimit old, rl;
+	int fd[64], base, i, n = 64;
+	char *m[64];
+
+	base = fd_count();
+	m[0] = sh_memfd(SH_LEN, &fd[0]);
+	for (i = 0; i < 40; i++) {
+		mr[i] = ibv_reg_mr(p->pd, m[0] + i * 4096, 4096, T_ACCESS_ALL);
+		assert_non_null(mr[i]);
+	}
+	assert_true(fd_count() <= base + 2);
+	for (i = 0; i < 40; i++)
+		assert_int_equal(ibv_dereg_mr(mr[i]), 0);
+	assert_int_equal(fd_count(), base + 1);
+	munmap(m[0], SH_LEN);
+	close(fd[0]);
+	/* a limit of base + 160: at most 20 + base / 8 files held */
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	rl = old;
+	rl.rlim_cur = base + 160;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &rl), 0);
+	for (i = 0; i < n; i++) {
+		m[i] = sh_memfd(4096, &fd[i]);
+		mr[i] = ibv_reg_mr(p->pd, m[i], 4096, T_ACCESS_ALL);
+		assert_non_null(mr[i]);
+	}
+	assert_true(fd_count() - base - n <= (int)rl.rlim_cur / 8);
+	strcpy(p->buf[0], "last");
+	assert_int_equal(t_post(p->qp[0], IBV_WR_RDMA_WRITE, p->buf[0], 5, p->mr[0]->lkey,
+				(uintptr_t)m[n - 1], mr[n - 1]->rkey, IBV_SEND_SIGNALED, 1),
+			 0);
+	wait_ok(p->cq[0], IBV_WC_RDMA_WRITE, 1);
+	assert_string_equal(m[n - 1], "last");
+	for (i = 0; i < n; i++) {
+		assert_int_equal(ibv_dereg_mr(mr[i]), 0);
+		munmap(m[i], 4096);
+		close(fd[i]);
+	}
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	assert_int_equal(fd_count(), base);
 }
 
 /* Whether this run uses the TCP transport. */
@@ -917,6 +986,7 @@ main(int argc, char **argv)
 	    cmocka_unit_test_setup_teardown(test_shareable_truncated, setup_big, teardown),
 	    cmocka_unit_test_setup_teardown(test_shareable_unmapped, setup_big, teardown),
 	    cmocka_unit_test_setup_teardown(test_shareable_stale_unmapped, setup_big, teardown),
+	    cmocka_unit_test_setup_teardown(test_shareable_fds, setup_big, teardown),
 	    cmocka_unit_test(test_peer_shareable),
 	    cmocka_unit_test(test_peer_killed_shareable),
 	};
