@@ -6,6 +6,10 @@
  * connected process, next to the host's own yardsticks: a TCP loopback
  * ping-pong, a shared-memory cache-line ping-pong and memcpy bandwidth,
  * both on one hot 1 MiB buffer and streaming across a 64 MiB working set.
+ * One-sided operations are measured twice: into the peer's anonymous memory
+ * (reached through the kernel, process_vm_readv/writev) and into shareable
+ * memory (a memfd mapped MAP_SHARED, as servers map their region files,
+ * which the initiator maps itself).
  * Built against rdma-core; run it under tools/softrdma-run.
  */
 #define _GNU_SOURCE
@@ -21,6 +25,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -32,13 +37,21 @@
 #define BUF_SIZE  (4u * BIG)
 #define QDEPTH	  8
 #define MEMCPY_WS (64u * BIG)
+/*
+ * Bandwidths (memcpy and RDMA alike) are the best of ROUNDS rounds: on a
+ * machine other work shares, a round that lost its CPU says nothing of
+ * either, and both sides of a ratio are measured the same way.
+ */
+#define ROUNDS 5
 
 enum cmd { CMD_SEND_PP = 1, CMD_IDLE, CMD_QUIT };
 
 struct conn_info {
 	uint32_t qpn;
-	uint32_t rkey;
+	uint32_t rkey; /* anonymous memory */
 	uint64_t addr;
+	uint32_t srkey; /* shareable memory */
+	uint64_t saddr;
 };
 
 struct ep {
@@ -48,7 +61,12 @@ struct ep {
 	struct ibv_qp *qp;
 	struct ibv_mr *mr;
 	char *buf;
+	struct ibv_mr *smr; /* over @sbuf, a memfd mapped MAP_SHARED */
+	char *sbuf;
 	struct conn_info remote;
+	/* where one-sided operations go: the peer's anonymous or shareable buffer */
+	uint64_t taddr;
+	uint32_t trkey;
 };
 
 struct stats {
@@ -112,15 +130,17 @@ xfer(int fd, void *buf, size_t len, int wr)
 /*
  * memcpy bandwidth in GB/s of 1 MiB copies, the n-th between the n-th 1 MiB
  * blocks (modulo @ws) of two @ws-byte buffers: with @ws == BIG both stay in
- * cache, with a larger @ws the copies stream through memory.
+ * cache, with a larger @ws the copies stream through memory. The best of
+ * ROUNDS rounds of 400 copies.
  */
 static double
 bench_memcpy(size_t ws)
 {
 	char *a = aligned_alloc(4096, ws), *b = aligned_alloc(4096, ws);
 	size_t nb = ws / BIG, off;
+	double best = 0, bw;
 	uint64_t t;
-	int i, n = 2000;
+	int i, r, n = 400;
 
 	if (!a || !b) {
 		perror("memcpy buffers");
@@ -128,16 +148,20 @@ bench_memcpy(size_t ws)
 	}
 	memset(a, 1, ws);
 	memset(b, 2, ws);
-	t = now_ns();
-	for (i = 0; i < n; i++) {
-		off = (i % nb) * BIG;
-		memcpy(b + off, a + off, BIG);
-		__asm__ volatile("" : : "r"(b) : "memory");
+	for (r = 0; r < ROUNDS; r++) {
+		t = now_ns();
+		for (i = 0; i < n; i++) {
+			off = (i % nb) * BIG;
+			memcpy(b + off, a + off, BIG);
+			__asm__ volatile("" : : "r"(b) : "memory");
+		}
+		bw = (double)n * BIG / (now_ns() - t);
+		if (bw > best)
+			best = bw;
 	}
-	t = now_ns() - t;
 	free(a);
 	free(b);
-	return (double)n * BIG / t;
+	return best;
 }
 
 /* 8-byte ping-pong over TCP loopback between two processes. */
@@ -230,6 +254,7 @@ ep_init(struct ep *e)
 {
 	struct ibv_device **l = ibv_get_device_list(NULL);
 	struct ibv_qp_init_attr ia;
+	int fd;
 
 	if (!l || !l[0]) {
 		fprintf(stderr, "no RDMA device (run under tools/softrdma-run)\n");
@@ -242,11 +267,20 @@ ep_init(struct ep *e)
 	e->pd = ibv_alloc_pd(e->ctx);
 	e->cq = ibv_create_cq(e->ctx, 256, NULL, NULL, 0);
 	e->buf = aligned_alloc(4096, BUF_SIZE);
-	if (!e->pd || !e->cq || !e->buf)
+	fd = (int)syscall(SYS_memfd_create, "softrdma-bench", 0);
+	if (!e->pd || !e->cq || !e->buf || fd < 0 || ftruncate(fd, BUF_SIZE))
+		goto fail;
+	e->sbuf = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (e->sbuf == MAP_FAILED)
 		goto fail;
 	memset(e->buf, 0, BUF_SIZE);
+	memset(e->sbuf, 0, BUF_SIZE);
 	e->mr =
 	    ibv_reg_mr(e->pd, e->buf, BUF_SIZE,
+		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
+	e->smr =
+	    ibv_reg_mr(e->pd, e->sbuf, BUF_SIZE,
 		       IBV_ACCESS_LOCAL_WRITE | IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ);
 	memset(&ia, 0, sizeof(ia));
 	ia.send_cq = ia.recv_cq = e->cq;
@@ -257,12 +291,32 @@ ep_init(struct ep *e)
 	ia.cap.max_recv_sge = 1;
 	ia.cap.max_inline_data = 64;
 	e->qp = ibv_create_qp(e->pd, &ia);
-	if (!e->mr || !e->qp)
+	if (!e->mr || !e->smr || !e->qp)
 		goto fail;
 	return;
 fail:
 	perror("verbs setup");
 	exit(1);
+}
+
+/* What the peer needs to know: our QP number and both buffers with their keys. */
+static void
+ep_info(struct ep *e, struct conn_info *me)
+{
+	memset(me, 0, sizeof(*me));
+	me->qpn = e->qp->qp_num;
+	me->rkey = e->mr->rkey;
+	me->addr = (uintptr_t)e->buf;
+	me->srkey = e->smr->rkey;
+	me->saddr = (uintptr_t)e->sbuf;
+}
+
+/* Aim one-sided operations at the peer's shareable buffer (@shared) or its anonymous one. */
+static void
+ep_target(struct ep *e, int shared)
+{
+	e->taddr = shared ? e->remote.saddr : e->remote.addr;
+	e->trkey = shared ? e->remote.srkey : e->remote.rkey;
 }
 
 /* Move the QP through INIT, RTR and RTS towards the peer on 127.0.0.1. */
@@ -347,8 +401,8 @@ post(struct ep *e, enum ibv_wr_opcode op, uint32_t off, uint32_t len, uint64_t r
 	struct ibv_send_wr wr = {.sg_list = &s, .num_sge = 1, .opcode = op, .send_flags = flags},
 			   *bad;
 
-	wr.wr.rdma.remote_addr = e->remote.addr + roff;
-	wr.wr.rdma.rkey = e->remote.rkey;
+	wr.wr.rdma.remote_addr = e->taddr + roff;
+	wr.wr.rdma.rkey = e->trkey;
 	if (ibv_post_send(e->qp, &wr, &bad)) {
 		perror("ibv_post_send");
 		exit(1);
@@ -377,24 +431,33 @@ bench_lat(struct ep *e, enum ibv_wr_opcode op)
 	return st;
 }
 
-/* 1 MiB one-sided bandwidth in GB/s with QDEPTH requests in flight. */
+/*
+ * 1 MiB one-sided bandwidth in GB/s with QDEPTH requests in flight: the
+ * best of ROUNDS rounds of 256 requests.
+ */
 static double
 bench_bw(struct ep *e, enum ibv_wr_opcode op)
 {
-	int n = 1024, posted = 0, done = 0;
+	int n = 256, posted, done, r;
+	double best = 0, bw;
 	struct ibv_wc wc;
-	uint64_t t = now_ns();
+	uint64_t t;
 
-	while (done < n) {
-		while (posted < n && posted - done < QDEPTH) {
-			post(e, op, (posted % 2) * BIG, BIG, (posted % 2) * BIG, IBV_SEND_SIGNALED);
-			posted++;
+	for (r = 0; r < ROUNDS; r++) {
+		t = now_ns();
+		for (posted = done = 0; done < n; done++) {
+			while (posted < n && posted - done < QDEPTH) {
+				post(e, op, (posted % 2) * BIG, BIG, (posted % 2) * BIG,
+				     IBV_SEND_SIGNALED);
+				posted++;
+			}
+			wait_wc(e->cq, &wc);
 		}
-		wait_wc(e->cq, &wc);
-		done++;
+		bw = (double)n * BIG / (now_ns() - t);
+		if (bw > best)
+			best = bw;
 	}
-	t = now_ns() - t;
-	return (double)n * BIG / t;
+	return best;
 }
 
 /* 8-byte SEND ping-pong; the peer answers every message. */
@@ -450,9 +513,7 @@ peer_main(int ctl)
 	int cmd, i;
 
 	ep_init(&e);
-	me.qpn = e.qp->qp_num;
-	me.rkey = e.mr->rkey;
-	me.addr = (uintptr_t)e.buf;
+	ep_info(&e, &me);
 	if (xfer(ctl, &me, sizeof(me), 1) || xfer(ctl, &e.remote, sizeof(e.remote), 0))
 		_exit(1);
 	ep_connect(&e);
@@ -495,8 +556,8 @@ print_lat(const char *what, struct stats s)
 int
 main(int argc, char **argv)
 {
-	struct stats tcp, line, wr, rd, snd;
-	double mc, mcs, bww, bwr, idle_self, idle_peer;
+	struct stats tcp, line, wr, rd, swr, srd, snd;
+	double mc, mcs, bww, bwr, sbww, sbwr, idle_self, idle_peer;
 	const char *tr = getenv("SOFTRDMA_TRANSPORT");
 	struct ep e = {0};
 	struct conn_info me;
@@ -533,19 +594,25 @@ main(int argc, char **argv)
 	}
 	close(sv[1]);
 	ep_init(&e);
-	me.qpn = e.qp->qp_num;
-	me.rkey = e.mr->rkey;
-	me.addr = (uintptr_t)e.buf;
+	ep_info(&e, &me);
 	if (xfer(sv[0], &e.remote, sizeof(e.remote), 0) || xfer(sv[0], &me, sizeof(me), 1))
 		return 1;
 	ep_connect(&e);
 	if (xfer(sv[0], &cmd, sizeof(cmd), 0))
 		return 1;
+	ep_target(&e, 0);
 	wr = bench_lat(&e, IBV_WR_RDMA_WRITE);
 	rd = bench_lat(&e, IBV_WR_RDMA_READ);
+	ep_target(&e, 1);
+	swr = bench_lat(&e, IBV_WR_RDMA_WRITE);
+	srd = bench_lat(&e, IBV_WR_RDMA_READ);
 	snd = bench_send(&e, sv[0]);
+	ep_target(&e, 0);
 	bww = bench_bw(&e, IBV_WR_RDMA_WRITE);
 	bwr = bench_bw(&e, IBV_WR_RDMA_READ);
+	ep_target(&e, 1);
+	sbww = bench_bw(&e, IBV_WR_RDMA_WRITE);
+	sbwr = bench_bw(&e, IBV_WR_RDMA_READ);
 	cmd = CMD_IDLE;
 	xfer(sv[0], &cmd, sizeof(cmd), 1);
 	idle_self = cpu_s();
@@ -562,19 +629,30 @@ main(int argc, char **argv)
 	printf("latency (8 bytes, round trip):\n");
 	print_lat("RDMA WRITE (post -> completion)", wr);
 	print_lat("RDMA READ (post -> completion)", rd);
+	print_lat("RDMA WRITE, shareable memory", swr);
+	print_lat("RDMA READ, shareable memory", srd);
 	print_lat("SEND ping-pong", snd);
 	print_lat("TCP loopback ping-pong", tcp);
 	print_lat("shared cache line ping-pong", line);
 	printf("bandwidth (1 MiB messages, %d in flight):\n", QDEPTH);
 	printf("  %-38s %8.2f GB/s\n", "RDMA WRITE", bww);
 	printf("  %-38s %8.2f GB/s\n", "RDMA READ", bwr);
+	printf("  %-38s %8.2f GB/s\n", "RDMA WRITE, shareable memory", sbww);
+	printf("  %-38s %8.2f GB/s\n", "RDMA READ, shareable memory", sbwr);
 	printf("  %-38s %8.2f GB/s\n", "memcpy", mc);
 	printf("  %-38s %8.2f GB/s\n", "memcpy (64 MiB working set)", mcs);
 	printf("ratios:\n");
 	printf("  %-38s %8.2f\n", "WRITE latency / TCP ping-pong", wr.median / tcp.median);
 	printf("  %-38s %8.2f\n", "SEND ping-pong / TCP ping-pong", snd.median / tcp.median);
+	printf("  %-38s %8.2f\n", "WRITE latency / cache line", wr.median / line.median);
+	printf("  %-38s %8.2f\n", "READ latency / cache line", rd.median / line.median);
+	printf("  %-38s %8.2f\n", "shareable WRITE latency / cache line", swr.median / line.median);
+	printf("  %-38s %8.2f\n", "shareable READ latency / cache line", srd.median / line.median);
+	printf("  %-38s %8.2f\n", "SEND ping-pong / cache line", snd.median / line.median);
 	printf("  %-38s %8.2f\n", "WRITE bandwidth / memcpy", bww / mc);
 	printf("  %-38s %8.2f\n", "READ bandwidth / memcpy", bwr / mc);
+	printf("  %-38s %8.2f\n", "shareable WRITE bandwidth / memcpy", sbww / mc);
+	printf("  %-38s %8.2f\n", "shareable READ bandwidth / memcpy", sbwr / mc);
 	printf("  %-38s %8.2f\n", "WRITE bandwidth / memcpy (64 MiB)", bww / mcs);
 	printf("  %-38s %8.2f\n", "READ bandwidth / memcpy (64 MiB)", bwr / mcs);
 	printf("idle CPU, connected, over %d s:\n", idle_s);

@@ -299,10 +299,10 @@ softrdma_atomic_scatter(struct softrdma_qp *qp, struct softrdma_conn *c)
 		struct softrdma_mr *mr = softrdma__mr_get(s->lkey);
 		size_t n = s->length < sizeof(v) - done ? s->length : sizeof(v) - done;
 
-		if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, s->addr, n,
-				       IBV_ACCESS_LOCAL_WRITE) ||
-		    softrdma__safe_write(softrdma__mr_ptr(mr, s->addr), src + done, n))
+		if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, s->addr, n, IBV_ACCESS_LOCAL_WRITE))
 			st = IBV_WC_LOC_PROT_ERR;
+		else
+			memcpy(softrdma__mr_ptr(mr, s->addr), src + done, n);
 		softrdma__mr_put();
 		done += n;
 	}

@@ -2,7 +2,9 @@
 /*
  * Protection domains and memory regions. Keys are (slot << 8 | variant): the
  * variant changes on every registration of a slot so stale keys fail.
- * Registration checks that the range is mapped but pins nothing.
+ * Registration checks that the range is mapped but pins nothing; when the
+ * range is a shared mapping of a file or memfd, the MR keeps a descriptor
+ * of that file for same-host peers to map (share.h).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -172,6 +174,8 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, un
 		err = ENOMEM;
 		goto fail;
 	}
+	/* before the lock: it reads /proc and may scan the descriptors */
+	softrdma__share_probe(addr, length, access, &mr->share);
 	pthread_rwlock_wrlock(&softrdma_mr_lock);
 	for (i = 0, slot = 0; i < SOFTRDMA_MAX_MR - 1; i++) {
 		uint32_t s = (softrdma_mr_next + i) % (SOFTRDMA_MAX_MR - 1) + 1;
@@ -184,7 +188,7 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, un
 	if (!slot) {
 		pthread_rwlock_unlock(&softrdma_mr_lock);
 		err = ENOMEM;
-		goto free_mr;
+		goto release_share;
 	}
 	softrdma_mr_next = slot + 1;
 	softrdma_mr_variant[slot] += softrdma_mr_key_step();
@@ -203,7 +207,8 @@ ibv_reg_mr_iova2(struct ibv_pd *pd, void *addr, size_t length, uint64_t iova, un
 	softrdma__pd_get(pd);
 	return &mr->mr;
 
-free_mr:
+release_share:
+	softrdma__share_release(&mr->share);
 	free(mr);
 fail:
 	errno = err;
@@ -240,6 +245,8 @@ ibv_dereg_mr(struct ibv_mr *mr)
 		softrdma__seg_publish(mr->handle, NULL, 0);
 	}
 	pthread_rwlock_unlock(&softrdma_mr_lock);
+	/* after the entry is gone: a peer that fetched the number meanwhile sees it moved */
+	softrdma__share_release(&m->share);
 	softrdma__pd_put(pd);
 	free(m);
 	return 0;
@@ -261,6 +268,7 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 	int nacc = (flags & IBV_REREG_MR_CHANGE_ACCESS) ? access : m->access;
 	struct ibv_pd *npd = (flags & IBV_REREG_MR_CHANGE_PD) ? pd : mr->pd;
 	uint32_t slot = mr->handle;
+	struct softrdma_share share, old;
 
 	if (flags & ~IBV_REREG_MR_FLAGS_SUPPORTED)
 		return IBV_REREG_MR_ERR_INPUT;
@@ -270,10 +278,13 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 		return IBV_REREG_MR_ERR_INPUT;
 	if (!softrdma__range_mapped(naddr, nlen, !!(nacc & IBV_ACCESS_LOCAL_WRITE)))
 		return IBV_REREG_MR_ERR_INPUT;
+	/* new memory or new rights: the file behind it, opened for them, is looked up again */
+	softrdma__share_probe(naddr, nlen, nacc, &share);
 	pthread_rwlock_wrlock(&softrdma_mr_lock);
 	if (slot >= SOFTRDMA_MAX_MR || softrdma_mr_tab[slot] != m) {
 		/* inherited from the parent of this forked process: not in the table */
 		pthread_rwlock_unlock(&softrdma_mr_lock);
+		softrdma__share_release(&share);
 		return IBV_REREG_MR_ERR_INPUT;
 	}
 	if (flags & IBV_REREG_MR_CHANGE_TRANSLATION)
@@ -289,8 +300,11 @@ ibv_rereg_mr(struct ibv_mr *mr, int flags, struct ibv_pd *pd, void *addr, size_t
 	m->iova = (uintptr_t)naddr;
 	mr->lkey = slot << 8 | softrdma_mr_variant[slot];
 	mr->rkey = mr->lkey;
+	old = m->share;
+	m->share = share;
 	softrdma__seg_publish(slot, m, npd->handle);
 	pthread_rwlock_unlock(&softrdma_mr_lock);
+	softrdma__share_release(&old);
 	return 0;
 }
 
@@ -312,4 +326,5 @@ softrdma__mr_fork_child(void)
 			softrdma_mr_tab[i] = NULL;
 	softrdma_mr_next = 1;
 	pthread_rwlock_init(&softrdma_mr_lock, NULL);
+	softrdma__share_fork_child();
 }

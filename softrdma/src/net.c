@@ -242,7 +242,7 @@ softrdma_conn_send_eos(struct softrdma_conn *c)
 		if (space == UINT32_MAX || space < sizeof(h))
 			return;
 		at = softrdma__shm_tail(c);
-		softrdma__shm_put(c, at, &h, sizeof(h), 0);
+		softrdma__shm_put(c, at, &h, sizeof(h));
 		softrdma__shm_commit(c, at + sizeof(h));
 		return;
 	}
@@ -376,6 +376,18 @@ softrdma__qp_check_eos(struct softrdma_qp *qp, uint64_t now, uint64_t *next)
 }
 
 /*
+ * Whether the payload arriving on @c goes into memory a peer reaches with a
+ * one-sided WRITE, which its process may have unmapped since registration
+ * (an access error for the peer, never a crash here); the other payloads go
+ * to this process's own buffers (receive WQEs, READ and atomic results).
+ */
+static int
+softrdma_rx_remote(const struct softrdma_conn *c)
+{
+	return !c->is_out && (c->hdr.op == SOFTRDMA_OP_WRITE || c->hdr.op == SOFTRDMA_OP_WRITE_IMM);
+}
+
+/*
  * Receive payload bytes into c->iov (or discard them). Returns 1 when the
  * payload is complete, 0 on EAGAIN, -errno on connection failure.
  */
@@ -408,7 +420,12 @@ softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
 				skip = 0;
 				k++;
 			}
-			n = c->shm ? softrdma__shm_recv_iov(c, iov, k) : readv(c->fd, iov, k);
+			if (!c->shm)
+				n = readv(c->fd, iov, k);
+			else if (softrdma_rx_remote(c))
+				n = softrdma__shm_recv_iov_remote(c, iov, k);
+			else
+				n = softrdma__shm_recv_iov(c, iov, k);
 			if (n < 0 && errno == EFAULT) {
 				c->discard = 1;
 				c->rx_status = local_fault_status;

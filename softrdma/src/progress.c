@@ -718,6 +718,8 @@ softrdma_progress_main(void *arg)
 
 	(void)arg;
 	softrdma__block_signals();
+	/* peers mapping our memory learn of our death from this thread's lock */
+	softrdma__shm_hold_alive();
 	for (;;) {
 		softrdma_reap();
 		if (spin) {

@@ -76,9 +76,8 @@ softrdma_gather(struct softrdma_qp *qp, struct ibv_send_wr *wr, char *dst, uint6
 		mr = softrdma__mr_get(s->lkey);
 		if (softrdma__mr_check(mr, qp->qpx.qp_base.pd, s->addr, s->length, access))
 			err = IBV_WC_LOC_PROT_ERR;
-		else if (dst && softrdma__safe_read(dst + *total, softrdma__mr_ptr(mr, s->addr),
-						    s->length))
-			err = IBV_WC_LOC_PROT_ERR;
+		else if (dst)
+			memcpy(dst + *total, softrdma__mr_ptr(mr, s->addr), s->length);
 		softrdma__mr_put();
 		if (err)
 			return err;
@@ -107,27 +106,27 @@ softrdma_shm_post(struct softrdma_qp *qp, struct ibv_send_wr *wr, const struct s
 	if (space == UINT32_MAX || need > space)
 		return -1;
 	softrdma__wire_hdr_to_le(&le);
-	softrdma__shm_put(c, at, &le, sizeof(le), 0);
+	softrdma__shm_put(c, at, &le, sizeof(le));
 	at += sizeof(le);
 	if (softrdma_wr_atomic(wr)) {
 		softrdma_atomic_args(wr, args);
-		softrdma__shm_put(c, at, args, sizeof(args), 0);
+		softrdma__shm_put(c, at, args, sizeof(args));
 		at += sizeof(args);
 	}
 	for (i = 0; wr->opcode != IBV_WR_RDMA_READ && !softrdma_wr_atomic(wr) && i < wr->num_sge;
 	     i++) {
 		struct ibv_sge *sg = &wr->sg_list[i];
 		struct softrdma_mr *mr;
-		int err;
+		int err = 0;
 
 		if (softrdma_wr_inline(wr)) {
-			err = softrdma__shm_put(c, at, (void *)(uintptr_t)sg->addr, sg->length, 1);
+			softrdma__shm_put(c, at, (void *)(uintptr_t)sg->addr, sg->length);
 		} else {
 			mr = softrdma__mr_get(sg->lkey);
 			err = softrdma__mr_check(mr, qp->qpx.qp_base.pd, sg->addr, sg->length, 0);
 			if (!err)
-				err = softrdma__shm_put(c, at, softrdma__mr_ptr(mr, sg->addr),
-							sg->length, 1);
+				softrdma__shm_put(c, at, softrdma__mr_ptr(mr, sg->addr),
+						  sg->length);
 			softrdma__mr_put();
 		}
 		if (err)

@@ -181,7 +181,7 @@ softrdma_respond(struct softrdma_qp *qp, uint8_t op, uint32_t seq, uint8_t statu
 		uint64_t at = softrdma__shm_tail(c);
 
 		softrdma__wire_hdr_to_le(&h);
-		softrdma__shm_put(c, at, &h, sizeof(h), 0);
+		softrdma__shm_put(c, at, &h, sizeof(h));
 		softrdma__shm_commit(c, at + sizeof(h));
 		return;
 	}

@@ -4,12 +4,16 @@
  * peers (pidfd, doorbell, read-only segment mapping), the per-connection
  * rings, and direct one-sided copies with process_vm_readv/writev. Nothing
  * read from a peer's memory is trusted: indices, sizes and keys are checked
- * on every use, and copies go through the kernel so a bad address is an
- * error, never a fault.
+ * on every use. Copies between a ring and this process's own buffers (what
+ * it sends, its receive buffers, its READ results), checked against its MR
+ * table first, are plain memcpy; copies into or out of memory a peer names
+ * (the target of its WRITE or READ) go through the kernel, so memory unmapped
+ * since its registration is an error for the peer, never a fault here.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/futex.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +26,7 @@
 
 #include "mr.h"
 #include "progress.h"
+#include "share.h"
 #include "shm.h"
 
 #ifndef SYS_pidfd_open
@@ -68,7 +73,7 @@ static struct {
 	int fail;    /* a chunk was copied short */
 	int is_read;
 	int cnt;
-	pid_t pid;
+	pid_t pid; /* 0: @raddr is in our own mapping of the responder's memory */
 	uint64_t total;
 	uint64_t next; /* first byte no one has taken */
 	char *raddr;
@@ -76,6 +81,15 @@ static struct {
 } softrdma_split;
 
 static int softrdma_split_ok = -1;
+/*
+ * A helper that took a chunk and then lost its CPU holds the poster up
+ * until it runs again (a scheduler slice, milliseconds), which costs more
+ * than copying alone: when the poster waited that long, it copies alone
+ * until this time (now_ns), as a machine that busy gives no second core.
+ */
+#define SOFTRDMA_SPLIT_STALL_NS	  50000ull
+#define SOFTRDMA_SPLIT_BACKOFF_NS 20000000ull
+static uint64_t softrdma_split_off_until;
 
 /* Parse the 36-character boot id into 16 bytes; 0 on success. */
 static int
@@ -213,10 +227,16 @@ softrdma__seg_publish(uint32_t slot, const struct softrdma_mr *mr, uint32_t pd)
 		e->addr = (uintptr_t)mr->mr.addr;
 		e->iova = mr->iova;
 		e->length = mr->mr.length;
+		e->fd = mr->share.fd;
+		e->flags = mr->share.flags;
+		e->foff = mr->share.foff;
+		e->dev = mr->share.dev;
+		e->ino = mr->share.ino;
 	} else {
 		e->key = 0;
 		e->access = 0;
 		e->length = 0;
+		e->fd = -1;
 	}
 	__atomic_store_n(&e->seq, e->seq + 1, __ATOMIC_RELEASE);
 }
@@ -229,6 +249,42 @@ static struct softrdma_seg *
 softrdma_seg_published(void)
 {
 	return __atomic_load_n(&softrdma_shm.seg, __ATOMIC_ACQUIRE);
+}
+
+/* Lock the liveness mutex of our segment for the life of the process (progress thread). */
+void
+softrdma__shm_hold_alive(void)
+{
+	struct softrdma_seg *seg = softrdma__seg();
+	pthread_mutexattr_t a;
+	int err;
+
+	if (!seg || pthread_mutexattr_init(&a))
+		return;
+	err = pthread_mutexattr_setpshared(&a, PTHREAD_PROCESS_SHARED);
+	if (!err)
+		err = pthread_mutexattr_setrobust(&a, PTHREAD_MUTEX_ROBUST);
+	if (!err)
+		err = pthread_mutex_init(&seg->hdr.alive, &a);
+	if (!err && !pthread_mutex_lock(&seg->hdr.alive))
+		__atomic_store_n(&seg->hdr.alive_tid, (uint32_t)gettid(), __ATOMIC_RELEASE);
+	pthread_mutexattr_destroy(&a);
+}
+
+/*
+ * Whether the process behind @p is known to be alive: its progress thread
+ * still owns the liveness mutex (the lock word holds its thread id, which
+ * the kernel replaces with FUTEX_OWNER_DIED when the thread dies). The
+ * word is glibc's robust mutex lock word, the one the kernel's robust
+ * futex list names. 0 when unknown: the caller takes the kernel's path.
+ */
+static int
+softrdma_peer_alive(const struct softrdma_peer *p)
+{
+	uint32_t tid = __atomic_load_n(&p->seg->hdr.alive_tid, __ATOMIC_ACQUIRE);
+	uint32_t w = (uint32_t)__atomic_load_n(&p->seg->hdr.alive.__data.__lock, __ATOMIC_ACQUIRE);
+
+	return tid && (w & FUTEX_TID_MASK) == tid && !(w & FUTEX_OWNER_DIED);
 }
 
 /* Tell producers whether they must ring our doorbell. */
@@ -583,14 +639,19 @@ softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *
 	c->peer = softrdma_peer_get(reply);
 	if (!c->peer)
 		return errno;
+	/* the map cache of the peer's shareable MRs; without it, cross-memory attach only */
+	c->xmap = calloc(SOFTRDMA_XMAP_WAYS, sizeof(*c->xmap));
 	c->shm = 1;
 	return 0;
 }
 
-/* Release the rings and the peer of @c. */
+/* Release the rings, the map cache and the peer of @c. */
 void
 softrdma__shm_release(struct softrdma_conn *c)
 {
+	softrdma__xmap_clear(c->xmap);
+	free(c->xmap);
+	c->xmap = NULL;
 	if (c->area)
 		munmap(c->area, sizeof(struct softrdma_ring_area));
 	c->area = NULL;
@@ -732,36 +793,73 @@ softrdma__shm_recv(struct softrdma_conn *c, void *buf, size_t len)
 	return n;
 }
 
+/* The ring bytes that fill @iov (@cnt pieces): the pieces cut to @avail bytes in @dst. */
+static size_t
+softrdma_rx_fit(const struct iovec *iov, int cnt, size_t avail, struct iovec *dst, int *k)
+{
+	size_t n = 0;
+	int i;
+
+	*k = 0;
+	for (i = 0; i < cnt && n < avail && *k < SOFTRDMA_MAX_SGE; i++) {
+		size_t take = iov[i].iov_len;
+
+		if (take > avail - n)
+			take = avail - n;
+		if (!take)
+			continue;
+		dst[*k].iov_base = iov[i].iov_base;
+		dst[*k].iov_len = take;
+		(*k)++;
+		n += take;
+	}
+	return n;
+}
+
 /*
- * Copy from the receive ring into application memory that may have been
- * unmapped: the kernel copies and reports EFAULT; nothing is consumed then.
+ * Copy from the receive ring into the scatter list @iov: memory this
+ * process uses for its own operations (a posted receive buffer, a READ's
+ * destination), checked against the MR table. Plain stores, as an RNIC
+ * writes the pages its MR table names.
  */
 ssize_t
 softrdma__shm_recv_iov(struct softrdma_conn *c, const struct iovec *iov, int cnt)
 {
 	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
-	ssize_t avail = softrdma_rx_ready(c), r;
-	size_t n = 0;
-	int i, k = 0;
+	ssize_t avail = softrdma_rx_ready(c);
+	size_t n;
+	int k;
 
 	if (avail < 0)
 		return -1;
-	for (i = 0; i < cnt && n < (size_t)avail && k < SOFTRDMA_MAX_SGE; i++) {
-		size_t take = iov[i].iov_len;
-
-		if (take > (size_t)avail - n)
-			take = (size_t)avail - n;
-		if (!take)
-			continue;
-		dst[k].iov_base = iov[i].iov_base;
-		dst[k].iov_len = take;
-		k++;
-		n += take;
-	}
+	n = softrdma_rx_fit(iov, cnt, avail, dst, &k);
 	if (!n)
 		return 0;
-	r = process_vm_writev(getpid(), src, softrdma_ring_iov(c->rxr, c->rx_head, n, src), dst, k,
-			      0);
+	softrdma__iov_copy(dst, k, src, softrdma_ring_iov(c->rxr, c->rx_head, n, src));
+	softrdma_rx_advance(c, n);
+	return n;
+}
+
+/*
+ * Copy from the receive ring into the target of a peer's one-sided WRITE,
+ * which may have been unmapped since its registration: the kernel copies
+ * and reports EFAULT, and nothing is consumed then.
+ */
+ssize_t
+softrdma__shm_recv_iov_remote(struct softrdma_conn *c, const struct iovec *iov, int cnt)
+{
+	struct iovec src[2], dst[SOFTRDMA_MAX_SGE];
+	ssize_t avail = softrdma_rx_ready(c), r;
+	size_t n;
+	int k, ns;
+
+	if (avail < 0)
+		return -1;
+	n = softrdma_rx_fit(iov, cnt, avail, dst, &k);
+	if (!n)
+		return 0;
+	ns = softrdma_ring_iov(c->rxr, c->rx_head, n, src);
+	r = process_vm_writev(getpid(), src, ns, dst, k, 0);
 	if (r != (ssize_t)n) {
 		errno = EFAULT;
 		return -1;
@@ -793,25 +891,23 @@ softrdma__shm_tail(struct softrdma_conn *c)
 
 /*
  * Copy @len bytes to ring position @at (not yet visible to the consumer).
- * With @safe, @src may be unmapped application memory: returns EFAULT.
+ * @src is this process's own memory: a header, inline data, or a local
+ * buffer the caller checked against the MR table.
  */
-int
-softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len, int safe)
+void
+softrdma__shm_put(struct softrdma_conn *c, uint64_t at, const void *src, size_t len)
 {
-	struct iovec iov[2], s = {(void *)src, len};
+	struct iovec iov[2];
 	int i, k;
 	size_t done = 0;
 
 	if (!len)
-		return 0;
+		return;
 	k = softrdma_ring_iov(c->txr, at, len, iov);
-	if (safe)
-		return process_vm_readv(getpid(), iov, k, &s, 1, 0) == (ssize_t)len ? 0 : EFAULT;
 	for (i = 0; i < k; i++) {
 		memcpy(iov[i].iov_base, (const char *)src + done, iov[i].iov_len);
 		done += iov[i].iov_len;
 	}
-	return 0;
 }
 
 /* Publish everything written up to @tail and wake the consumer if it sleeps. */
@@ -849,43 +945,53 @@ softrdma__shm_send(struct softrdma_conn *c, const void *buf, size_t len)
 		}
 	}
 	n = len < space ? len : space;
-	softrdma__shm_put(c, c->tx_tail, buf, n, 0);
+	softrdma__shm_put(c, c->tx_tail, buf, n);
 	softrdma__shm_commit(c, c->tx_tail + n);
 	return n;
 }
 
 /*
- * Copy bytes [@off, @off + @len) of the split job between the local iovecs
- * and the responder. Returns 0, or -1 when the copy came up short.
+ * Copy the bytes [@off, @off + @len) between the local pieces @liov (@cnt
+ * of them) and the responder's @raddr + @off: with memcpy when @raddr is in
+ * our own mapping of the responder's memory (@pid 0), else through the
+ * kernel. Returns 0, or -1 when the copy came up short.
  */
 static int
-softrdma_split_copy(uint64_t off, uint64_t len)
+softrdma_piece_copy(pid_t pid, int is_read, const struct iovec *liov, int cnt, char *raddr,
+		    uint64_t off, uint64_t len)
 {
 	struct iovec l[SOFTRDMA_MAX_SGE], r;
 	uint64_t pos = 0, want = len;
 	int i, k = 0;
 	ssize_t n;
 
-	for (i = 0; i < softrdma_split.cnt && want; i++) {
-		uint64_t il = softrdma_split.liov[i].iov_len, skip;
+	for (i = 0; i < cnt && want; i++) {
+		uint64_t il = liov[i].iov_len, skip;
 
 		if (pos + il <= off) {
 			pos += il;
 			continue;
 		}
 		skip = off > pos ? off - pos : 0;
-		l[k].iov_base = (char *)softrdma_split.liov[i].iov_base + skip;
+		l[k].iov_base = (char *)liov[i].iov_base + skip;
 		l[k].iov_len = il - skip < want ? il - skip : want;
 		want -= l[k].iov_len;
 		pos += il;
 		k++;
 	}
-	r.iov_base = softrdma_split.raddr + off;
+	r.iov_base = raddr + off;
 	r.iov_len = len;
-	if (softrdma_split.is_read)
-		n = process_vm_readv(softrdma_split.pid, l, k, &r, 1, 0);
+	if (!pid) {
+		if (is_read)
+			softrdma__iov_copy(l, k, &r, 1);
+		else
+			softrdma__iov_copy(&r, 1, l, k);
+		return 0;
+	}
+	if (is_read)
+		n = process_vm_readv(pid, l, k, &r, 1, 0);
 	else
-		n = process_vm_writev(softrdma_split.pid, l, k, &r, 1, 0);
+		n = process_vm_writev(pid, l, k, &r, 1, 0);
 	return n == (ssize_t)len ? 0 : -1;
 }
 
@@ -903,7 +1009,9 @@ softrdma_split_run(void)
 		len = softrdma_split.total - off;
 		if (len > SOFTRDMA_SPLIT_CHUNK)
 			len = SOFTRDMA_SPLIT_CHUNK;
-		if (softrdma_split_copy(off, len))
+		if (softrdma_piece_copy(softrdma_split.pid, softrdma_split.is_read,
+					softrdma_split.liov, softrdma_split.cnt,
+					softrdma_split.raddr, off, len))
 			__atomic_store_n(&softrdma_split.fail, 1, __ATOMIC_RELAXED);
 	}
 }
@@ -936,26 +1044,25 @@ softrdma_split_allowed(void)
 		ok = !sched_getaffinity(0, sizeof(set), &set) && CPU_COUNT(&set) > 1;
 		__atomic_store_n(&softrdma_split_ok, ok, __ATOMIC_RELAXED);
 	}
-	return ok;
+	return ok &&
+	       softrdma__now_ns() >= __atomic_load_n(&softrdma_split_off_until, __ATOMIC_RELAXED);
 }
 
 /*
- * Copy @total bytes between @liov and the responder at @raddr, sharing the
- * work with the progress thread when it is large. Returns the bytes copied,
- * or -1 when any part failed.
+ * Copy @total bytes between @liov and the responder at @raddr (in process
+ * @pid, or in our own mapping of its memory when @pid is 0), sharing the
+ * work with the progress thread when it is large. Returns 0, or -1 when
+ * any part failed.
  */
-static ssize_t
+static int
 softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k, char *raddr, uint64_t total)
 {
-	struct iovec riov = {.iov_base = raddr, .iov_len = total};
+	uint64_t t;
 	int fail, spins;
 
 	if (total < SOFTRDMA_SPLIT_MIN || !softrdma_split_allowed() ||
-	    __atomic_exchange_n(&softrdma_split.owned, 1, __ATOMIC_ACQUIRE)) {
-		if (is_read)
-			return process_vm_readv(pid, liov, k, &riov, 1, 0);
-		return process_vm_writev(pid, liov, k, &riov, 1, 0);
-	}
+	    __atomic_exchange_n(&softrdma_split.owned, 1, __ATOMIC_ACQUIRE))
+		return softrdma_piece_copy(pid, is_read, liov, k, raddr, 0, total);
 	softrdma_split.is_read = is_read;
 	softrdma_split.pid = pid;
 	softrdma_split.cnt = k;
@@ -972,70 +1079,65 @@ softrdma_direct_copy(pid_t pid, int is_read, struct iovec *liov, int k, char *ra
 	 * Chunks the helper has taken involve no lock, so this wait is one
 	 * chunk at most; yield in case the helper was preempted on this CPU.
 	 */
+	t = 0;
 	for (spins = 0; __atomic_load_n(&softrdma_split.helpers, __ATOMIC_SEQ_CST); spins++) {
-		if (spins < 4096)
+		if (spins < 4096) {
 			__builtin_ia32_pause();
-		else
-			sched_yield();
+			continue;
+		}
+		if (!t)
+			t = softrdma__now_ns();
+		sched_yield();
 	}
+	if (t && softrdma__now_ns() - t > SOFTRDMA_SPLIT_STALL_NS)
+		__atomic_store_n(&softrdma_split_off_until,
+				 softrdma__now_ns() + SOFTRDMA_SPLIT_BACKOFF_NS, __ATOMIC_RELAXED);
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	fail = __atomic_load_n(&softrdma_split.fail, __ATOMIC_RELAXED);
 	__atomic_store_n(&softrdma_split.owned, 0, __ATOMIC_RELEASE);
-	return fail ? -1 : (ssize_t)total;
+	return fail ? -1 : 0;
 }
 
 /*
- * Requester: execute a WRITE or READ straight against the responder's
- * memory. The responder QP's attributes and the MR entry are read under
- * their sequence counters before and after the copy; anything unexpected
- * returns -1 and the caller sends the request the normal way, so the
- * responder reports the error as it would over the wire (qp->lock held).
+ * Requester: the responder QP's attributes direct access depends on, read
+ * consistently (seqlock); returns its sequence number, or 1 (odd) when it
+ * changed under us.
  */
-int
-softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total)
+static uint32_t
+softrdma_ctl_read(const struct softrdma_ring_ctl *ctl, uint32_t *ok, uint32_t *access, uint32_t *pd)
 {
-	struct softrdma_conn *c = qp->out;
-	const struct softrdma_ring_ctl *ctl;
-	const struct softrdma_seg_mr *e;
-	struct iovec liov[SOFTRDMA_MAX_SGE];
-	uint32_t s, s1, key, access, pd, epd, ok, slot, rkey = wr->wr.rdma.rkey;
-	uint64_t addr, iova, length, raddr = wr->wr.rdma.remote_addr;
-	int is_read = wr->opcode == IBV_WR_RDMA_READ, need, i, k = 0;
-	ssize_t n;
+	uint32_t s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
 
-	if (!c || !c->shm || c->dead || c->await_answer || !c->peer)
-		return -1;
-	ctl = &c->area->ctl;
-	s = __atomic_load_n(&ctl->seq, __ATOMIC_ACQUIRE);
-	ok = ctl->ok;
-	access = ctl->access;
+	*ok = ctl->ok;
+	*access = ctl->access;
+	*pd = ctl->pd;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if ((s & 1) || __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)
-		return -1;
-	need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
-	if (!ok || !(access & need))
-		return -1;
-	pd = ctl->pd;
-	if (!total)
-		return 0;
-	slot = rkey >> 8;
-	if (!slot || slot >= SOFTRDMA_MAX_MR)
-		return -1;
-	e = &c->peer->seg->mr[slot];
-	s1 = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
-	key = e->key;
-	access = e->access;
-	epd = e->pd;
-	addr = e->addr;
-	iova = e->iova;
-	length = e->length;
+	return (s & 1) || __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s ? 1 : s;
+}
+
+/* Requester: a consistent copy of the peer's MR table entry @e (seqlock); -1 when it moved. */
+static int
+softrdma_entry_read(const struct softrdma_seg_mr *e, struct softrdma_seg_mr *out)
+{
+	uint32_t s = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+
+	memcpy(out, e, sizeof(*out));
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if ((s1 & 1) || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1)
-		return -1;
-	if (key != rkey || epd != pd || !(access & need))
-		return -1;
-	if (raddr < iova || total > length || raddr - iova > length - total)
-		return -1;
+	out->seq = s;
+	return (s & 1) || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s ? -1 : 0;
+}
+
+/*
+ * Requester: the local pieces of @wr, checked against our MR table (or
+ * inline data); returns their count, or -1 when a piece is not registered
+ * for this use (the request then goes the normal way and fails there).
+ */
+static int
+softrdma_direct_liov(struct softrdma_qp *qp, struct ibv_send_wr *wr, int is_read,
+		     struct iovec liov[SOFTRDMA_MAX_SGE])
+{
+	int i, k = 0;
+
 	for (i = 0; i < wr->num_sge; i++) {
 		struct ibv_sge *sg = &wr->sg_list[i];
 		struct softrdma_mr *mr;
@@ -1057,25 +1159,115 @@ softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t to
 		liov[k].iov_len = sg->length;
 		k++;
 	}
-	n = softrdma_direct_copy(c->peer->pid, is_read, liov, k,
-				 (char *)(uintptr_t)(addr + (raddr - iova)), total);
+	return k;
+}
+
+/*
+ * Requester: unmap one mapping of the map cache whose MR the peer has
+ * deregistered or registered anew since, one entry per direct access in
+ * turn, so the memory of a region gone does not stay mapped here for long.
+ */
+static void
+softrdma_xmap_sweep(struct softrdma_conn *c)
+{
+	struct softrdma_xmap *x;
+
+	if (!c->xmap)
+		return;
+	x = &c->xmap[c->xmap_sweep++ % SOFTRDMA_XMAP_WAYS];
+	if (x->state == 1 &&
+	    __atomic_load_n(&c->peer->seg->mr[x->slot].seq, __ATOMIC_RELAXED) != x->seq)
+		softrdma__xmap_drop(x);
+}
+
+/*
+ * Requester: copy @total bytes of @wr to or from the responder's MR
+ * described by @e (entry @slot) at @raddr. A shareable MR is reached
+ * through our own mapping of it while the responder is alive (then
+ * flushed when it is persistent memory), other memory through the
+ * kernel. Returns 0 or -1.
+ */
+static int
+softrdma_direct_move(struct softrdma_conn *c, int is_read, struct iovec *liov, int k,
+		     const struct softrdma_seg_mr *e, uint32_t slot, uint64_t raddr, uint64_t total)
+{
+	uint32_t flags = 0;
+	char *base = NULL;
+
+	softrdma_xmap_sweep(c);
+	if (e->fd >= 0 && c->xmap && softrdma_peer_alive(c->peer))
+		base = softrdma__xmap_get(c->xmap, c->peer->pidfd, slot, e, &flags);
+	if (!base)
+		return softrdma_direct_copy(c->peer->pid, is_read, liov, k,
+					    (char *)(uintptr_t)(e->addr + (raddr - e->iova)),
+					    total);
+	base += raddr - e->iova;
+	if (softrdma_direct_copy(0, is_read, liov, k, base, total))
+		return -1;
+	if (!is_read && (flags & SOFTRDMA_SHARE_DAX))
+		softrdma__share_flush(base, total);
+	/* a responder that died meanwhile did not see the copy: report it as today */
+	return softrdma_peer_alive(c->peer) ? 0 : -1;
+}
+
+/*
+ * Requester: execute a WRITE or READ straight against the responder's
+ * memory. The responder QP's attributes and the MR entry are read under
+ * their sequence counters before and after the copy; anything unexpected
+ * returns -1 and the caller sends the request the normal way, so the
+ * responder reports the error as it would over the wire (qp->lock held).
+ * A deregistration the copy raced with is seen by the second reading, as
+ * is the death of the responder: its mapping of a shareable MR cannot be
+ * revoked, so the entry's sequence number is what makes it invalid.
+ */
+int
+softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t total)
+{
+	struct softrdma_conn *c = qp->out;
+	struct softrdma_seg_mr e;
+	struct iovec liov[SOFTRDMA_MAX_SGE];
+	uint32_t s, ok, access, pd, slot, rkey = wr->wr.rdma.rkey;
+	uint64_t raddr = wr->wr.rdma.remote_addr;
+	int is_read = wr->opcode == IBV_WR_RDMA_READ, need, k;
+
+	if (!c || !c->shm || c->dead || c->await_answer || !c->peer)
+		return -1;
+	s = softrdma_ctl_read(&c->area->ctl, &ok, &access, &pd);
+	need = is_read ? IBV_ACCESS_REMOTE_READ : IBV_ACCESS_REMOTE_WRITE;
+	if ((s & 1) || !ok || !(access & need))
+		return -1;
+	if (!total)
+		return 0;
+	slot = rkey >> 8;
+	if (!slot || slot >= SOFTRDMA_MAX_MR || softrdma_entry_read(&c->peer->seg->mr[slot], &e))
+		return -1;
+	if (e.key != rkey || e.pd != pd || !(e.access & need))
+		return -1;
+	if (raddr < e.iova || total > e.length || raddr - e.iova > e.length - total)
+		return -1;
+	k = softrdma_direct_liov(qp, wr, is_read, liov);
+	if (k < 0 || softrdma_direct_move(c, is_read, liov, k, &e, slot, raddr, total))
+		return -1;
 	__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	if (n != (ssize_t)total || __atomic_load_n(&e->seq, __ATOMIC_RELAXED) != s1 ||
-	    __atomic_load_n(&ctl->seq, __ATOMIC_RELAXED) != s)
+	if (__atomic_load_n(&c->peer->seg->mr[slot].seq, __ATOMIC_RELAXED) != e.seq ||
+	    __atomic_load_n(&c->area->ctl.seq, __ATOMIC_RELAXED) != s)
 		return -1;
 	return 0;
 }
 
 /*
  * Forked child: drop the same-host state of @c, the parent's connection,
- * without a word to the peer: its rings (shared with the parent) are
- * unmapped, a ring memfd not yet handed over is closed, the peer reference
+ * without a word to the peer: its rings (shared with the parent) and the
+ * peer's MRs it mapped are unmapped, a ring memfd not yet handed over is closed, the peer reference
  * is forgotten (softrdma__shm_fork_child frees the peers), and @c is left
  * a plain socket connection.
  */
 void
 softrdma__shm_disown(struct softrdma_conn *c)
 {
+	softrdma__xmap_clear(c->xmap);
+	free(c->xmap);
+	c->xmap = NULL;
 	if (c->area)
 		munmap(c->area, sizeof(struct softrdma_ring_area));
 	c->area = NULL;

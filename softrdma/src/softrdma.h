@@ -88,6 +88,7 @@
 #include <stdint.h>
 
 #include "cmops.h"
+#include "share.h"
 #include "util.h"
 #include "wire.h"
 
@@ -174,6 +175,8 @@ struct softrdma_mr {
 	struct ibv_mr mr;
 	int access;
 	uint64_t iova;
+	/* the file behind a shareable MR, fd -1 otherwise (under softrdma_mr_lock) */
+	struct softrdma_share share;
 };
 
 struct softrdma_rwqe {
@@ -276,6 +279,9 @@ struct softrdma_conn {
 	uint64_t rx_head;
 	uint64_t tx_tail;
 	int shm;
+	/* requester over rings: the peer's shareable MRs mapped here (share.h) */
+	struct softrdma_xmap *xmap;
+	uint32_t xmap_sweep; /* the cache entry the next direct access checks for staleness */
 	int ring_fd;
 	int await_answer;
 	int hello_sent;

@@ -265,6 +265,34 @@ softrdma__safe_write(void *dst, const void *src, size_t len)
 	return n < 0 ? errno : EFAULT;
 }
 
+/* memcpy between two scatter lists of this process's own memory. */
+size_t
+softrdma__iov_copy(const struct iovec *dst, int nd, const struct iovec *src, int ns)
+{
+	size_t doff = 0, soff = 0, done = 0;
+	int d = 0, s = 0;
+
+	while (d < nd && s < ns) {
+		size_t n = dst[d].iov_len - doff;
+
+		if (n > src[s].iov_len - soff)
+			n = src[s].iov_len - soff;
+		memcpy((char *)dst[d].iov_base + doff, (const char *)src[s].iov_base + soff, n);
+		done += n;
+		doff += n;
+		soff += n;
+		if (doff == dst[d].iov_len) {
+			d++;
+			doff = 0;
+		}
+		if (soff == src[s].iov_len) {
+			s++;
+			soff = 0;
+		}
+	}
+	return done;
+}
+
 /*
  * Check through /proc/self/maps that [addr, addr+len) is fully mapped and
  * readable (and writable when @need_write); registration does not pin.

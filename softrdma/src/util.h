@@ -84,8 +84,21 @@ int softrdma__fd_dead_open(void);
  */
 void softrdma__fd_disown(int *fd, int dead);
 
+/*
+ * Copy between memory of this process that may have been unmapped (or made
+ * read-only) since it was registered: the kernel copies and reports a
+ * fault as an error (EFAULT) instead of the process taking a SIGSEGV. For
+ * memory a peer reaches (the target of its WRITE, READ or atomic) only;
+ * buffers the process uses for its own operations are copied with memcpy.
+ */
 int softrdma__safe_read(void *dst, const void *src, size_t len);
 int softrdma__safe_write(void *dst, const void *src, size_t len);
+struct iovec;
+/*
+ * memcpy from the @ns pieces of @src to the @nd pieces of @dst, as far as
+ * both go; returns the bytes copied.
+ */
+size_t softrdma__iov_copy(const struct iovec *dst, int nd, const struct iovec *src, int ns);
 int softrdma__range_mapped(const void *addr, size_t len, int need_write);
 uint64_t softrdma__now_ns(void);
 int softrdma__set_nonblock(int fd);

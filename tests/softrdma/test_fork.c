@@ -7,7 +7,9 @@
  * channels, cm ids) must stay inert in it, and tearing that down in the
  * child must leave the parent's connection working. Children are plain C
  * (no cmocka in a forked child): each step that fails is printed and becomes
- * the child's exit code, and an alarm turns a hang into a failure.
+ * the child's exit code, and an alarm turns a hang into a failure. A
+ * child's session buffer is a memfd mapped MAP_SHARED, which the parent
+ * writes through its own mapping of the child's memory (share.h).
  *
  * Under ThreadSanitizer the program skips (exit 77): it does not support a
  * child that starts threads after a multithreaded fork. Under
@@ -106,6 +108,25 @@ f_buf_new(void)
 {
 	void *p = mmap(NULL, F_BUF, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/*
+ * F_BUF bytes of a memfd mapped MAP_SHARED (its descriptor kept open): the
+ * parent writes into such memory of a child through its own mapping of it.
+ */
+static char *
+f_shared_buf_new(void)
+{
+	int fd = memfd_create("test_fork", MFD_CLOEXEC);
+	void *p;
+
+	if (fd < 0 || ftruncate(fd, F_BUF)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	p = mmap(NULL, F_BUF, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	return p == MAP_FAILED ? NULL : p;
 }
 
@@ -219,7 +240,7 @@ c_session(uint16_t port, uint8_t seed)
 	struct f_hello h = {.seed = seed};
 	struct rdma_conn_param p = t_conn_param(&h, sizeof(h));
 	struct rdma_cm_id *id = NULL;
-	char *buf = f_buf_new();
+	char *buf = f_shared_buf_new();
 	struct ibv_mr *mr;
 	int rc;
 
