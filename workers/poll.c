@@ -126,6 +126,8 @@ turn(struct rpmaf_worker *w, bool rcq)
 		n += s ? s : 1;
 	}
 	n += run_timers(w);
+	if (w->turn_end)
+		w->turn_end(w, w->turn_end_arg);
 	return n;
 }
 
@@ -313,4 +315,6 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 	/* what was submitted before the stop still runs */
 	while (rpmaf__submitq_pending(&w->subq))
 		(void)rpmaf__submitq_run(&w->subq, w, UINT32_MAX);
+	if (w->turn_end)
+		w->turn_end(w, w->turn_end_arg);
 }

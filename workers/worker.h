@@ -63,6 +63,11 @@ struct rpmaf__wstats {
 	atomic_uint cq_used, cq_used_max, conns;
 };
 
+struct rpmaf_worker;
+
+/* a function run at the end of each turn of a worker, on its thread */
+typedef void (*rpmaf__worker_turn_fn)(struct rpmaf_worker *w, void *arg);
+
 struct rpmaf_worker {
 	/* constant */
 	struct rpmaf_workers *ws;
@@ -121,6 +126,9 @@ struct rpmaf_worker {
 	unsigned due;
 	struct ibv_wc *wcs; /* batch entries */
 	int rdma_err;	    /* the last failed librpma call's code, for the log */
+	/* run at the end of every turn, when set (rpmaf__worker_turn_end_set()) */
+	rpmaf__worker_turn_fn turn_end;
+	void *turn_end_arg;
 };
 
 struct rpmaf_workers {
@@ -174,6 +182,17 @@ void rpmaf__wconn_expire_early(struct rpmaf_worker *w, uint64_t now_ns);
 
 /* rpmaf__worker_repost -- queue a receive buffer to be posted back in this turn */
 void rpmaf__worker_repost(struct rpmaf_worker *w, void *buf);
+
+/*
+ * rpmaf__worker_turn_end_set -- run fn(w, arg) at the end of each turn of
+ * w, after the completions, submissions and timers of the turn (a server
+ * answers there what it collected in the turn: its GPSPM persists, made
+ * durable together); fn NULL: none. One function per worker.
+ * RETURN VALUE: 0; RPMAF_E_INVAL (not on w's thread); RPMAF_E_BUSY
+ * (another function is set: clear it first).
+ * CONCURRENCY: w's thread (a submitted function, a callback).
+ */
+int rpmaf__worker_turn_end_set(struct rpmaf_worker *w, rpmaf__worker_turn_fn fn, void *arg);
 
 /* rpmaf__worker_repost_flush -- post the queued receive buffers back to the SRQ */
 void rpmaf__worker_repost_flush(struct rpmaf_worker *w);
