@@ -6,7 +6,8 @@
 #   make check-server-unit   the unit test of the regions' persistence rule (sregion.c
 #                            against stand-ins of libpmem2's granularity and of librpma's
 #                            registration: tests/unit/server/test_sregion.c), gcc and
-#                            clang AddressSanitizer+UBSan
+#                            clang AddressSanitizer+UBSan; and the page runs of a group
+#                            commit (server/prange.c: tests/unit/server/test_prange.c)
 #   make check-server-tsan   the same test on ThreadSanitizer builds of librpma and of
 #                            the framework's sources (check-slow)
 #   make fuzz-ctl-server     build/fuzz/fuzz_ctl_server (libFuzzer): sequences of client
@@ -62,9 +63,21 @@ $(SERVER_UNIT_ASAN): $(SERVER_UNIT_SRC) $(SERVER_UNIT_SRCS) $(SERVER_MODULE_HDRS
 	$(CLANG) $(SERVER_UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SERVER_UNIT_SRCS) \
 		$(SERVER_UNIT_WRAPS) $(SERVER_UNIT_LIBS)
 
+# the page runs of a group commit (prange.c alone)
+PRANGE_UNIT := $(BUILD)/server/unit/test_prange
+PRANGE_UNIT_ASAN := $(BUILD)/server/unit-asan/test_prange
+
+$(PRANGE_UNIT): tests/unit/server/test_prange.c server/prange.c server/prange.h
+	@mkdir -p $(@D)
+	$(CC) $(SERVER_UNIT_CFLAGS) -o $@ $< server/prange.c -lcmocka
+
+$(PRANGE_UNIT_ASAN): tests/unit/server/test_prange.c server/prange.c server/prange.h
+	@mkdir -p $(@D)
+	$(CLANG) $(SERVER_UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $< server/prange.c -lcmocka
+
 .PHONY: check-server check-server-tsan check-server-unit
 
-check-server-unit: $(SERVER_UNIT) $(SERVER_UNIT_ASAN)
+check-server-unit: $(SERVER_UNIT) $(SERVER_UNIT_ASAN) $(PRANGE_UNIT) $(PRANGE_UNIT_ASAN)
 	@tools/run-tests.sh server-unit $^
 
 check-server: $(SERVER_TEST) softrdma
