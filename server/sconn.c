@@ -123,6 +123,8 @@ sconn_close(struct rpmaf__sconn *sc, const char *why, enum rpmaf__churn_kind kin
 	sc->timer_armed = false;
 	if (sc->wconn)
 		(void)rpmaf_wconn_close(&sc->wconn);
+	/* its persists collected in this turn give their reply buffers back */
+	rpmaf__sgroup_drop(&sc->srv->wst[rpmaf_worker_index(sc->w)].group, sc);
 	if (sc->ctl_ok)
 		rpmaf__ctl_fini(&sc->ctl);
 	list_unlink(sc);

@@ -127,18 +127,14 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 }
 
 /*
- * persist_status -- check a PERSIST_REQ against region r and persist the
- * range, counted for the server and the region and timed on this worker.
- * A generation the region had before a change in place is served (the
- * client wrote through the old registration into the same memory); one
- * from before a removal, or newer than the region's, is STALE.
+ * persist_check -- check a PERSIST_REQ against region r: OK when it may be
+ * persisted. A generation the region had before a change in place is
+ * served (the client wrote through the old registration into the same
+ * memory); one from before a removal, or newer than the region's, is STALE.
  */
 static uint32_t
-persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
-	       const struct rpmaf__proto_persist_req *p)
+persist_check(const struct rpmaf__sregion *r, const struct rpmaf__proto_persist_req *p)
 {
-	uint64_t t0;
-
 	if (!r)
 		return RPMAF__PROTO_S_NOT_FOUND;
 	if (p->generation < r->since || p->generation > r->generation)
@@ -147,7 +143,19 @@ persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
 		return RPMAF__PROTO_S_DENIED;
 	if (p->offset > r->size || p->length > r->size - p->offset)
 		return RPMAF__PROTO_S_OUT_OF_RANGE;
-	t0 = rpmaf__now_ns();
+	return RPMAF__PROTO_S_OK;
+}
+
+/*
+ * persist_now -- persist the checked range of r at once, counted for the
+ * server and the region and timed on this worker
+ */
+static void
+persist_now(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
+	    const struct rpmaf__proto_persist_req *p)
+{
+	uint64_t t0 = rpmaf__now_ns();
+
 	rpmaf__sregion_persist(r, p->offset, p->length);
 	rpmaf__hist_record(&sc->srv->wst[rpmaf_worker_index(sc->w)].persist_lat,
 			   rpmaf__now_ns() - t0);
@@ -155,25 +163,37 @@ persist_status(struct rpmaf__sconn *sc, struct rpmaf__sregion *r,
 	rpmaf__srv_count(&sc->srv->st.persist_bytes, p->length);
 	rpmaf__srv_count(&r->persists, 1);
 	rpmaf__srv_count(&r->persist_bytes, p->length);
-	return RPMAF__PROTO_S_OK;
 }
 
 /*
- * persist -- PERSIST_REQ (GPSPM): persist the range, answer its status.
- * The data path: the region is found and persisted inside one read-side
+ * persist -- PERSIST_REQ (GPSPM): persist the range, answer its status. A
+ * region mapped at page granularity (an msync() a persist) joins the
+ * worker's group of the turn, answered once the group is durable
+ * (sgroup.h); any other is persisted and answered at once. The data path:
+ * the region is found and persisted (or collected) inside one read-side
  * section, no lock taken, nothing allocated.
  */
 static int
 persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 {
 	const struct rpmaf__proto_persist_req *p = &m->body.persist_req;
+	struct rpmaf__sgroup *g = &sc->srv->wst[rpmaf_worker_index(sc->w)].group;
 	const struct rpmaf__sregsnap *s;
+	struct rpmaf__sregion *r;
 	struct rpmaf__proto_msg out;
+	int ret;
 
 	reply_hdr(sc, m, &out, RPMAF__PROTO_T_PERSIST_REPLY);
 	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
-	out.body.persist_reply.status =
-	    persist_status(sc, rpmaf__sregtab_find(s, p->name, p->name_len), p);
+	r = rpmaf__sregtab_find(s, p->name, p->name_len);
+	out.body.persist_reply.status = persist_check(r, p);
+	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK && rpmaf__sgroup_wants(g, r)) {
+		ret = rpmaf__sgroup_add(g, sc, m, r, s->generation);
+		rpmaf__sregtab_read_unlock();
+		return ret;
+	}
+	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK)
+		persist_now(sc, r, p);
 	rpmaf__sregtab_read_unlock();
 	return reply(sc, &out);
 }

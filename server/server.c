@@ -89,12 +89,42 @@ announce_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 	rpmaf__sconn_announce_all(srv, w, arg);
 }
 
-/* close_on -- each_worker()'s function: close the worker's connections */
+/*
+ * close_on -- each_worker()'s function: close the worker's connections;
+ * what the group still holds is made durable, and the end of turn is the
+ * worker's again
+ */
 static void
 close_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 {
+	struct rpmaf__sgroup *g = &srv->wst[rpmaf_worker_index(w)].group;
+
 	(void)arg;
 	rpmaf__sconn_close_all(srv, w);
+	rpmaf__sgroup_flush(g);
+	if (g->on)
+		(void)rpmaf__worker_turn_end_set(w, NULL, NULL);
+	g->on = false;
+}
+
+/*
+ * group_on -- each_worker()'s function: the worker flushes the server's
+ * group of persists at the end of each turn (sgroup.h); a worker whose end
+ * of turn is taken (by another server on the same workers) persists each
+ * request alone
+ */
+static void
+group_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
+{
+	struct rpmaf__sgroup *g = &srv->wst[rpmaf_worker_index(w)].group;
+	int ret = rpmaf__worker_turn_end_set(w, rpmaf__sgroup_turn_end, g);
+
+	(void)arg;
+	g->on = ret == 0;
+	if (ret)
+		rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE,
+			    "server: worker %u: its persists are not grouped: %s",
+			    rpmaf_worker_index(w), rpmaf_err_str(ret));
 }
 
 /*
@@ -238,9 +268,17 @@ wst_new(struct rpmaf_server *srv)
 	if (!(srv->wst = calloc(n, sizeof(*srv->wst))))
 		return RPMAF_E_NOMEM;
 	for (unsigned i = 0; i < n; i++) {
+		struct rpmaf_worker *w;
+		int ret;
+
 		if (!(srv->wst[i].scratch = malloc(srv->cfg->queues.msg_size)))
 			return RPMAF_E_NOMEM;
 		rpmaf__hist_init(&srv->wst[i].persist_lat);
+		(void)rpmaf_workers_get(srv->ws, i, &w);
+		/* a turn takes at most what the receive buffers hold, and what waited for credits
+		 */
+		if ((ret = rpmaf__sgroup_init(&srv->wst[i].group, srv, w, srv->cfg->queues.srq_rq)))
+			return ret;
 	}
 	return 0;
 }
@@ -267,6 +305,7 @@ wst_delete(struct rpmaf_server *srv)
 	for (unsigned i = 0; srv->wst && i < rpmaf_workers_count(srv->ws); i++) {
 		free(srv->wst[i].scratch);
 		free(srv->wst[i].handler_lat);
+		rpmaf__sgroup_fini(&srv->wst[i].group);
 	}
 	free(srv->wst);
 }
@@ -416,6 +455,10 @@ rpmaf_server_start(struct rpmaf_server *srv)
 	if ((ret = rpmaf__acceptor_start(&srv->acc, srv)))
 		return ret;
 	srv->started = true;
+	/* from a worker thread each_worker() would wait for itself: no group then */
+	if (!rpmaf__current && each_worker(srv, group_on, NULL))
+		rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE, "server: persists are not grouped: %s",
+			    rpmaf_err_str(RPMAF_E_NOMEM));
 	return 0;
 }
 

@@ -29,6 +29,7 @@
 #include "../workers/wlog.h"
 #include "acceptor.h"
 #include "churn.h"
+#include "sgroup.h"
 #include "sregion.h"
 
 struct rpmaf__sconn;
@@ -55,7 +56,8 @@ struct rpmaf__srv_listed {
 struct rpmaf__srv_wstate {
 	struct rpmaf__sconn *conns;	 /* its connections, a doubly-linked list */
 	uint8_t *scratch;		 /* queues.messages.size bytes: a list page is built here */
-	struct rpmaf__hist persist_lat;	 /* ns a persist (GPSPM) took */
+	struct rpmaf__hist persist_lat;	 /* ns a persist (GPSPM) took, its group's wait included */
+	struct rpmaf__sgroup group;	 /* the persists of the turn (sgroup.h) */
 	struct rpmaf__hist *handler_lat; /* ns from an APP_REQ to its reply, per handler */
 					 /* (as srv->handlers; made by rpmaf_server_start()) */
 };

@@ -97,7 +97,8 @@ CLEAN_DIRS += $(BUILD)/server
 # and the protocol, over the stand-in worker of fuzz/fuzz_ctl_stub.c (no workers/ but its
 # log and its send-queue accounting); librpma's static library for what the region table
 # names, rpma_send() the stub's
-SERVER_FUZZ_SRCS := ctl/ctl.c $(addprefix server/,sconn.c serve.c scall.c sregion.c filelock.c churn.c) \
+SERVER_FUZZ_SRCS := ctl/ctl.c \
+	$(addprefix server/,sconn.c serve.c scall.c sgroup.c prange.c sregion.c filelock.c churn.c) \
 	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
 
