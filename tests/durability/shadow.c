@@ -18,12 +18,14 @@
  *   of [addr, addr + len) (msync without MS_SYNC schedules a write-back
  *   and makes nothing durable when it returns: not counted);
  * - fsync(fd) or fdatasync(fd) of the file: all of it.
- * The bytes are copied BEFORE the real call runs: what was in memory when
+ * The bytes are taken BEFORE the real call runs (what was in memory when
  * the call began is durable once it returns; what a concurrent writer
- * changes while it runs may or may not be, and the shadow leaves it out.
- * A failed call copies nothing (the shadow is written first, and then the
- * real call's failure is what the caller sees: a caller that goes on after
- * a failed msync is not this test's subject).
+ * changes while it runs may or may not be, and the shadow leaves it out)
+ * and written into the shadow only AFTER it has returned successfully: the
+ * shadow never holds what a call still running has not made durable yet,
+ * so a reader of the shadow (rpma-load's RPMA_LOAD_DURABLE_FILE) catches a
+ * program that answers before its msync returns. A failed call writes
+ * nothing into the shadow.
  *
  * Not interposed: sync(), syncfs(), sync_file_range(), O_SYNC/O_DSYNC
  * writes and the kernel's own write-back: durability they give is missing
@@ -40,6 +42,7 @@
 #include <inttypes.h>
 #include <limits.h>
 #include <pthread.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +58,20 @@ static int (*Real_fdatasync)(int);
 static pthread_once_t Once = PTHREAD_ONCE_INIT;
 static int Out = -1; /* SHADOW_OUT */
 static int Log = -1; /* SHADOW_LOG, or -1 */
+
+/* the pieces one call takes (a mapping of the file each, mostly one), written once it succeeded */
+#define SHADOW_PIECES 16
+
+struct piece {
+	char *bytes; /* a copy, malloc()ed */
+	uint64_t off, len;
+};
+
+/* what one durability call of a thread has taken */
+struct taken {
+	struct piece p[SHADOW_PIECES];
+	unsigned n;
+};
 
 /* init -- the real functions and the files of the environment (once) */
 static void
@@ -111,12 +128,38 @@ copy_mem(const char *p, uint64_t off, uint64_t len)
 	}
 }
 
+/* take -- a copy of len bytes at p, for the shadow at offset off once the call succeeded */
+static void
+take(struct taken *t, const char *p, uint64_t off, uint64_t len)
+{
+	char *c;
+
+	if (t->n == SHADOW_PIECES || !(c = malloc(len ? len : 1)))
+		return; /* left out: a false failure of the check, never a false pass */
+	memcpy(c, p, len);
+	t->p[t->n++] = (struct piece){c, off, len};
+}
+
+/* commit -- the pieces into the shadow when ok (the call succeeded), logged as what; freed */
+static void
+commit(struct taken *t, bool ok, const char *what)
+{
+	for (unsigned i = 0; i < t->n; i++) {
+		if (ok) {
+			copy_mem(t->p[i].bytes, t->p[i].off, t->p[i].len);
+			note(what, t->p[i].off, t->p[i].len);
+		}
+		free(t->p[i].bytes);
+	}
+	t->n = 0;
+}
+
 /*
  * map_line -- one line of /proc/self/maps: if it maps the watched file and
- * overlaps [a, b), copy the overlap into the shadow at its file offset
+ * overlaps [a, b), take the overlap, at its file offset
  */
 static void
-map_line(const char *line, uintptr_t a, uintptr_t b, const char *path)
+map_line(struct taken *t, const char *line, uintptr_t a, uintptr_t b, const char *path)
 {
 	uintptr_t start, end, from, to;
 	unsigned long long off;
@@ -132,13 +175,12 @@ map_line(const char *line, uintptr_t a, uintptr_t b, const char *path)
 	from = start > a ? start : a;
 	to = end < b ? end : b;
 	off += from - start;
-	copy_mem((const char *)from, off, to - from);
-	note("msync", off, to - from);
+	take(t, (const char *)from, off, to - from);
 }
 
-/* copy_range -- the pages of [a, b) that map the watched file, into the shadow */
+/* copy_range -- take the pages of [a, b) that map the watched file */
 static void
-copy_range(uintptr_t a, uintptr_t b, const char *path)
+copy_range(struct taken *t, uintptr_t a, uintptr_t b, const char *path)
 {
 	char buf[SHADOW_LINE * 2], *nl;
 	size_t have = 0;
@@ -154,7 +196,7 @@ copy_range(uintptr_t a, uintptr_t b, const char *path)
 		buf[have] = '\0';
 		while ((nl = strchr(s, '\n'))) {
 			*nl = '\0';
-			map_line(s, a, b, path);
+			map_line(t, s, a, b, path);
 			s = nl + 1;
 		}
 		if (n <= 0) /* the last line, without a newline */
@@ -165,24 +207,24 @@ copy_range(uintptr_t a, uintptr_t b, const char *path)
 	close(fd);
 }
 
-/* copy_fd -- the whole file fd (the watched one?) into the shadow */
+/* copy_fd -- take the whole file fd (the watched one?) */
 static void
-copy_fd(int fd, const char *what)
+copy_fd(struct taken *t, int fd)
 {
 	struct stat by_fd, by_name;
-	char buf[65536], resolved[PATH_MAX];
+	char resolved[PATH_MAX], *c;
 	uint64_t off = 0;
 	ssize_t n;
 	const char *path = watched(resolved);
 
 	if (!path || fstat(fd, &by_fd) || stat(path, &by_name) || by_fd.st_dev != by_name.st_dev ||
-	    by_fd.st_ino != by_name.st_ino)
+	    by_fd.st_ino != by_name.st_ino || !(c = malloc((size_t)by_fd.st_size + 1)))
 		return;
-	while ((n = pread(fd, buf, sizeof(buf), (off_t)off)) > 0) {
-		copy_mem(buf, off, (uint64_t)n);
+	while (off < (uint64_t)by_fd.st_size &&
+	       (n = pread(fd, c + off, (size_t)by_fd.st_size - off, (off_t)off)) > 0)
 		off += (uint64_t)n;
-	}
-	note(what, 0, off);
+	t->p[0] = (struct piece){c, 0, off};
+	t->n = 1;
 }
 
 /* msync -- the pages it makes durable go into the shadow first (MS_SYNC only) */
@@ -193,30 +235,45 @@ msync(void *addr, size_t len, int flags)
 	const char *path;
 	long page = sysconf(_SC_PAGESIZE);
 
+	struct taken t = {.n = 0};
+	int ret;
+
 	pthread_once(&Once, init);
 	if ((flags & MS_SYNC) && Out >= 0 && (path = watched(resolved)))
-		copy_range((uintptr_t)addr,
+		copy_range(&t, (uintptr_t)addr,
 			   (uintptr_t)addr + ((len + (size_t)page - 1) & ~((size_t)page - 1)),
 			   path);
-	return Real_msync(addr, len, flags);
+	ret = Real_msync(addr, len, flags);
+	commit(&t, ret == 0, "msync");
+	return ret;
 }
 
-/* fsync -- the whole file into the shadow first */
+/* fsync -- the whole file, taken first, into the shadow once it succeeded */
 int
 fsync(int fd)
 {
+	struct taken t = {.n = 0};
+	int ret;
+
 	pthread_once(&Once, init);
 	if (Out >= 0)
-		copy_fd(fd, "fsync");
-	return Real_fsync(fd);
+		copy_fd(&t, fd);
+	ret = Real_fsync(fd);
+	commit(&t, ret == 0, "fsync");
+	return ret;
 }
 
 /* fdatasync -- as fsync */
 int
 fdatasync(int fd)
 {
+	struct taken t = {.n = 0};
+	int ret;
+
 	pthread_once(&Once, init);
 	if (Out >= 0)
-		copy_fd(fd, "fdatasync");
-	return Real_fdatasync(fd);
+		copy_fd(&t, fd);
+	ret = Real_fdatasync(fd);
+	commit(&t, ret == 0, "fdatasync");
+	return ret;
 }

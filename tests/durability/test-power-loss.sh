@@ -16,6 +16,17 @@
 #                  shadow missed them)
 #   no-persist     plain writes, never persisted: the shadow check must FAIL
 #                  (the check can fail: writes in the page cache are lost)
+#   group-qd32     gpspm, 4 KiB write_persist at queue depth 32 (group commit,
+#                  server/sgroup.c: the persists of a worker's turn made
+#                  durable together, mostly one fdatasync each turn) and
+#   group-qd2      the same at queue depth 2 (one msync per run of pages): the
+#                  persists are grouped (fewer durability calls than half the
+#                  persists at depth 32: one each without grouping)
+# In every case rpma-load reads each acknowledged write_persist's record
+# back from the shadow as soon as its reply has come (RPMA_LOAD_DURABLE_FILE):
+# the shadow receives a call's bytes only once the call has returned, so a
+# server that answered a persist before its msync/fdatasync returned is
+# caught there, not only at the power cut.
 #   apm-refused    persistence apm with direct_write: true on an ordinary
 #                  file: the server refuses to start (exit 1), naming the
 #                  region, the file and the granularity; the file is not left
@@ -32,7 +43,10 @@ LOAD=$2
 SHADOW=$(cd "$(dirname "$3")" && pwd)/$(basename "$3")
 . "$(dirname "$0")/../../tools/tool-test.sh"
 port=${POWER_LOSS_TEST_PORT:-$((30000 + RANDOM % 300 * 6))}
-OPS=600 # write+persist operations of a run
+OPS=600	   # write+persist operations of a run
+THREADS=2  # application threads of rpma-load
+QD=4	   # their queue depth
+SIZES="{uniform: [64, 8K]}"
 
 # config PORT PERSISTENCE DIRECT -- server and client configuration of a case
 config() {
@@ -57,9 +71,9 @@ workload() {
 	cat >"$tmp/w.yaml" <<YAML
 region: data
 mix: [{kind: $1, weight: 1}]
-sizes: {$1: {uniform: [64, 8K]}}
-threads: 2
-queue_depth: 4
+sizes: {$1: $SIZES}
+threads: $THREADS
+queue_depth: $QD
 count: $OPS
 seed: 7
 YAML
@@ -68,6 +82,7 @@ YAML
 # start_shadowed -- the server under the interposer; 0 once it listens
 start_shadowed() {
 	rm -f "$tmp/region.pmem" "$tmp/shadow" "$tmp/shadow.log" "$tmp/journal"
+	: >"$tmp/shadow" # read by rpma-load from the start (RPMA_LOAD_DURABLE_FILE)
 	LD_PRELOAD="$SHADOW" SHADOW_FILE="$tmp/region.pmem" SHADOW_OUT="$tmp/shadow" \
 		SHADOW_LOG="$tmp/shadow.log" "$run" "$TOOL" -c "$tmp/c.yaml" \
 		>"$tmp/srv.out" 2>"$tmp/log" &
@@ -101,11 +116,17 @@ run_case() {
 		return
 	fi
 	grep -qE -- "$6" "$tmp/log" && ok || ko "$name" "the log does not say /$6/"
-	timeout 60 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set log.level=error \
-		--verify --journal "$tmp/journal" >"$tmp/out" 2>"$tmp/err"
+	RPMA_LOAD_DURABLE_FILE="$tmp/shadow" timeout 60 "$run" "$LOAD" -c "$tmp/c.yaml" \
+		-w "$tmp/w.yaml" --set log.level=error --verify --journal "$tmp/journal" \
+		>"$tmp/out" 2>"$tmp/err"
 	got=$?
 	[ "$got" -eq 0 ] && grep -q "verify: .* 0 bad" "$tmp/out" && ok ||
 		ko "$name" "rpma-load exited $got or found bad records during the run"
+	if [ "$4" = write_persist ]; then
+		grep -qE "durable: $OPS acknowledged persists read back .*, 0 missing" "$tmp/err" &&
+			ok || ko "$name" "a persist was acknowledged before it was durable"
+	fi
+	calls=$(cat "$tmp/shadow.log" 2>/dev/null | wc -l)
 	power_cut
 	# the shadow as large as the file: what was never made durable is zeros
 	truncate -s 2M "$tmp/shadow"
@@ -128,6 +149,17 @@ run_case gpspm gpspm false write_persist 0 \
 run_case auto-direct auto true write_persist 0 \
 	"region data: .*region\.pmem, 2 MiB( \(file created\))?, GPSPM: .*msync.* \(page granularity"
 run_case no-persist gpspm false write 1 "region data: .*GPSPM"
+
+# group commit: depth 32, one thread, 4 KiB (mostly an fdatasync a turn); then depth 2 (msync)
+OPS=3000 THREADS=1 QD=32 SIZES=4K
+run_case group-qd32 gpspm false write_persist 0 "region data: .*GPSPM"
+[ "$calls" -lt $((OPS / 2)) ] && ok ||
+	ko group-qd32 "$calls durability calls for $OPS persists: not grouped"
+echo "  group-qd32: $OPS persists, $calls durability calls"
+OPS=600 QD=2
+run_case group-qd2 gpspm false write_persist 0 "region data: .*GPSPM"
+grep -q "^msync " "$tmp/shadow.log" 2>/dev/null && ok || ko group-qd2 "no msync at depth 2"
+OPS=600 THREADS=2 QD=4 SIZES="{uniform: [64, 8K]}"
 
 # an explicit apm that cannot be durable: refused at start, nothing left behind
 port=$((port + 1))

@@ -9,6 +9,7 @@
  */
 
 #include <string.h>
+#include <unistd.h>
 
 #include "run_int.h"
 
@@ -265,6 +266,38 @@ lop_refused(struct rthread *t, struct lop *l, int ret)
 	note_error(t, l->kind, ret);
 }
 
+/*
+ * durable_check -- RPMA_LOAD_DURABLE_FILE: the record of l, a write_persist
+ * just acknowledged, must be in the file already (the server may answer a
+ * persist only once its range is durable); a record missing is counted
+ * and named on stderr
+ */
+static void
+durable_check(struct run *r, const struct lop *l)
+{
+	uint64_t off = l->slot * r->layout.slot_size;
+	const uint8_t *want = r->cl->mem + l->moff;
+	uint8_t buf[4096];
+	uint32_t done = 0;
+
+	atomic_fetch_add(&r->durable_checked, 1);
+	while (done < l->len) {
+		size_t len = l->len - done < sizeof(buf) ? l->len - done : sizeof(buf);
+
+		if (pread(r->durable_fd, buf, len, (off_t)(off + done)) != (ssize_t)len ||
+		    memcmp(buf, want + done, len))
+			break;
+		done += (uint32_t)len;
+	}
+	if (done == l->len)
+		return;
+	if (atomic_fetch_add(&r->durable_missing, 1) < 10)
+		fprintf(stderr,
+			"rpma-load: durable: the record at %llu (%u bytes, seq %llx) "
+			"was acknowledged before it was durable\n",
+			(unsigned long long)off, l->len, (unsigned long long)l->seq);
+}
+
 /* lop_record -- a completed operation into the thread's figures */
 static void
 lop_record(struct rthread *t, struct lop *l)
@@ -281,6 +314,9 @@ lop_record(struct rthread *t, struct lop *l)
 		status = RUN_E_ECHO;
 	if (r->verify && (k == WL_WRITE || k == WL_WRITE_PERSIST)) {
 		struct vslot *v = &r->vs[l->slot];
+
+		if (!status && k == WL_WRITE_PERSIST && r->durable_fd >= 0)
+			durable_check(r, l);
 
 		*v = (struct vslot){l->seq, l->len, l->crc, status ? VS_UNKNOWN : VS_GOOD};
 	}

@@ -7,6 +7,7 @@
  */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "run_int.h"
 
@@ -174,8 +176,11 @@ run_new(const struct workload *wl, struct client *cl, const struct run_opts *o, 
 	struct run *r = calloc(1, sizeof(*r));
 	bool verify = o->verify;
 
+	const char *durable = getenv("RPMA_LOAD_DURABLE_FILE");
+
 	if (!r)
 		return run_fail("out of memory");
+	r->durable_fd = -1;
 	r->wl = wl;
 	r->cl = cl;
 	r->verify = verify;
@@ -189,6 +194,10 @@ run_new(const struct workload *wl, struct client *cl, const struct run_opts *o, 
 		r->interval = 1;
 	if (run_check_usage(r) || run_check_sizes(r) || run_memory(r) || run_threads_make(r))
 		goto err_delete;
+	if (durable && verify && (r->durable_fd = open(durable, O_RDONLY | O_CLOEXEC)) < 0) {
+		run_fail("RPMA_LOAD_DURABLE_FILE %s: %s", durable, strerror(errno));
+		goto err_delete;
+	}
 	if (!(r->base = malloc(sizeof(*r->base))) ||
 	    (verify && !(r->vs = calloc(r->layout.nslots, sizeof(*r->vs))))) {
 		run_fail("out of memory");
@@ -641,6 +650,13 @@ run_delete(struct run **r_ptr)
 		return;
 	if (atomic_load(&Running) == r)
 		atomic_store(&Running, NULL);
+	if (r->durable_fd >= 0) {
+		fprintf(stderr,
+			"rpma-load: durable: %" PRIu64 " acknowledged persists read back from "
+			"RPMA_LOAD_DURABLE_FILE at their reply, %" PRIu64 " missing\n",
+			atomic_load(&r->durable_checked), atomic_load(&r->durable_missing));
+		close(r->durable_fd);
+	}
 	free(r->base);
 	for (unsigned i = 0; r->th && i < r->wl->threads; i++)
 		free(r->th[i].lops);

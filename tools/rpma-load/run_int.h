@@ -115,6 +115,13 @@ struct run {
 	struct run_result *base; /* the figures at the end of the warm-up */
 	struct rthread *th;
 	struct vslot *vs; /* layout.nslots (--verify) */
+	/*
+	 * RPMA_LOAD_DURABLE_FILE (a test's: the "disk" of the server's region
+	 * file, tests/durability/shadow.c), opened, or -1: with --verify, each
+	 * acknowledged write_persist's record is read back from it at once
+	 */
+	int durable_fd;
+	_Atomic uint64_t durable_checked, durable_missing;
 	_Atomic int stop;
 	_Atomic int unreachable; /* stopped: no healthy connection past timeouts.operation_ms */
 	_Atomic int abandoned;	 /* the figures are final: late completions are not counted */
