@@ -10,6 +10,11 @@
 #                            (tools/rpma-server/test-rpma-server-reload.sh)
 #   make check-rpma-server-reload-slow   the same over 1000 connections (check-slow;
 #                            about 40 s)
+#   make bench-gpspm         GPSPM persists on an ordinary file (msync): rpma-load
+#                            write_persist at queue depth 1 and 32, 64 B and 4 KiB,
+#                            interleaved rounds, ops/s and QD32/QD1
+#                            (tools/rpma-server/bench-gpspm.sh; BENCH_GPSPM_ARGS, e.g.
+#                            "-t 2 -r 5 -b build -b ../main/build" for a before/after)
 
 RPMA_SERVER_BIN := $(BUILD)/tools/rpma-server
 RPMA_SERVER_SRCS := tools/rpma-server/rpma-server.c tools/rpma-server/reload.c \
@@ -44,7 +49,11 @@ check-rpma-server-reload-slow: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softr
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/test-rpma-server-reload.sh \
 		$(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load 1000
 
-.PHONY: check-rpma-server-reload check-rpma-server-reload-slow
+# a benchmark: prints figures, passes or fails on nothing but a failed run
+bench-gpspm: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma
+	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpma-server/bench-gpspm.sh $(BENCH_GPSPM_ARGS)
+
+.PHONY: check-rpma-server-reload check-rpma-server-reload-slow bench-gpspm
 CHECK_TARGETS += check-rpma-server check-rpma-server-reload
 CHECK_SLOW_TARGETS += check-rpma-server-reload-slow
 CLEAN_DIRS += $(BUILD)/tools
