@@ -87,6 +87,7 @@ rpmaf__sconn_maybe_free(struct rpmaf__sconn *sc)
 		atomic_fetch_sub(&srv->held, 1);
 	free(sc->pend);
 	free(sc->pend_len);
+	free(sc->preply);
 	free(sc);
 	atomic_fetch_sub(&srv->nobjs, 1);
 }
@@ -123,13 +124,13 @@ sconn_close(struct rpmaf__sconn *sc, const char *why, enum rpmaf__churn_kind kin
 	sc->timer_armed = false;
 	if (sc->wconn)
 		(void)rpmaf_wconn_close(&sc->wconn);
-	/* its persists collected in this turn give their reply buffers back */
+	/* its persists collected in this turn will not be answered */
 	rpmaf__sgroup_drop(&sc->srv->wst[rpmaf_worker_index(sc->w)].group, sc);
 	if (sc->ctl_ok)
 		rpmaf__ctl_fini(&sc->ctl);
 	list_unlink(sc);
-	atomic_fetch_sub(&sc->srv->pending, sc->npend);
-	sc->npend = 0;
+	atomic_fetch_sub(&sc->srv->pending, sc->npend + sc->npreply);
+	sc->npend = sc->npreply = 0;
 	rpmaf__scall_drop_all(sc);
 	/* noted before it is uncounted: the acceptor reads the count first (acceptor.c) */
 	rpmaf__churn_note(&sc->srv->churn, kind);
@@ -261,15 +262,76 @@ serve_pending(struct rpmaf__sconn *sc)
 	return 0;
 }
 
-/* see sconn.h: requests first, then announcements, then answers of calls */
+/* preply_send -- the PERSIST_REPLY of p; RPMAF_E_AGAIN when it cannot go now */
+static int
+preply_send(struct rpmaf__sconn *sc, const struct rpmaf__sconn_preply *p)
+{
+	struct rpmaf__proto_msg out;
+	int ret;
+
+	memset(&out, 0, sizeof(out));
+	out.hdr.version = sc->sess.version;
+	out.hdr.type = RPMAF__PROTO_T_PERSIST_REPLY;
+	out.hdr.req_id = p->req_id;
+	out.body.persist_reply.status = p->status;
+	if ((ret = rpmaf__ctl_send(&sc->ctl, &out)) == RPMAF_E_AGAIN)
+		return ret;
+	if (!ret)
+		rpmaf__srv_count(&sc->srv->st.requests, 1);
+	else if (ret == RPMAF_E_INVAL)
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, p->req_id,
+				    &sc->srv->st.proto_errors, "the reply does not encode");
+	return 0;
+}
+
+/* send_preply -- the oldest persist reply waiting; RPMAF_E_AGAIN when it cannot go now */
+static int
+send_preply(struct rpmaf__sconn *sc)
+{
+	int ret = preply_send(sc, &sc->preply[sc->preply_head]);
+
+	if (ret || sc->closed)
+		return ret;
+	sc->preply_head = (sc->preply_head + 1) % sc->pend_cap;
+	sc->npreply--;
+	atomic_fetch_sub(&sc->srv->pending, 1);
+	return 0;
+}
+
+/* see sconn.h */
+void
+rpmaf__sconn_persist_reply(struct rpmaf__sconn *sc, uint64_t req_id, uint32_t status)
+{
+	struct rpmaf__sconn_preply p = {req_id, status};
+
+	if (sc->closing)
+		return;
+	/* in order: after those waiting */
+	if (!sc->npreply && preply_send(sc, &p) != RPMAF_E_AGAIN)
+		return;
+	if (sc->npreply == sc->pend_cap) {
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_BUSY, req_id, &sc->srv->st.proto_errors,
+				    "more persists than its window while it returns no credit");
+		return;
+	}
+	sc->preply[(sc->preply_head + sc->npreply) % sc->pend_cap] = p;
+	sc->npreply++;
+	atomic_fetch_add(&sc->srv->pending, 1);
+}
+
+/*
+ * see sconn.h: persist replies first (their requests came before any
+ * waiting), then requests, then announcements, then answers of calls
+ */
 void
 rpmaf__sconn_flush(struct rpmaf__sconn *sc)
 {
-	while (!sc->closing && (sc->npend || sc->nann || sc->calls_head) &&
+	while (!sc->closing && (sc->npreply || sc->npend || sc->nann || sc->calls_head) &&
 	       rpmaf__ctl_can_send(&sc->ctl)) {
-		int ret = sc->npend  ? serve_pending(sc)
-			  : sc->nann ? send_ann(sc)
-				     : rpmaf__scall_send(sc);
+		int ret = sc->npreply ? send_preply(sc)
+			  : sc->npend ? serve_pending(sc)
+			  : sc->nann  ? send_ann(sc)
+				      : rpmaf__scall_send(sc);
 
 		if (ret)
 			break;
@@ -501,6 +563,7 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 	const struct rpmaf_cfg *cfg = srv->cfg;
 	struct rpmaf__sconn *sc = calloc(1, sizeof(*sc));
 	char addr[INET6_ADDRSTRLEN + 16];
+	int ret;
 
 	if (!sc)
 		return RPMAF_E_NOMEM;
@@ -511,17 +574,14 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 	sc->pend_cap = cfg->queues.msg_credits;
 	sc->pend = malloc((size_t)sc->pend_cap * sc->msg_size);
 	sc->pend_len = calloc(sc->pend_cap, sizeof(*sc->pend_len));
-	if (!sc->pend || !sc->pend_len) {
-		free(sc->pend);
-		free(sc->pend_len);
-		free(sc);
-		return RPMAF_E_NOMEM;
+	sc->preply = calloc(sc->pend_cap, sizeof(*sc->preply));
+	if (!sc->pend || !sc->pend_len || !sc->preply) {
+		ret = RPMAF_E_NOMEM;
+		goto err_free;
 	}
 	if (rpmaf__proto_auth_nonce(sc->nonce)) {
-		free(sc->pend);
-		free(sc->pend_len);
-		free(sc);
-		return RPMAF_E_SYS;
+		ret = RPMAF_E_SYS;
+		goto err_free;
 	}
 	sc->id = seq;
 	addr_of(conn, addr, sizeof(addr));
@@ -530,6 +590,13 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 	atomic_fetch_add(&srv->nobjs, 1);
 	*sc_ptr = sc;
 	return 0;
+
+err_free:
+	free(sc->pend);
+	free(sc->pend_len);
+	free(sc->preply);
+	free(sc);
+	return ret;
 }
 
 /* attach_fail -- the worker could not take the connection: undo everything */

@@ -41,6 +41,12 @@ struct rpmaf__sconn_ann {
 	uint8_t desc[RPMAF__PROTO_DESC_MAX];
 };
 
+/* a persist answered by a group commit (sgroup.h), its reply waiting for a credit */
+struct rpmaf__sconn_preply {
+	uint64_t req_id;
+	uint32_t status;
+};
+
 /* a connection: every field its worker thread's, but srv, w (constant) */
 struct rpmaf__sconn {
 	struct rpmaf_server *srv;
@@ -65,6 +71,8 @@ struct rpmaf__sconn {
 	uint8_t *pend;	    /* pend_cap requests of msg_size bytes waiting for a credit */
 	uint32_t *pend_len; /* their lengths */
 	uint32_t pend_head, npend, pend_cap;
+	struct rpmaf__sconn_preply *preply; /* pend_cap persist replies waiting for a credit */
+	uint32_t preply_head, npreply;
 	struct rpmaf__sconn_ann ann[RPMAF__SCONN_ANN_MAX]; /* a ring */
 	uint32_t ann_head, nann;
 	uint64_t id;		 /* rpmaf_call_conn_id(): its number in the log */
@@ -85,6 +93,15 @@ struct rpmaf__sconn {
  * RPMAF_E_AGAIN (nothing done: no credit or room to answer now).
  */
 int rpmaf__sconn_serve(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m);
+
+/*
+ * rpmaf__sconn_persist_reply -- answer the persist req_id with status
+ * (a group commit's, sgroup.h): sent now, or after those waiting before it
+ * once a credit comes (rpmaf__sconn_flush()); a client that lets more than
+ * its window of them pile up is refused (BUSY). Nothing on a closing
+ * connection. No allocation. CONCURRENCY: sc's worker thread.
+ */
+void rpmaf__sconn_persist_reply(struct rpmaf__sconn *sc, uint64_t req_id, uint32_t status);
 
 /*
  * rpmaf__sconn_refuse -- the client broke the protocol or failed the proof:
@@ -111,8 +128,8 @@ int rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rp
 void rpmaf__sconn_hand_over(struct rpmaf__sconn *sc);
 
 /*
- * rpmaf__sconn_flush -- send what waits (requests, announcements, answers
- * of calls) while the channel can. CONCURRENCY: sc's worker thread.
+ * rpmaf__sconn_flush -- send what waits (persist replies, requests,
+ * announcements, answers of calls) while the channel can. CONCURRENCY: sc's worker thread.
  */
 void rpmaf__sconn_flush(struct rpmaf__sconn *sc);
 

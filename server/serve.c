@@ -127,26 +127,6 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 }
 
 /*
- * persist_check -- check a PERSIST_REQ against region r: OK when it may be
- * persisted. A generation the region had before a change in place is
- * served (the client wrote through the old registration into the same
- * memory); one from before a removal, or newer than the region's, is STALE.
- */
-static uint32_t
-persist_check(const struct rpmaf__sregion *r, const struct rpmaf__proto_persist_req *p)
-{
-	if (!r)
-		return RPMAF__PROTO_S_NOT_FOUND;
-	if (p->generation < r->since || p->generation > r->generation)
-		return RPMAF__PROTO_S_STALE;
-	if (!(r->usage & RPMAF_USAGE_FLUSH))
-		return RPMAF__PROTO_S_DENIED;
-	if (p->offset > r->size || p->length > r->size - p->offset)
-		return RPMAF__PROTO_S_OUT_OF_RANGE;
-	return RPMAF__PROTO_S_OK;
-}
-
-/*
  * persist_now -- persist the checked range of r at once, counted for the
  * server and the region and timed on this worker
  */
@@ -186,7 +166,7 @@ persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	reply_hdr(sc, m, &out, RPMAF__PROTO_T_PERSIST_REPLY);
 	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
 	r = rpmaf__sregtab_find(s, p->name, p->name_len);
-	out.body.persist_reply.status = persist_check(r, p);
+	out.body.persist_reply.status = rpmaf__sgroup_check(r, p->generation, p->offset, p->length);
 	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK && rpmaf__sgroup_wants(g, r)) {
 		ret = rpmaf__sgroup_add(g, sc, m, r, s->generation);
 		rpmaf__sregtab_read_unlock();

@@ -51,6 +51,22 @@ rpmaf__sgroup_fini(struct rpmaf__sgroup *g)
 }
 
 /* see sgroup.h */
+uint32_t
+rpmaf__sgroup_check(const struct rpmaf__sregion *r, uint64_t generation, uint64_t offset,
+		    uint64_t length)
+{
+	if (!r)
+		return RPMAF__PROTO_S_NOT_FOUND;
+	if (generation < r->since || generation > r->generation)
+		return RPMAF__PROTO_S_STALE;
+	if (!(r->usage & RPMAF_USAGE_FLUSH))
+		return RPMAF__PROTO_S_DENIED;
+	if (offset > r->size || length > r->size - offset)
+		return RPMAF__PROTO_S_OUT_OF_RANGE;
+	return RPMAF__PROTO_S_OK;
+}
+
+/* see sgroup.h */
 bool
 rpmaf__sgroup_wants(const struct rpmaf__sgroup *g, const struct rpmaf__sregion *r)
 {
@@ -65,39 +81,45 @@ rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
 {
 	const struct rpmaf__proto_persist_req *p = &m->body.persist_req;
 	struct rpmaf__sgroup_ent *e;
-	size_t size;
-	void *buf;
-	int ret;
 
 	if (g->n && (g->n == g->cap || table_gen != g->table_gen))
 		rpmaf__sgroup_flush(g);
 	if (sc->closing)
 		return 0; /* answering the others refused it: nothing more is served */
-	/* the reply's credit and buffer now: the flush cannot run out of them */
-	if ((ret = rpmaf__ctl_prepare(&sc->ctl, &buf, &size)))
-		return ret == RPMAF_E_AGAIN ? ret : 0;
 	g->table_gen = table_gen;
 	e = &g->e[g->n++];
 	*e = (struct rpmaf__sgroup_ent){.sc = sc,
-					.buf = buf,
 					.req_id = m->hdr.req_id,
 					.r = r,
 					.offset = p->offset,
 					.length = p->length,
+					.generation = p->generation,
+					.name_len = p->name_len,
 					.t0 = rpmaf__now_ns(),
 					.version = sc->sess.version};
+	memcpy(e->name, p->name, p->name_len);
 	return 0;
 }
 
-/* in_table -- whether r is one of the regions of s (compared, not read) */
+/*
+ * recheck -- the table changed since e's region was found: check e again
+ * against the region of its name in s, as if it came now; a region the
+ * group does not take is persisted at once. Whether e is done (answered
+ * with e->status, or synced already).
+ */
 static bool
-in_table(const struct rpmaf__sregsnap *s, const struct rpmaf__sregion *r)
+recheck(struct rpmaf__sgroup *g, const struct rpmaf__sregsnap *s, struct rpmaf__sgroup_ent *e)
 {
-	for (uint32_t i = 0; i < s->n; i++) {
-		if (s->v[i] == r)
-			return true;
-	}
-	return false;
+	struct rpmaf__sregion *r = rpmaf__sregtab_find(s, e->name, e->name_len);
+
+	e->status = rpmaf__sgroup_check(r, e->generation, e->offset, e->length);
+	if (e->status != RPMAF__PROTO_S_OK)
+		return true;
+	e->r = r;
+	if (rpmaf__sgroup_wants(g, r))
+		return false;
+	rpmaf__sregion_persist(r, e->offset, e->length);
+	return true;
 }
 
 /*
@@ -157,21 +179,14 @@ sync_region(struct rpmaf__sgroup *g, uint32_t from)
 	}
 }
 
-/* answer -- PERSIST_REPLY of e with its status, in the buffer prepared for it; counted */
+/* answer -- the PERSIST_REPLY of e with its status (now, or once a credit comes); counted */
 static void
 answer(struct rpmaf__sgroup *g, struct rpmaf__sgroup_ent *e, uint64_t now)
 {
 	struct rpmaf__sconn *sc = e->sc;
 	struct rpmaf_server *srv = g->srv;
-	struct rpmaf__proto_msg out;
-	int ret;
 
-	e->sc = NULL; /* the buffer is the commit's from now on: a drop leaves it */
-	memset(&out, 0, sizeof(out));
-	out.hdr.version = e->version;
-	out.hdr.type = RPMAF__PROTO_T_PERSIST_REPLY;
-	out.hdr.req_id = e->req_id;
-	out.body.persist_reply.status = e->status;
+	e->sc = NULL;
 	if (e->status == RPMAF__PROTO_S_OK) {
 		rpmaf__hist_record(&srv->wst[rpmaf_worker_index(g->w)].persist_lat, now - e->t0);
 		rpmaf__srv_count(&srv->st.persists, 1);
@@ -179,11 +194,7 @@ answer(struct rpmaf__sgroup *g, struct rpmaf__sgroup_ent *e, uint64_t now)
 		rpmaf__srv_count(&e->r->persists, 1);
 		rpmaf__srv_count(&e->r->persist_bytes, e->length);
 	}
-	if (!(ret = rpmaf__ctl_commit(&sc->ctl, e->buf, &out)))
-		rpmaf__srv_count(&srv->st.requests, 1);
-	else if (ret == RPMAF_E_INVAL)
-		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, e->req_id, &srv->st.proto_errors,
-				    "the reply does not encode");
+	rpmaf__sconn_persist_reply(sc, e->req_id, e->status);
 }
 
 /* see sgroup.h */
@@ -201,9 +212,8 @@ rpmaf__sgroup_flush(struct rpmaf__sgroup *g)
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct rpmaf__sgroup_ent *e = &g->e[i];
 
-		/* another region at a freed one's address: the freed one was persisted whole */
-		e->done = !same && (!in_table(s, e->r) || e->offset + e->length > e->r->size);
-		e->status = RPMAF__PROTO_S_STALE;
+		e->status = RPMAF__PROTO_S_OK;
+		e->done = !same && recheck(g, s, e);
 	}
 	for (uint32_t i = 0; i < g->n; i++) {
 		if (!g->e[i].done)
@@ -233,9 +243,7 @@ rpmaf__sgroup_drop(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc)
 	for (uint32_t i = 0; i < g->n; i++) {
 		struct rpmaf__sgroup_ent *e = &g->e[i];
 
-		if (e->sc == sc) {
-			rpmaf__ctl_abort(&sc->ctl, e->buf);
+		if (e->sc == sc)
 			e->sc = NULL;
-		}
 	}
 }

@@ -13,12 +13,14 @@
  * A group belongs to one worker of one server (struct rpmaf__srv_wstate):
  * every function runs on that worker's thread. No lock; nothing is
  * allocated after rpmaf__sgroup_init(). A persist collected holds its
- * reply's send buffer (rpmaf__ctl_prepare()) and a pointer to its region,
+ * connection and a pointer to its region,
  * found in a read-side section of the region table whose generation the
- * group keeps: the flush opens a section of its own and uses a region only
- * if the table is still at that generation, or if the region is still in
- * it (a region removed or changed in the turn is answered STALE, as a
- * persist arriving after the change would be).
+ * group keeps: the flush opens a section of its own and uses that region
+ * only if the table is still at that generation; otherwise each persist is
+ * checked again against the region of its name in the table then, as a
+ * persist arriving at that moment would be (a change in place keeps it
+ * served, on the new mapping of the same file; a removal answers it
+ * STALE or NOT_FOUND).
  */
 
 #ifndef RPMAF_SERVER_SGROUP_H
@@ -27,6 +29,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "../proto/wire.h"
 #include "prange.h"
 
 struct rpmaf_server;
@@ -41,10 +44,12 @@ struct rpmaf__proto_msg;
 /* a persist collected: answered at the flush */
 struct rpmaf__sgroup_ent {
 	struct rpmaf__sconn *sc; /* NULL: its connection closed, or answered */
-	void *buf;		 /* its reply's send buffer, prepared */
 	uint64_t req_id;
 	struct rpmaf__sregion *r;
 	uint64_t offset, length;
+	uint64_t generation; /* the region's, as the client named it */
+	char name[RPMAF__PROTO_NAME_MAX + 1];
+	uint8_t name_len;
 	uint64_t t0; /* when it was collected (the persist's latency counts from there) */
 	uint8_t version;
 	bool done; /* the flush has synced its region */
@@ -74,6 +79,17 @@ int rpmaf__sgroup_init(struct rpmaf__sgroup *g, struct rpmaf_server *srv, struct
 void rpmaf__sgroup_fini(struct rpmaf__sgroup *g);
 
 /*
+ * rpmaf__sgroup_check -- check a persist of [offset, offset + length)
+ * naming generation against region r (NULL: none of that name): OK, or
+ * the status to answer. A generation the region had before a change in
+ * place is served (the client wrote through the old registration into the
+ * same memory); one from before a removal, or newer than the region's, is
+ * STALE. CONCURRENCY: while r is reachable.
+ */
+uint32_t rpmaf__sgroup_check(const struct rpmaf__sregion *r, uint64_t generation, uint64_t offset,
+			     uint64_t length);
+
+/*
  * rpmaf__sgroup_wants -- whether a persist of r is grouped: the group is
  * on and r is a file mapped at page granularity by the server (not the
  * caller's memory, whose persist function is the caller's).
@@ -85,8 +101,8 @@ bool rpmaf__sgroup_wants(const struct rpmaf__sgroup *g, const struct rpmaf__sreg
  * the table at generation table_gen, checked already), to be made durable
  * and answered at the end of the turn. A group that is full, or whose
  * regions were found at another generation, is flushed first.
- * RETURN VALUE: 0; RPMAF_E_AGAIN (no send buffer or credit for the reply
- * now: nothing collected, the request waits as any other).
+ * RETURN VALUE: 0 (its reply is rpmaf__sconn_persist_reply()'s: sent at
+ * the flush, or once a credit comes).
  * CONCURRENCY: the group's worker thread, inside the read-side section in
  * which r was found.
  */
@@ -108,10 +124,9 @@ void rpmaf__sgroup_flush(struct rpmaf__sgroup *g);
 void rpmaf__sgroup_turn_end(struct rpmaf_worker *w, void *arg);
 
 /*
- * rpmaf__sgroup_drop -- connection sc closes: its persists collected give
- * their send buffers back and will not be answered (their ranges are
- * still made durable). CONCURRENCY: the worker thread, before sc's channel
- * is finished.
+ * rpmaf__sgroup_drop -- connection sc closes: its persists collected will
+ * not be answered (their ranges are still made durable).
+ * CONCURRENCY: the worker thread, before sc is freed.
  */
 void rpmaf__sgroup_drop(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc);
 
