@@ -292,7 +292,7 @@ send_preply(struct rpmaf__sconn *sc)
 
 	if (ret || sc->closed)
 		return ret;
-	sc->preply_head = (sc->preply_head + 1) % sc->pend_cap;
+	sc->preply_head = (sc->preply_head + 1) % sc->preply_cap;
 	sc->npreply--;
 	atomic_fetch_sub(&sc->srv->pending, 1);
 	return 0;
@@ -309,12 +309,12 @@ rpmaf__sconn_persist_reply(struct rpmaf__sconn *sc, uint64_t req_id, uint32_t st
 	/* in order: after those waiting */
 	if (!sc->npreply && preply_send(sc, &p) != RPMAF_E_AGAIN)
 		return;
-	if (sc->npreply == sc->pend_cap) {
+	if (sc->npreply == sc->preply_cap) {
 		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_BUSY, req_id, &sc->srv->st.proto_errors,
 				    "more persists than its window while it returns no credit");
 		return;
 	}
-	sc->preply[(sc->preply_head + sc->npreply) % sc->pend_cap] = p;
+	sc->preply[(sc->preply_head + sc->npreply) % sc->preply_cap] = p;
 	sc->npreply++;
 	atomic_fetch_add(&sc->srv->pending, 1);
 }
@@ -459,7 +459,9 @@ on_msg(struct rpmaf__ctl *c, const struct rpmaf__proto_msg *m, void *ctx)
 		on_auth(sc);
 		break;
 	default:
-		if (sc->npend || !rpmaf__ctl_can_send(&sc->ctl) ||
+		/* behind persist replies waiting for a credit too: no more is collected meanwhile
+		 */
+		if (sc->npend || sc->npreply || !rpmaf__ctl_can_send(&sc->ctl) ||
 		    rpmaf__sconn_serve(sc, m) == RPMAF_E_AGAIN)
 			enqueue(sc, m);
 		break;
@@ -574,7 +576,9 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 	sc->pend_cap = cfg->queues.msg_credits;
 	sc->pend = malloc((size_t)sc->pend_cap * sc->msg_size);
 	sc->pend_len = calloc(sc->pend_cap, sizeof(*sc->pend_len));
-	sc->preply = calloc(sc->pend_cap, sizeof(*sc->preply));
+	/* a turn collects at most a poll batch and the requests that waited (see on_msg()) */
+	sc->preply_cap = sc->pend_cap + (cfg->workers.batch ? cfg->workers.batch : 1);
+	sc->preply = calloc(sc->preply_cap, sizeof(*sc->preply));
 	if (!sc->pend || !sc->pend_len || !sc->preply) {
 		ret = RPMAF_E_NOMEM;
 		goto err_free;

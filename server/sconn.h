@@ -71,8 +71,8 @@ struct rpmaf__sconn {
 	uint8_t *pend;	    /* pend_cap requests of msg_size bytes waiting for a credit */
 	uint32_t *pend_len; /* their lengths */
 	uint32_t pend_head, npend, pend_cap;
-	struct rpmaf__sconn_preply *preply; /* pend_cap persist replies waiting for a credit */
-	uint32_t preply_head, npreply;
+	struct rpmaf__sconn_preply *preply; /* persist replies waiting for a credit, a ring */
+	uint32_t preply_head, npreply, preply_cap;
 	struct rpmaf__sconn_ann ann[RPMAF__SCONN_ANN_MAX]; /* a ring */
 	uint32_t ann_head, nann;
 	uint64_t id;		 /* rpmaf_call_conn_id(): its number in the log */

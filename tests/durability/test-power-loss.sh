@@ -81,14 +81,15 @@ YAML
 
 # start_shadowed -- the server under the interposer; 0 once it listens
 start_shadowed() {
-	rm -f "$tmp/region.pmem" "$tmp/shadow" "$tmp/shadow.log" "$tmp/journal"
+	# the log too: the background start truncates it later than the first look below
+	rm -f "$tmp/region.pmem" "$tmp/shadow" "$tmp/shadow.log" "$tmp/journal" "$tmp/log"
 	: >"$tmp/shadow" # read by rpma-load from the start (RPMA_LOAD_DURABLE_FILE)
 	LD_PRELOAD="$SHADOW" SHADOW_FILE="$tmp/region.pmem" SHADOW_OUT="$tmp/shadow" \
 		SHADOW_LOG="$tmp/shadow.log" "$run" "$TOOL" -c "$tmp/c.yaml" \
 		>"$tmp/srv.out" 2>"$tmp/log" &
 	pid=$!
 	for _ in $(seq 100); do
-		grep -qF "listening on" "$tmp/log" && return 0
+		grep -qsF "listening on" "$tmp/log" && return 0
 		kill -0 "$pid" 2>/dev/null || return 1
 		sleep 0.1
 	done
