@@ -30,7 +30,7 @@ POOL_TEST_DEPS := $(POOL_TEST_SRC) tests/integration/common.c tests/integration/
 POOL_TEST := $(BUILD)/pool/integration/test_pool
 POOL_TEST_TSAN := $(BUILD)/pool/integration-tsan/test_pool
 POOL_TEST_LIBS := -libverbs -lrdmacm -lcmocka -pthread
-POOL_TSAN_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds
+POOL_TSAN_LIBS := -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb -lurcu-common -lurcu-cds
 # softrdma's suppressions and liburcu's (uninstrumented: its threads' hand-overs are invisible)
 POOL_TSAN_SUPP := $(BUILD)/pool/tsan.supp
 # seconds the test may run (about 20 s alone)
@@ -93,9 +93,9 @@ $(POOL_FUZZ_BIN): fuzz/fuzz_ctl_pool.c $(POOL_FUZZ_SRCS) $(POOL_MODULE_HDRS) fuz
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
 		$(POOL_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lpmem2 \
-		-lurcu-memb -lurcu-common -lurcu-cds -pthread \
+		-lurcu-qsbr -lurcu-memb -lurcu-common -lurcu-cds -pthread \
 		-Wl,--wrap=rpmaf__proto_auth_nonce,--wrap=rpmaf__pool_now_ns \
-		-Wl,--wrap=urcu_memb_call_rcu,--wrap=urcu_memb_barrier
+		-Wl,--wrap=urcu_qsbr_call_rcu,--wrap=urcu_qsbr_barrier
 
 $(eval $(call fuzz_targets,ctl-pool,$(POOL_FUZZ_BIN)))
 

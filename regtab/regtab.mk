@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# regtab/regtab.mk -- the region table (RCU, liburcu's urcu-memb flavour and
+# regtab/regtab.mk -- the region table (RCU, liburcu's urcu-qsbr flavour and
 # cds_lfht): its tests, included by the top-level Makefile (GNU make); its
 # sources go into librpmaf through rpmaf/rpmaf.mk:
 #   make check-regtab          the cmocka tests of tests/unit/regtab/, built with gcc
@@ -16,7 +16,7 @@ REGTAB_SRCS := $(sort $(wildcard regtab/*.c))
 REGTAB_HDRS := $(wildcard regtab/*.h) $(wildcard proto/*.h)
 # entries are checked with the control protocol's own rules (proto/region.c)
 REGTAB_DEP_SRCS := $(sort $(wildcard proto/*.c))
-URCU_LIBS := -lurcu-memb -lurcu-common -lurcu-cds
+URCU_LIBS := -lurcu-qsbr -lurcu-common -lurcu-cds
 REGTAB_LIBS := $(URCU_LIBS) -lsodium -pthread
 REGTAB_CFLAGS := $(CFLAGS_BASE) -Iregtab -Iproto
 
@@ -66,7 +66,7 @@ $(BUILD)/regtab/torture-bug-%: $(REGTAB_TORTURE_DEPS) $(REGTAB_TORTURE_BUG)
 	@mkdir -p $(@D)
 	$(CLANG) $(REGTAB_CFLAGS) -O1 $(REGTAB_TORTURE_FLAGS_$*) -o $@ $(REGTAB_TORTURE_SRC) \
 		$(REGTAB_TORTURE_BUG) $(REGTAB_SRCS) $(REGTAB_DEP_SRCS) $(REGTAB_LIBS) \
-		-Wl,--wrap=urcu_memb_call_rcu
+		-Wl,--wrap=urcu_qsbr_call_rcu
 
 REGTAB_TORTURE_SECONDS ?= 2
 REGTAB_TORTURE_SLOW_SECONDS ?= 15

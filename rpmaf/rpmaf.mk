@@ -23,7 +23,7 @@ RPMAF_CFLAGS := $(CFLAGS_BASE) -Irpmaf/include
 # regtab -> stats) in calls that are inlined only at link time; the objects
 # stay fat, so librpmaf.a links without it
 RPMAF_LTO ?= -flto=auto -ffat-lto-objects
-RPMAF_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
+RPMAF_LIBS := -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
 RPMAF_OBJ := $(BUILD)/rpmaf/obj
 RPMAF_OBJS := $(patsubst %.c,$(RPMAF_OBJ)/%.o,$(RPMAF_SRCS))
 

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../regtab/reader.h"
 #include "worker.h"
 
 /* turns of a busy or spinning loop between two looks at the descriptors */
@@ -20,6 +21,13 @@
 
 /* turns busy with other work between two polls of the receive CQ, at most */
 #define RPMAF__POLL_RCQ_EVERY 4
+
+/*
+ * turns between two quiescent states of the worker as a resident reader of
+ * the region table (regtab.h; a sleep is one too): the grace period of a
+ * replaced region waits a few turns of each busy worker, microseconds
+ */
+#define RPMAF__POLL_QS_EVERY 16
 
 /* busy turns between two tries of following one with another turn (event polling) */
 #define RPMAF__POLL_FOLLOW_PROBE 64
@@ -248,7 +256,11 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 		}
 	}
 	rpmaf__stat_add(&w->st.sleeps, 1);
+	/* offline while asleep: no grace period waits for an idle worker */
+	rpmaf__regtab_thread_sleep();
 	bool efd = look_at_fds(w, timeout_ms(w));
+
+	rpmaf__regtab_thread_wake();
 
 	rpmaf__submitq_sleep_end(&w->subq, efd);
 	*slept = true;
@@ -282,8 +294,11 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
 		n = turn(w, rcq_due(w, n, slept));
 		slept = false;
-		if (++turns % RPMAF__POLL_FD_EVERY == 0)
-			(void)look_at_fds(w, 0);
+		if (++turns % RPMAF__POLL_QS_EVERY == 0) {
+			rpmaf__regtab_quiescent();
+			if (turns % RPMAF__POLL_FD_EVERY == 0)
+				(void)look_at_fds(w, 0);
+		}
 		if (following) {
 			follow = n ? (follow < 3 ? follow + 1 : 3) : (follow ? follow - 1 : 0);
 			following = false;

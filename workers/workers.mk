@@ -22,9 +22,9 @@
 # tests/integration/workers/test_workers.c runs itself as the client process.
 
 WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
-WORKERS_SRCS := $(sort $(wildcard workers/*.c))
-WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h
-WORKERS_LIBS := -lurcu-memb -lurcu-common -pthread
+WORKERS_SRCS := $(sort $(wildcard workers/*.c)) regtab/reader.c
+WORKERS_HDRS := $(wildcard workers/*.h) regtab/reader.h regtab/tsan.h rpmaf/include/rpmaf.h
+WORKERS_LIBS := -lurcu-qsbr -lurcu-memb -lurcu-common -pthread
 WORKERS_TEST_DIR := tests/unit/workers
 WORKERS_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(WORKERS_TEST_DIR)/test_*.c))))
 WORKERS_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iworkers
