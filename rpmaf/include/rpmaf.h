@@ -1453,7 +1453,7 @@ int rpmaf_server_stats_write(const struct rpmaf_server *srv, enum rpmaf_stats_fo
  * never runs out of receive buffers; credits come back on every reply.
  *
  * Threads. Any thread may submit operations; its first call registers it
- * as an RCU reader (urcu-memb) and it is unregistered when it exits. The
+ * as an RCU reader (urcu-qsbr) and it is unregistered when it exits. The
  * callbacks run on worker threads: they must not block, and may submit
  * further operations.
  * ====================================================================== */
