@@ -28,9 +28,10 @@
  *   rpmaf__regtab_thread_resident(). It stays online; its sections cost
  *   nothing, and in exchange it must announce a quiescent state often
  *   (rpmaf__regtab_quiescent(), at a point where it holds no entry: the
- *   worker does between turns) and go offline around every sleep
- *   (rpmaf__regtab_thread_sleep() / _wake()). A resident reader that blocks
- *   while online holds every reclamation back until it wakes.
+ *   worker does every 16 turns) and go offline around every sleep but a
+ *   short one (rpmaf__regtab_thread_sleep() / _wake(); the worker naps up
+ *   to 2 ms online first). A resident reader that blocks while online
+ *   holds every reclamation back until it wakes.
  * The call_rcu threads of liburcu are registered by liburcu.
  *
  * READERS
