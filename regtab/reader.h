@@ -22,7 +22,7 @@
 
 /*
  * rpmaf__regtab_thread_register -- register the calling thread as an
- * occasional reader (see WHO REGISTERS above): offline outside its
+ * occasional reader (regtab.h, WHO REGISTERS): offline outside its
  * read-side sections.
  *
  * CONCURRENCY
@@ -32,7 +32,7 @@ void rpmaf__regtab_thread_register(void);
 
 /*
  * rpmaf__regtab_thread_resident -- register the calling thread as a
- * resident reader (see WHO REGISTERS above): online from now on, its
+ * resident reader (regtab.h, WHO REGISTERS): online from now on, its
  * read-side sections free; it announces quiescent states and goes offline
  * around its sleeps.
  *
@@ -83,7 +83,7 @@ extern char rpmaf__regtab_gp_sync; /* released at every unlock, acquired before 
 
 /*
  * rpmaf__regtab_read_lock, rpmaf__regtab_read_unlock -- enter and leave a
- * read-side critical section (see READERS above): free for a resident
+ * read-side critical section (regtab.h, READERS): free for a resident
  * reader, liburcu's online and offline for the outermost section of an
  * occasional one.
  *
