@@ -39,6 +39,16 @@ void rpma__log(enum rpma_log_level level, const char *file, int line, const char
 	RPMA_LOG_ERROR(fmt " failed: %s (errno %d)", ##__VA_ARGS__, rpma__strerror(e), (e))
 
 /*
+ * RPMA_LOG_ERROR_IN, RPMA_LOG_ERROR_WITH_ERRNO_IN -- the same, logged in the
+ * name of func: used by the cold halves of public functions, so that the
+ * log names the function the user called.
+ */
+#define RPMA_LOG_ERROR_IN(func, ...)                                                               \
+	rpma__log(RPMA_LOG_LEVEL_ERROR, __FILE__, __LINE__, func, __VA_ARGS__)
+#define RPMA_LOG_ERROR_WITH_ERRNO_IN(func, e, fmt, ...)                                            \
+	RPMA_LOG_ERROR_IN(func, fmt " failed: %s (errno %d)", ##__VA_ARGS__, rpma__strerror(e), (e))
+
+/*
  * rpma__strerror -- a thread-safe strerror() for log messages.
  * ERRORS: none.
  */
