@@ -35,6 +35,10 @@ RPMAF_LTO ?= -flto=auto -ffat-lto-objects
 RPMAF_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds -pthread -L$(BUILD)/lib -lrpma
 RPMAF_OBJ := $(BUILD)/rpmaf/obj
 RPMAF_OBJS = $(patsubst %.c,$(RPMAF_OBJ)/%.o,$(RPMAF_SRCS))
+# the list of objects, written when it changes: a module or file taken away makes
+# the libraries again too
+RPMAF_OBJS_STAMP := $(BUILD)/rpmaf/objs
+$(eval $(call stamp_rule,$(RPMAF_OBJS_STAMP),$$(RPMAF_OBJS)))
 
 RPMAF_SO := $(BUILD)/lib/librpmaf.so.$(RPMAF_VERSION)
 RPMAF_A := $(BUILD)/lib/librpmaf.a
@@ -53,7 +57,7 @@ $(RPMAF_OBJ)/%.o: %.c $$(RPMAF_HDRS)
 # librpmaf needs librpma: a program's run path does not reach a library's own
 # dependencies, so librpmaf looks for librpma beside itself (build/lib, or the
 # LIBDIR both are installed into)
-$(RPMAF_SO): $$(RPMAF_OBJS) rpmaf/rpmaf.map $(LIB_SO)
+$(RPMAF_SO): $$(RPMAF_OBJS) $(RPMAF_OBJS_STAMP) rpmaf/rpmaf.map $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS) $(RPMAF_LTO) -shared -Wl,-soname,$(RPMAF_SONAME) \
 		-Wl,--version-script=rpmaf/rpmaf.map -Wl,--no-undefined -Wl,-rpath,'$$ORIGIN' -o $@ \
@@ -61,9 +65,9 @@ $(RPMAF_SO): $$(RPMAF_OBJS) rpmaf/rpmaf.map $(LIB_SO)
 	ln -sf librpmaf.so.$(RPMAF_VERSION) $(BUILD)/lib/$(RPMAF_SONAME)
 	ln -sf $(RPMAF_SONAME) $(BUILD)/lib/librpmaf.so
 
-$(RPMAF_A): $$(RPMAF_OBJS)
+$(RPMAF_A): $$(RPMAF_OBJS) $(RPMAF_OBJS_STAMP)
 	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
+	rm -f $@ && ar rcs $@ $(RPMAF_OBJS)
 
 # the framework's internals for a tool: link after the tool's objects (see above)
 RPMAF_INTERNAL_LIBS = -lrpmaf $(RPMAF_A)
