@@ -199,7 +199,7 @@ CHECK_TARGETS := check-format
 CHECK_SLOW_TARGETS :=
 CLEAN_DIRS := $(BUILD)
 
-# Every .mk of the tree is read: a new module is its .mk (doc/BUILDING.md), nothing
+# Every .mk of the tree is read: a new module is its .mk (README.md), nothing
 # more. The order lets each read what it needs of those before it: first what the
 # others build on (librpma; librpmaf, whose modules add themselves to it; softrdma;
 # librpma's ThreadSanitizer build), then the top-level directories' .mk files (the

@@ -6,7 +6,7 @@
 # its libFuzzer harnesses, registers its check in CHECK_TARGETS and its
 # harnesses in make fuzz / check-fuzz, and clears the MODULE_* variables for
 # the next module. A module's own other rules (integration tests, tools) stay
-# in its .mk. doc/BUILDING.md shows a whole module.
+# in its .mk. README.md ("How the build is put together") shows a whole module.
 #
 #   MODULE                 the name: build/NAME/, make check-NAME-unit, coverage-NAME
 #   MODULE_LIB             rpmaf: the module is a top-level directory whose *.c go into
