@@ -71,8 +71,8 @@ snapshot() {
 	rm -rf "$snap"
 	mkdir -p "$snap"
 	for f in libibverbs.so.1 librdmacm.so.1; do
-		[ -e "$top/softrdma/build/$f" ] || die "no softrdma/build/$f: run 'make softrdma'"
-		cp "$top/softrdma/build/$f" "$snap/$f" || die "cannot copy $f"
+		[ -e "$top/build/softrdma/$f" ] || die "no build/softrdma/$f: run 'make softrdma'"
+		cp "$top/build/softrdma/$f" "$snap/$f" || die "cannot copy $f"
 	done
 }
 
