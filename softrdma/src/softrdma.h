@@ -199,6 +199,11 @@ struct softrdma_srq {
 	pthread_mutex_t lock;
 	struct softrdma_rq rq;
 	uint32_t limit;
+	/*
+	 * a responder found the queue empty since the last post (@lock): the
+	 * next post wakes the progress thread to retry it, and only then
+	 */
+	int starved;
 };
 
 struct softrdma_swqe {

@@ -55,12 +55,16 @@ BENCH_SERVICE_ARGS ?=
 bench-service: $(RPMA_LOAD_BIN) $$(RPMA_SERVER_BIN) $(BENCH_OURS) softrdma
 	@tools/rpma-load/bench-service.sh -b $(BUILD) $(BENCH_SERVICE_ARGS)
 
-# the benchmark's plumbing, in short cases: every one of the 24 rows has figures
+# the benchmark's plumbing, in short cases of one round: every one of the 24
+# rows has figures and ratios, and each of the 4 goals a verdict
 check-bench-service-smoke: $(RPMA_LOAD_BIN) $$(RPMA_SERVER_BIN) $(BENCH_OURS) softrdma
-	@out=$$(tools/rpma-load/bench-service.sh -b $(BUILD) -t 0.2 -p 18990) || exit 1; \
-	rows=$$(echo "$$out" | grep -cE '^\| (write_persist|read|call) \| [0-9]+ \| [0-9]+ \| [12] \| [1-9][0-9]* \|.* \| [1-9][0-9]* \|'); \
-	if [ "$$rows" != 24 ]; then echo "$$out"; echo "bench-service smoke: $$rows of 24 rows with figures"; exit 1; fi; \
-	echo "PASS bench-service smoke: 24 rows"
+	@out=$$(tools/rpma-load/bench-service.sh -b $(BUILD) -t 0.2 -r 1 \
+		-p $$((18000 + $$$$ % 9000))) || { echo "$$out"; exit 1; }; \
+	rows=$$(echo "$$out" | grep -cE '^\| (write_persist|read|call) \| [0-9]+ \| [0-9]+ \| [12] \| [1-9][0-9]* \| [0-9.]+ \| [1-9][0-9]* \| [0-9.]+ \| [0-9]+\.[0-9]+ \| [0-9]+\.[0-9]+ \|$$'); \
+	goals=$$(echo "$$out" | grep -cE '^goal .*: (met|not met) \(worst [0-9.]+'); \
+	if [ "$$rows" != 24 ] || [ "$$goals" != 4 ]; then echo "$$out"; \
+		echo "bench-service smoke: $$rows of 24 rows with figures, $$goals of 4 goals"; exit 1; fi; \
+	echo "PASS bench-service smoke: 24 rows, 4 goals"
 
 # the tool with every framework module and librpma on ThreadSanitizer
 RPMA_LOAD_TSAN := $(BUILD)/tools/tsan/rpma-load
