@@ -2,12 +2,15 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * conn_cfg.c -- the connection configuration. Every field is read and written
- * atomically, so the getters and setters are safe from any thread.
+ * conn_cfg.c -- the connection configuration. Each setter stores its field
+ * under the configuration's lock and each getter loads its field
+ * atomically, so both are safe from any thread; a snapshot, taken under the
+ * lock, is one state the configuration was in between setter calls.
  */
 
 #include <stdlib.h>
 
+#include "cfg_field.h"
 #include "conn_cfg.h"
 #include "cq.h"
 #include "log.h"
@@ -16,6 +19,7 @@
 #define RPMA_DEFAULT_RCQ_SIZE 0
 
 struct rpma_conn_cfg {
+	pthread_mutex_t lock; /* held by every setter and by a snapshot */
 	int timeout_ms;
 	uint32_t cq_size;
 	uint32_t rcq_size;
@@ -28,6 +32,7 @@ struct rpma_conn_cfg {
 };
 
 static const struct rpma_conn_cfg Conn_cfg_default = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, /* never taken: the defaults do not change */
     .timeout_ms = RPMA_DEFAULT_TIMEOUT_MS,
     .cq_size = RPMA_DEFAULT_Q_SIZE,
     .rcq_size = RPMA_DEFAULT_RCQ_SIZE,
@@ -39,24 +44,26 @@ static const struct rpma_conn_cfg Conn_cfg_default = {
     .rcq = NULL,
 };
 
-#define LOAD(field)	    __atomic_load_n(&(field), __ATOMIC_RELAXED)
-#define STORE(field, value) __atomic_store_n(&(field), (value), __ATOMIC_RELAXED)
-
 /* see conn_cfg.h */
 void
 rpma__conn_cfg_snapshot(const struct rpma_conn_cfg *cfg, struct rpma_conn_cfg_snapshot *snap)
 {
-	if (cfg == NULL)
+	if (cfg == NULL) {
 		cfg = &Conn_cfg_default;
-	snap->timeout_ms = LOAD(cfg->timeout_ms);
-	snap->cq_size = LOAD(cfg->cq_size);
-	snap->rcq_size = LOAD(cfg->rcq_size);
-	snap->sq_size = LOAD(cfg->sq_size);
-	snap->rq_size = LOAD(cfg->rq_size);
-	snap->shared_comp_channel = LOAD(cfg->shared_comp_channel);
-	snap->srq = LOAD(cfg->srq);
-	snap->cq = LOAD(cfg->cq);
-	snap->rcq = LOAD(cfg->rcq);
+	} else {
+		rpma__cfg_lock(&cfg->lock);
+	}
+	snap->timeout_ms = cfg->timeout_ms;
+	snap->cq_size = cfg->cq_size;
+	snap->rcq_size = cfg->rcq_size;
+	snap->sq_size = cfg->sq_size;
+	snap->rq_size = cfg->rq_size;
+	snap->shared_comp_channel = cfg->shared_comp_channel;
+	snap->srq = cfg->srq;
+	snap->cq = cfg->cq;
+	snap->rcq = cfg->rcq;
+	if (cfg != &Conn_cfg_default)
+		rpma__cfg_unlock(&cfg->lock);
 }
 
 /* see librpma.h */
@@ -75,6 +82,7 @@ rpma_conn_cfg_new(struct rpma_conn_cfg **cfg_ptr)
 		return RPMA_E_NOMEM;
 	}
 	*cfg = Conn_cfg_default;
+	pthread_mutex_init(&cfg->lock, NULL);
 	*cfg_ptr = cfg;
 	return 0;
 }
@@ -87,142 +95,43 @@ rpma_conn_cfg_delete(struct rpma_conn_cfg **cfg_ptr)
 		RPMA_LOG_ERROR("cfg_ptr is NULL");
 		return RPMA_E_INVAL;
 	}
+	if (*cfg_ptr != NULL)
+		pthread_mutex_destroy(&(*cfg_ptr)->lock);
 	free(*cfg_ptr);
 	*cfg_ptr = NULL;
 	return 0;
 }
 
-/* see librpma.h */
-int
-rpma_conn_cfg_set_timeout(struct rpma_conn_cfg *cfg, int timeout_ms)
+/* timeout_check -- a timeout is not negative */
+static int
+timeout_check(int timeout_ms)
 {
-	if (cfg == NULL || timeout_ms < 0) {
-		RPMA_LOG_ERROR("cfg is NULL or timeout_ms (%d) is negative", timeout_ms);
-		return RPMA_E_INVAL;
-	}
-	STORE(cfg->timeout_ms, timeout_ms);
-	return 0;
-}
-
-/* see librpma.h */
-int
-rpma_conn_cfg_get_timeout(const struct rpma_conn_cfg *cfg, int *timeout_ms)
-{
-	if (cfg == NULL || timeout_ms == NULL) {
-		RPMA_LOG_ERROR("cfg or timeout_ms is NULL");
-		return RPMA_E_INVAL;
-	}
-	*timeout_ms = LOAD(cfg->timeout_ms);
-	return 0;
+	if (timeout_ms >= 0)
+		return 0;
+	RPMA_LOG_ERROR("timeout_ms (%d) is negative", timeout_ms);
+	return RPMA_E_INVAL;
 }
 
 /*
- * CONN_CFG_U32 -- define the setter and getter of one uint32_t field; they
- * differ only by the field's name.
+ * cq_check -- only a CQ of its own (rpma_cq_new()) is taken: a connection's
+ * or an SRQ's CQ is freed with its owner
  */
-#define CONN_CFG_U32(name)                                                                         \
-	int rpma_conn_cfg_set_##name(struct rpma_conn_cfg *cfg, uint32_t name)                     \
-	{                                                                                          \
-		if (cfg == NULL) {                                                                 \
-			RPMA_LOG_ERROR("cfg is NULL");                                             \
-			return RPMA_E_INVAL;                                                       \
-		}                                                                                  \
-		STORE(cfg->name, name);                                                            \
-		return 0;                                                                          \
-	}                                                                                          \
-	int rpma_conn_cfg_get_##name(const struct rpma_conn_cfg *cfg, uint32_t *name)              \
-	{                                                                                          \
-		if (cfg == NULL || name == NULL) {                                                 \
-			RPMA_LOG_ERROR("cfg or " #name " is NULL");                                \
-			return RPMA_E_INVAL;                                                       \
-		}                                                                                  \
-		*name = LOAD(cfg->name);                                                           \
-		return 0;                                                                          \
-	}
-
-/* see librpma.h */
-CONN_CFG_U32(cq_size)
-CONN_CFG_U32(rcq_size)
-CONN_CFG_U32(sq_size)
-CONN_CFG_U32(rq_size)
-
-/* see librpma.h */
-int
-rpma_conn_cfg_set_compl_channel(struct rpma_conn_cfg *cfg, bool shared)
+static int
+cq_check(const char *name, struct rpma_cq *cq)
 {
-	if (cfg == NULL) {
-		RPMA_LOG_ERROR("cfg is NULL");
-		return RPMA_E_INVAL;
-	}
-	STORE(cfg->shared_comp_channel, shared);
-	return 0;
+	if (cq == NULL || rpma__cq_is_own(cq))
+		return 0;
+	RPMA_LOG_ERROR("%s was not made by rpma_cq_new()", name);
+	return RPMA_E_INVAL;
 }
 
-/* see librpma.h */
-int
-rpma_conn_cfg_get_compl_channel(const struct rpma_conn_cfg *cfg, bool *shared)
-{
-	if (cfg == NULL || shared == NULL) {
-		RPMA_LOG_ERROR("cfg or shared is NULL");
-		return RPMA_E_INVAL;
-	}
-	*shared = LOAD(cfg->shared_comp_channel);
-	return 0;
-}
-
-/* see librpma.h */
-int
-rpma_conn_cfg_set_srq(struct rpma_conn_cfg *cfg, struct rpma_srq *srq)
-{
-	if (cfg == NULL) {
-		RPMA_LOG_ERROR("cfg is NULL");
-		return RPMA_E_INVAL;
-	}
-	STORE(cfg->srq, srq);
-	return 0;
-}
-
-/* see librpma.h */
-int
-rpma_conn_cfg_get_srq(const struct rpma_conn_cfg *cfg, struct rpma_srq **srq_ptr)
-{
-	if (cfg == NULL || srq_ptr == NULL) {
-		RPMA_LOG_ERROR("cfg or srq_ptr is NULL");
-		return RPMA_E_INVAL;
-	}
-	*srq_ptr = LOAD(cfg->srq);
-	return 0;
-}
-
-/*
- * CONN_CFG_CQ -- define the setter and getter of one CQ field; they differ
- * only by the field's name. Only a CQ of its own (rpma_cq_new()) is taken:
- * a connection's or an SRQ's CQ is freed with its owner.
- */
-#define CONN_CFG_CQ(name)                                                                          \
-	int rpma_conn_cfg_set_##name(struct rpma_conn_cfg *cfg, struct rpma_cq *name)              \
-	{                                                                                          \
-		if (cfg == NULL) {                                                                 \
-			RPMA_LOG_ERROR("cfg is NULL");                                             \
-			return RPMA_E_INVAL;                                                       \
-		}                                                                                  \
-		if (name != NULL && !rpma__cq_is_own(name)) {                                      \
-			RPMA_LOG_ERROR(#name " was not made by rpma_cq_new()");                    \
-			return RPMA_E_INVAL;                                                       \
-		}                                                                                  \
-		STORE(cfg->name, name);                                                            \
-		return 0;                                                                          \
-	}                                                                                          \
-	int rpma_conn_cfg_get_##name(const struct rpma_conn_cfg *cfg, struct rpma_cq **name##_ptr) \
-	{                                                                                          \
-		if (cfg == NULL || name##_ptr == NULL) {                                           \
-			RPMA_LOG_ERROR("cfg or " #name "_ptr is NULL");                            \
-			return RPMA_E_INVAL;                                                       \
-		}                                                                                  \
-		*name##_ptr = LOAD(cfg->name);                                                     \
-		return 0;                                                                          \
-	}
-
-/* see librpma.h */
-CONN_CFG_CQ(cq)
-CONN_CFG_CQ(rcq)
+/* see librpma.h: the setters and getters, one line a field */
+RPMA__CFG_FIELD(conn_cfg, timeout, timeout_ms, int, timeout_ms, timeout_check(value))
+RPMA__CFG_FIELD(conn_cfg, cq_size, cq_size, uint32_t, cq_size, 0)
+RPMA__CFG_FIELD(conn_cfg, rcq_size, rcq_size, uint32_t, rcq_size, 0)
+RPMA__CFG_FIELD(conn_cfg, sq_size, sq_size, uint32_t, sq_size, 0)
+RPMA__CFG_FIELD(conn_cfg, rq_size, rq_size, uint32_t, rq_size, 0)
+RPMA__CFG_FIELD(conn_cfg, compl_channel, shared_comp_channel, bool, shared, 0)
+RPMA__CFG_FIELD(conn_cfg, srq, srq, struct rpma_srq *, srq_ptr, 0)
+RPMA__CFG_FIELD(conn_cfg, cq, cq, struct rpma_cq *, cq_ptr, cq_check("cq", value))
+RPMA__CFG_FIELD(conn_cfg, rcq, rcq, struct rpma_cq *, rcq_ptr, cq_check("rcq", value))
