@@ -13,7 +13,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "wconn.h"
 #include "worker.h"
+#include "wpoll.h"
 
 /* turns of a busy or spinning loop between two looks at the descriptors */
 #define RPMAF__POLL_FD_EVERY 64
