@@ -14,8 +14,9 @@
 #   make rpmem-proto-seeds        write fuzz/corpus/fuzz_rpmem_proto/ again from the test's samples
 #                                 (check-rpmem-proto-unit fails while it is not current)
 
-RPMEM_PROTO_SRCS := librpmem/rpmem_proto.c
-RPMEM_PROTO_HDRS := librpmem/rpmem_proto.h
+# the bounded readers are the framework's (proto/wire.c, with its messages in proto/status.c)
+RPMEM_PROTO_SRCS := librpmem/rpmem_proto.c proto/wire.c proto/status.c
+RPMEM_PROTO_HDRS := librpmem/rpmem_proto.h proto/wire.h proto/status.h
 RPMEM_PROTO_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem
 
 RPMEM_PROTO_TEST := tests/unit/librpmem/test_rpmem_proto.c
@@ -30,9 +31,11 @@ $(RPMEM_PROTO_COV_OBJS): $(RPMEM_PROTO_SRCS) $(RPMEM_PROTO_HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEM_PROTO_TEST_CFLAGS) --coverage -c $< -o $@
 
-$(RPMEM_PROTO_UNIT_BIN): $(RPMEM_PROTO_TEST) $(RPMEM_PROTO_HDRS) $(RPMEM_PROTO_COV_OBJS)
+$(RPMEM_PROTO_UNIT_BIN): $(RPMEM_PROTO_TEST) $(RPMEM_PROTO_HDRS) $(RPMEM_PROTO_COV_OBJS) \
+		$(RPMEM_PROTO_SRCS)
 	@mkdir -p $(@D)
-	$(CC) $(RPMEM_PROTO_TEST_CFLAGS) -o $@ $< $(RPMEM_PROTO_COV_OBJS) -lcmocka -lgcov
+	$(CC) $(RPMEM_PROTO_TEST_CFLAGS) -o $@ $< $(RPMEM_PROTO_COV_OBJS) proto/wire.c proto/status.c \
+		-lcmocka -lgcov
 
 # the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
 RPMEM_PROTO_ASAN_BIN := $(BUILD)/rpmem-proto/unit-asan/test_rpmem_proto

@@ -94,7 +94,7 @@ check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 # the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
 RPMEMD_BIN := $(BUILD)/tools/rpmemd
 RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/service.c \
-	librpmem/rpmem_proto.c \
+	librpmem/rpmem_proto.c proto/wire.c proto/status.c \
 	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 
 .PHONY: rpmemd

@@ -25,7 +25,7 @@ $(LIBRPMEM_IT_BIN): $(LIBRPMEM_IT_SRC) librpmem/include/librpmem.h librpmem/rpme
 		librpmem/rpmem_proto.h rpmaf/include/rpmaf.h $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LIBRPMEM_IT_CFLAGS) $(CFLAGS) -o $@ $(LIBRPMEM_IT_SRC) librpmem/rpmem_proto.c \
-		$(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
+		proto/wire.c proto/status.c $(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
 
 .PHONY: check-librpmem-integration
 
