@@ -32,7 +32,7 @@ SOFTRDMA_SAN := $(SOFTRDMA_SAN_$(SOFTRDMA_VARIANT))
 SOFTRDMA_CFLAGS := $(CFLAGS) -g $(WARN) -fPIC -pthread $(SOFTRDMA_SAN)
 SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined $(SOFTRDMA_SAN)
 
-SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
+SOFTRDMA_VERBS_SRCS := util.c wire.c ctx.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
 	progress.c shm.c share.c compat.c secret.c
 SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
 SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRCS:.c=.o))

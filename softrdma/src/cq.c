@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cq.h"
-#include "device.h"
+#include "ctx.h"
 #include "net.h"
 #include "progress.h"
 #include "shm.h"

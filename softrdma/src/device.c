@@ -516,37 +516,6 @@ ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 	return -1;
 }
 
-/* Queue an asynchronous event on @ctx's async fd. */
-void
-softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem)
-{
-	struct softrdma_context *c =
-	    SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context);
-	struct softrdma_async_item *it = calloc(1, sizeof(*it));
-
-	if (!it)
-		return;
-	it->ev.event_type = type;
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		it->ev.element.cq = elem;
-		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		it->ev.element.srq = elem;
-		break;
-	case IBV_EVENT_PORT_ACTIVE:
-	case IBV_EVENT_PORT_ERR:
-	case IBV_EVENT_DEVICE_FATAL:
-		it->ev.element.port_num = 1;
-		break;
-	default:
-		it->ev.element.qp = elem;
-		break;
-	}
-	softrdma__evq_push(&c->async_q, &it->node);
-}
-
 /* Wait for (or with O_NONBLOCK, poll for) the next asynchronous event. */
 int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
@@ -791,13 +760,6 @@ ibv_dofork_range(void *base, size_t size)
 	(void)base;
 	(void)size;
 	return 0;
-}
-
-/* Non-zero when @ctx belongs to the parent of this forked process. */
-int
-softrdma__ctx_inherited(struct ibv_context *ctx)
-{
-	return SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context)->inherited;
 }
 
 /* ops.post_send of an inherited context: the QP is the parent's. */

@@ -3,6 +3,7 @@
 #ifndef SOFTRDMA_DEVICE_H
 #define SOFTRDMA_DEVICE_H
 
+#include "ctx.h"
 #include "softrdma.h"
 
 /*
@@ -22,12 +23,5 @@ int softrdma__query_device_ex(struct ibv_context *context,
 			      struct ibv_device_attr_ex *attr, size_t attr_size);
 
 struct softrdma_device *softrdma__device(void);
-void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem);
-/*
- * Non-zero when @ctx was inherited from the parent of this (forked)
- * process; objects on it are inert. Lock-free: the flag is set once, in
- * the child's fork handler, before any other thread exists.
- */
-int softrdma__ctx_inherited(struct ibv_context *ctx);
 
 #endif

@@ -22,7 +22,7 @@
 
 #include "comp.h"
 #include "cq.h"
-#include "device.h"
+#include "ctx.h"
 #include "net.h"
 #include "progress.h"
 #include "resp.h"
