@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The softrdma0 device and its contexts. */
+/*
+ * The softrdma0 device and its contexts.
+ *
+ * Threads: any thread, no lock (the device and its attributes do not
+ * change once made); a context is freed by ibv_close_device, its user.
+ */
 #ifndef SOFTRDMA_DEVICE_H
 #define SOFTRDMA_DEVICE_H
 

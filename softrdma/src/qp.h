@@ -3,6 +3,10 @@
  * RC queue pairs: creation, the state machine and destruction (qp.c).
  * ibv_create_qp, ibv_modify_qp, ibv_query_qp, ibv_destroy_qp and
  * ibv_query_qp_data_in_order are declared by <infiniband/verbs.h>.
+ *
+ * Threads: application threads, each function saying which locks it
+ * wants (qp->lock first in softrdma.h's order); a QP is freed by the
+ * progress thread after ibv_destroy_qp takes it off (softrdma.h).
  */
 #ifndef SOFTRDMA_QP_H
 #define SOFTRDMA_QP_H

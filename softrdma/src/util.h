@@ -2,6 +2,10 @@
 /*
  * Small helpers shared by both libraries: intrusive lists, event queues
  * backed by a pollable eventfd, memory copies that survive unmapped memory.
+ *
+ * Threads: the lists take no lock (their owner's lock guards them); an
+ * event queue has its own lock; the rest any thread, no lock; each
+ * caller frees what it made.
  */
 #ifndef SOFTRDMA_UTIL_H
 #define SOFTRDMA_UTIL_H
