@@ -16,12 +16,51 @@
 #define RPMA_CFG_FIELD_H
 
 #include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "log.h"
 
 /*
+ * RPMA__CFG_LIFE -- define rpma_<obj>_new(cfg_ptr), which makes a
+ * struct rpma_<obj> { pthread_mutex_t lock; <values> v; } with v = dflt,
+ * and rpma_<obj>_delete(cfg_ptr), which frees it and sets *cfg_ptr to NULL
+ * (NULL is fine). what names the object in the log. ERRORS: RPMA_E_INVAL
+ * for a NULL cfg_ptr, RPMA_E_NOMEM.
+ */
+#define RPMA__CFG_LIFE(obj, dflt, what)                                                            \
+	int rpma_##obj##_new(struct rpma_##obj **cfg_ptr)                                          \
+	{                                                                                          \
+		if (cfg_ptr == NULL) {                                                             \
+			RPMA_LOG_ERROR("cfg_ptr is NULL");                                         \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
+		struct rpma_##obj *cfg = malloc(sizeof(*cfg));                                     \
+		if (cfg == NULL) {                                                                 \
+			RPMA_LOG_ERROR("cannot allocate a " what);                                 \
+			return RPMA_E_NOMEM;                                                       \
+		}                                                                                  \
+		pthread_mutex_init(&cfg->lock, NULL);                                              \
+		cfg->v = (dflt);                                                                   \
+		*cfg_ptr = cfg;                                                                    \
+		return 0;                                                                          \
+	}                                                                                          \
+	int rpma_##obj##_delete(struct rpma_##obj **cfg_ptr)                                       \
+	{                                                                                          \
+		if (cfg_ptr == NULL) {                                                             \
+			RPMA_LOG_ERROR("cfg_ptr is NULL");                                         \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
+		if (*cfg_ptr != NULL)                                                              \
+			pthread_mutex_destroy(&(*cfg_ptr)->lock);                                  \
+		free(*cfg_ptr);                                                                    \
+		*cfg_ptr = NULL;                                                                   \
+		return 0;                                                                          \
+	}
+
+/*
  * RPMA__CFG_FIELD -- define rpma_<obj>_set_<api>(cfg, value) and
- * rpma_<obj>_get_<api>(cfg, out) for the member field of type type of
+ * rpma_<obj>_get_<api>(cfg, out) for the member v.field of type type of
  * struct rpma_<obj>. check is an expression of value: 0 to take it, or an
  * RPMA_E_* code (having logged why). ERRORS: RPMA_E_INVAL for a NULL cfg
  * or out, or what check says.
@@ -37,7 +76,7 @@
 		if (ret)                                                                           \
 			return ret;                                                                \
 		pthread_mutex_lock(&cfg->lock);                                                    \
-		__atomic_store_n(&cfg->field, value, __ATOMIC_RELAXED);                            \
+		__atomic_store_n(&cfg->v.field, value, __ATOMIC_RELAXED);                          \
 		pthread_mutex_unlock(&cfg->lock);                                                  \
 		return 0;                                                                          \
 	}                                                                                          \
@@ -47,25 +86,20 @@
 			RPMA_LOG_ERROR("cfg or " #out " is NULL");                                 \
 			return RPMA_E_INVAL;                                                       \
 		}                                                                                  \
-		*out = __atomic_load_n(&cfg->field, __ATOMIC_RELAXED);                             \
+		*out = __atomic_load_n(&cfg->v.field, __ATOMIC_RELAXED);                           \
 		return 0;                                                                          \
 	}
 
 /*
- * rpma__cfg_lock, rpma__cfg_unlock -- hold a configuration's lock while
- * reading all its fields (the object is const to the caller, the lock is
- * not).
+ * rpma__cfg_read -- copy size bytes of a configuration's values from src to
+ * dst under its lock: one state it was in (the object is const to the
+ * caller, its lock is not).
  */
 static inline void
-rpma__cfg_lock(const pthread_mutex_t *lock)
+rpma__cfg_read(const pthread_mutex_t *lock, void *dst, const void *src, size_t size)
 {
 	pthread_mutex_lock((pthread_mutex_t *)lock);
-}
-
-/* see rpma__cfg_lock */
-static inline void
-rpma__cfg_unlock(const pthread_mutex_t *lock)
-{
+	memcpy(dst, src, size);
 	pthread_mutex_unlock((pthread_mutex_t *)lock);
 }
 

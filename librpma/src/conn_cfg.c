@@ -19,20 +19,11 @@
 #define RPMA_DEFAULT_RCQ_SIZE 0
 
 struct rpma_conn_cfg {
-	pthread_mutex_t lock; /* held by every setter and by a snapshot */
-	int timeout_ms;
-	uint32_t cq_size;
-	uint32_t rcq_size;
-	uint32_t sq_size;
-	uint32_t rq_size;
-	bool shared_comp_channel;
-	struct rpma_srq *srq;
-	struct rpma_cq *cq;  /* a CQ of its own (rpma_cq_new()) for the connections, or NULL */
-	struct rpma_cq *rcq; /* the same, for their receives */
+	pthread_mutex_t lock;		 /* held by every setter and by a snapshot */
+	struct rpma_conn_cfg_snapshot v; /* the values (conn_cfg.h) */
 };
 
-static const struct rpma_conn_cfg Conn_cfg_default = {
-    .lock = PTHREAD_MUTEX_INITIALIZER, /* never taken: the defaults do not change */
+static const struct rpma_conn_cfg_snapshot Conn_cfg_default = {
     .timeout_ms = RPMA_DEFAULT_TIMEOUT_MS,
     .cq_size = RPMA_DEFAULT_Q_SIZE,
     .rcq_size = RPMA_DEFAULT_RCQ_SIZE,
@@ -48,59 +39,14 @@ static const struct rpma_conn_cfg Conn_cfg_default = {
 void
 rpma__conn_cfg_snapshot(const struct rpma_conn_cfg *cfg, struct rpma_conn_cfg_snapshot *snap)
 {
-	if (cfg == NULL) {
-		cfg = &Conn_cfg_default;
-	} else {
-		rpma__cfg_lock(&cfg->lock);
-	}
-	snap->timeout_ms = cfg->timeout_ms;
-	snap->cq_size = cfg->cq_size;
-	snap->rcq_size = cfg->rcq_size;
-	snap->sq_size = cfg->sq_size;
-	snap->rq_size = cfg->rq_size;
-	snap->shared_comp_channel = cfg->shared_comp_channel;
-	snap->srq = cfg->srq;
-	snap->cq = cfg->cq;
-	snap->rcq = cfg->rcq;
-	if (cfg != &Conn_cfg_default)
-		rpma__cfg_unlock(&cfg->lock);
+	if (cfg == NULL)
+		*snap = Conn_cfg_default;
+	else
+		rpma__cfg_read(&cfg->lock, snap, &cfg->v, sizeof(*snap));
 }
 
 /* see librpma.h */
-int
-rpma_conn_cfg_new(struct rpma_conn_cfg **cfg_ptr)
-{
-	if (cfg_ptr == NULL) {
-		RPMA_LOG_ERROR("cfg_ptr is NULL");
-		return RPMA_E_INVAL;
-	}
-
-	struct rpma_conn_cfg *cfg = malloc(sizeof(*cfg));
-
-	if (cfg == NULL) {
-		RPMA_LOG_ERROR("cannot allocate a connection configuration");
-		return RPMA_E_NOMEM;
-	}
-	*cfg = Conn_cfg_default;
-	pthread_mutex_init(&cfg->lock, NULL);
-	*cfg_ptr = cfg;
-	return 0;
-}
-
-/* see librpma.h */
-int
-rpma_conn_cfg_delete(struct rpma_conn_cfg **cfg_ptr)
-{
-	if (cfg_ptr == NULL) {
-		RPMA_LOG_ERROR("cfg_ptr is NULL");
-		return RPMA_E_INVAL;
-	}
-	if (*cfg_ptr != NULL)
-		pthread_mutex_destroy(&(*cfg_ptr)->lock);
-	free(*cfg_ptr);
-	*cfg_ptr = NULL;
-	return 0;
-}
+RPMA__CFG_LIFE(conn_cfg, Conn_cfg_default, "connection configuration")
 
 /* timeout_check -- a timeout is not negative */
 static int

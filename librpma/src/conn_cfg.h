@@ -15,9 +15,9 @@
 #include "librpma.h"
 
 /*
- * a copy of every field taken under the configuration's lock when a
- * connection is created: one state the configuration was in between two
- * setter calls (a setter's store and the copy exclude each other)
+ * the values of a connection configuration: what it stores (conn_cfg.c),
+ * and the copy of them taken under its lock when a connection is created,
+ * one state the configuration was in between two setter calls
  */
 struct rpma_conn_cfg_snapshot {
 	int timeout_ms;

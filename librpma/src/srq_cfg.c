@@ -16,63 +16,36 @@
 
 #define RPMA_DEFAULT_SRQ_SIZE 20
 
-struct rpma_srq_cfg {
-	pthread_mutex_t lock; /* held by every setter and by rpma__srq_cfg_get_sizes() */
+/* the values of a configuration */
+struct srq_cfg_values {
 	uint32_t rq_size;
 	uint32_t rcq_size;
+};
+
+struct rpma_srq_cfg {
+	pthread_mutex_t lock; /* held by every setter and by rpma__srq_cfg_get_sizes() */
+	struct srq_cfg_values v;
+};
+
+static const struct srq_cfg_values Srq_cfg_default = {
+    .rq_size = RPMA_DEFAULT_SRQ_SIZE,
+    .rcq_size = RPMA_DEFAULT_SRQ_SIZE,
 };
 
 /* see srq_cfg.h */
 void
 rpma__srq_cfg_get_sizes(const struct rpma_srq_cfg *cfg, uint32_t *rq_size, uint32_t *rcq_size)
 {
-	if (cfg == NULL) {
-		*rq_size = RPMA_DEFAULT_SRQ_SIZE;
-		*rcq_size = RPMA_DEFAULT_SRQ_SIZE;
-		return;
-	}
-	rpma__cfg_lock(&cfg->lock);
-	*rq_size = cfg->rq_size;
-	*rcq_size = cfg->rcq_size;
-	rpma__cfg_unlock(&cfg->lock);
+	struct srq_cfg_values v = Srq_cfg_default;
+
+	if (cfg != NULL)
+		rpma__cfg_read(&cfg->lock, &v, &cfg->v, sizeof(v));
+	*rq_size = v.rq_size;
+	*rcq_size = v.rcq_size;
 }
 
 /* see librpma.h */
-int
-rpma_srq_cfg_new(struct rpma_srq_cfg **cfg_ptr)
-{
-	if (cfg_ptr == NULL) {
-		RPMA_LOG_ERROR("cfg_ptr is NULL");
-		return RPMA_E_INVAL;
-	}
-
-	struct rpma_srq_cfg *cfg = malloc(sizeof(*cfg));
-
-	if (cfg == NULL) {
-		RPMA_LOG_ERROR("cannot allocate a shared receive queue configuration");
-		return RPMA_E_NOMEM;
-	}
-	pthread_mutex_init(&cfg->lock, NULL);
-	cfg->rq_size = RPMA_DEFAULT_SRQ_SIZE;
-	cfg->rcq_size = RPMA_DEFAULT_SRQ_SIZE;
-	*cfg_ptr = cfg;
-	return 0;
-}
-
-/* see librpma.h */
-int
-rpma_srq_cfg_delete(struct rpma_srq_cfg **cfg_ptr)
-{
-	if (cfg_ptr == NULL) {
-		RPMA_LOG_ERROR("cfg_ptr is NULL");
-		return RPMA_E_INVAL;
-	}
-	if (*cfg_ptr != NULL)
-		pthread_mutex_destroy(&(*cfg_ptr)->lock);
-	free(*cfg_ptr);
-	*cfg_ptr = NULL;
-	return 0;
-}
+RPMA__CFG_LIFE(srq_cfg, Srq_cfg_default, "shared receive queue configuration")
 
 /* see librpma.h: the setters and getters, one line a field */
 RPMA__CFG_FIELD(srq_cfg, rq_size, rq_size, uint32_t, rq_size, 0)
