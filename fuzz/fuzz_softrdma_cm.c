@@ -6,9 +6,10 @@
  * with private data, MRA, REP, REJ, RTU, DREQ, DREP), read from its TCP
  * connections by softrdma's own CM thread.
  *
- * cm.c is compiled into this harness so that it can see the CM's state
- * under softrdma__cm.lock (which connection is whose, and whether the CM read all
- * that was written); the CM runs as it does in librdmacm.so.1.
+ * The CM's sources (cm*.c) are linked into this harness, which sees the
+ * CM's state (cm_int.h) under softrdma__cm.lock (which connection is whose,
+ * and whether the CM read all that was written); the CM runs as it does in
+ * librdmacm.so.1.
  *
  * An input is a stream of CM messages (fixed size), written one message at
  * a time on one CM connection, each after the CM read the previous one and
@@ -306,7 +307,8 @@ cm_events(struct cm_run *x)
 	return n;
 }
 
-/* cm_find_passive -- the CM's id of the connection from local port @port (softrdma__cm.lock held) */
+/* cm_find_passive -- the CM's id of the connection from local port @port (softrdma__cm.lock held)
+ */
 static struct softrdma_cm_id *
 cm_find_passive(uint16_t port)
 {
