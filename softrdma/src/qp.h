@@ -41,4 +41,11 @@ struct ibv_qp *softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_
  */
 void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
 
+/*
+ * Make @qp's lock and its drain condition (on CLOCK_MONOTONIC) anew: at
+ * creation, and in a forked child for an inherited QP.
+ * ASSUMPTIONS: no other thread uses @qp.
+ */
+void softrdma__qp_init_locks(struct softrdma_qp *qp);
+
 #endif
