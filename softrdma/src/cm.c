@@ -58,30 +58,11 @@ softrdma__cm_msg_check(struct softrdma_cm_msg *m)
 	}
 }
 
-/* Monotonic time in nanoseconds. */
-uint64_t
-softrdma__cm_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
-/* Milliseconds from environment variable @name, or @def when unset or bad. */
+/* Milliseconds from environment variable @name (@def when unset or bad), in nanoseconds. */
 static uint64_t
 softrdma_cm_env_ms(const char *name, long def)
 {
-	const char *v = getenv(name);
-	char *end;
-	long ms;
-
-	if (!v || !*v)
-		return (uint64_t)def * 1000000ull;
-	ms = strtol(v, &end, 10);
-	if (*end || ms < 0)
-		ms = def;
-	return (uint64_t)ms * 1000000ull;
+	return (uint64_t)softrdma__env_long(name, def, 0) * 1000000ull;
 }
 
 /* Wake the CM thread so it recomputes its timers. */

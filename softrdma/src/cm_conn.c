@@ -171,7 +171,7 @@ rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	if (err)
 		goto out;
 	id->peer = id->id.route.addr.dst_sin;
-	now = softrdma__cm_now();
+	now = softrdma__now_ns();
 	id->deadline = now + softrdma__cm.timeout_ns;
 	id->refuse_until = now + softrdma__cm.grace_ns;
 	id->retry_at = 0;

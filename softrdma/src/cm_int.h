@@ -160,9 +160,6 @@ extern char softrdma__cm_wake_tag;
 /* Set errno and return -1, the librdmacm error convention. */
 int softrdma__cm_err(int err);
 
-/* Monotonic time in nanoseconds. */
-uint64_t softrdma__cm_now(void);
-
 /* Wake the CM thread so it recomputes its timers. */
 void softrdma__cm_kick(void);
 

@@ -73,7 +73,7 @@ softrdma_cm_accept_failed(struct softrdma_cm_id *l, int err)
 		return 0;
 	}
 	epoll_ctl(softrdma__cm.epfd, EPOLL_CTL_DEL, l->fd, NULL);
-	l->retry_at = softrdma__cm_now() + SOFTRDMA_ACCEPT_PAUSE_NS;
+	l->retry_at = softrdma__now_ns() + SOFTRDMA_ACCEPT_PAUSE_NS;
 	if (!l->starved) {
 		struct sockaddr_in sin = {.sin_family = AF_INET};
 		socklen_t len = sizeof(sin);
@@ -118,7 +118,7 @@ softrdma_cm_accept(struct softrdma_cm_id *l)
 		id->fd = fd;
 		id->listen = l;
 		id->state = CM_REQ_WAIT;
-		id->deadline = softrdma__cm_now() + softrdma__cm.pending_ns;
+		id->deadline = softrdma__now_ns() + softrdma__cm.pending_ns;
 		softrdma__list_add_tail(&softrdma__cm.ids, &id->node);
 		softrdma__list_add_tail(&softrdma__cm.pending, &id->pend);
 		softrdma__cm.npending++;
@@ -267,9 +267,9 @@ softrdma_cm_conn_lost(struct softrdma_cm_id *id, int err)
 	case CM_CONNECTING:
 		softrdma__cm_close_fd(id);
 		if (err == ECONNREFUSED && id->tcp_connecting &&
-		    softrdma__cm_now() < id->refuse_until) {
+		    softrdma__now_ns() < id->refuse_until) {
 			/* the listener may not be up yet: try again shortly */
-			id->retry_at = softrdma__cm_now() + SOFTRDMA_CM_RETRY_NS;
+			id->retry_at = softrdma__now_ns() + SOFTRDMA_CM_RETRY_NS;
 			return;
 		}
 		id->state = CM_ERROR;
@@ -393,7 +393,7 @@ softrdma_cm_listen_timer(struct softrdma_cm_id *l, uint64_t now, uint64_t *next)
 static int
 softrdma_cm_timers(void)
 {
-	uint64_t now = softrdma__cm_now(), next = softrdma_cm_pend_timers(now);
+	uint64_t now = softrdma__now_ns(), next = softrdma_cm_pend_timers(now);
 	struct softrdma_list *n, *nx;
 	int err;
 
@@ -427,7 +427,7 @@ softrdma_cm_timers(void)
 	}
 	if (!next)
 		return -1;
-	now = softrdma__cm_now();
+	now = softrdma__now_ns();
 	return next <= now ? 0 : (int)((next - now + 999999) / 1000000);
 }
 
