@@ -183,17 +183,9 @@ rdma_create_event_channel(void)
 		errno = err;
 		return NULL;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		errno = ENOMEM;
+	c = softrdma__evq_obj_new(sizeof(*c), offsetof(struct softrdma_cm_chan, q));
+	if (!c)
 		return NULL;
-	}
-	err = softrdma__evq_init(&c->q);
-	if (err) {
-		free(c);
-		errno = err;
-		return NULL;
-	}
 	c->ch.fd = c->q.fd;
 	return &c->ch;
 }

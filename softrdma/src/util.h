@@ -43,6 +43,12 @@ struct softrdma_evq {
 };
 
 int softrdma__evq_init(struct softrdma_evq *q);
+/*
+ * @size zeroed bytes of an object holding a struct softrdma_evq at @q_off,
+ * that queue made: the object (freed with free() after softrdma__evq_fini),
+ * or NULL with errno set (ENOMEM, or evq_init's error).
+ */
+void *softrdma__evq_obj_new(size_t size, size_t q_off);
 void softrdma__evq_fini(struct softrdma_evq *q);
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
 /*
