@@ -59,22 +59,23 @@
 	}
 
 /*
- * RPMA__CFG_FIELD -- define rpma_<obj>_set_<api>(cfg, value) and
+ * RPMA__CFG_FIELD_IF -- define rpma_<obj>_set_<api>(cfg, value) and
  * rpma_<obj>_get_<api>(cfg, out) for the member v.field of type type of
- * struct rpma_<obj>. check is an expression of value: 0 to take it, or an
- * RPMA_E_* code (having logged why). ERRORS: RPMA_E_INVAL for a NULL cfg
- * or out, or what check says.
+ * struct rpma_<obj>. bad is a condition on value that refuses it, logged
+ * (in the setter's name) with the printf format and arguments that follow.
+ * ERRORS: RPMA_E_INVAL for a NULL cfg or out, or a bad value.
  */
-#define RPMA__CFG_FIELD(obj, api, field, type, out, check)                                         \
+#define RPMA__CFG_FIELD_IF(obj, api, field, type, out, bad, ...)                                   \
 	int rpma_##obj##_set_##api(struct rpma_##obj *cfg, type value)                             \
 	{                                                                                          \
 		if (cfg == NULL) {                                                                 \
 			RPMA_LOG_ERROR("cfg is NULL");                                             \
 			return RPMA_E_INVAL;                                                       \
 		}                                                                                  \
-		int ret = (check);                                                                 \
-		if (ret)                                                                           \
-			return ret;                                                                \
+		if (bad) {                                                                         \
+			RPMA_LOG_ERROR(__VA_ARGS__);                                               \
+			return RPMA_E_INVAL;                                                       \
+		}                                                                                  \
 		pthread_mutex_lock(&cfg->lock);                                                    \
 		__atomic_store_n(&cfg->v.field, value, __ATOMIC_RELAXED);                          \
 		pthread_mutex_unlock(&cfg->lock);                                                  \
@@ -89,6 +90,10 @@
 		*out = __atomic_load_n(&cfg->v.field, __ATOMIC_RELAXED);                           \
 		return 0;                                                                          \
 	}
+
+/* RPMA__CFG_FIELD -- RPMA__CFG_FIELD_IF for a field that takes every value */
+#define RPMA__CFG_FIELD(obj, api, field, type, out)                                                \
+	RPMA__CFG_FIELD_IF(obj, api, field, type, out, 0, "%s", "")
 
 /*
  * rpma__cfg_read -- copy size bytes of a configuration's values from src to

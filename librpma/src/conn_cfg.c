@@ -48,36 +48,17 @@ rpma__conn_cfg_snapshot(const struct rpma_conn_cfg *cfg, struct rpma_conn_cfg_sn
 /* see librpma.h */
 RPMA__CFG_LIFE(conn_cfg, Conn_cfg_default, "connection configuration")
 
-/* timeout_check -- a timeout is not negative */
-static int
-timeout_check(int timeout_ms)
-{
-	if (timeout_ms >= 0)
-		return 0;
-	RPMA_LOG_ERROR("timeout_ms (%d) is negative", timeout_ms);
-	return RPMA_E_INVAL;
-}
-
-/*
- * cq_check -- only a CQ of its own (rpma_cq_new()) is taken: a connection's
- * or an SRQ's CQ is freed with its owner
- */
-static int
-cq_check(const char *name, struct rpma_cq *cq)
-{
-	if (cq == NULL || rpma__cq_is_own(cq))
-		return 0;
-	RPMA_LOG_ERROR("%s was not made by rpma_cq_new()", name);
-	return RPMA_E_INVAL;
-}
-
 /* see librpma.h: the setters and getters, one line a field */
-RPMA__CFG_FIELD(conn_cfg, timeout, timeout_ms, int, timeout_ms, timeout_check(value))
-RPMA__CFG_FIELD(conn_cfg, cq_size, cq_size, uint32_t, cq_size, 0)
-RPMA__CFG_FIELD(conn_cfg, rcq_size, rcq_size, uint32_t, rcq_size, 0)
-RPMA__CFG_FIELD(conn_cfg, sq_size, sq_size, uint32_t, sq_size, 0)
-RPMA__CFG_FIELD(conn_cfg, rq_size, rq_size, uint32_t, rq_size, 0)
-RPMA__CFG_FIELD(conn_cfg, compl_channel, shared_comp_channel, bool, shared, 0)
-RPMA__CFG_FIELD(conn_cfg, srq, srq, struct rpma_srq *, srq_ptr, 0)
-RPMA__CFG_FIELD(conn_cfg, cq, cq, struct rpma_cq *, cq_ptr, cq_check("cq", value))
-RPMA__CFG_FIELD(conn_cfg, rcq, rcq, struct rpma_cq *, rcq_ptr, cq_check("rcq", value))
+RPMA__CFG_FIELD_IF(conn_cfg, timeout, timeout_ms, int, timeout_ms, value < 0,
+		   "cfg is NULL or timeout_ms (%d) is negative", value)
+RPMA__CFG_FIELD(conn_cfg, cq_size, cq_size, uint32_t, cq_size)
+RPMA__CFG_FIELD(conn_cfg, rcq_size, rcq_size, uint32_t, rcq_size)
+RPMA__CFG_FIELD(conn_cfg, sq_size, sq_size, uint32_t, sq_size)
+RPMA__CFG_FIELD(conn_cfg, rq_size, rq_size, uint32_t, rq_size)
+RPMA__CFG_FIELD(conn_cfg, compl_channel, shared_comp_channel, bool, shared)
+RPMA__CFG_FIELD(conn_cfg, srq, srq, struct rpma_srq *, srq_ptr)
+/* only a CQ of its own (rpma_cq_new()): a connection's or an SRQ's CQ is freed with its owner */
+RPMA__CFG_FIELD_IF(conn_cfg, cq, cq, struct rpma_cq *, cq_ptr, value && !rpma__cq_is_own(value),
+		   "cq was not made by rpma_cq_new()")
+RPMA__CFG_FIELD_IF(conn_cfg, rcq, rcq, struct rpma_cq *, rcq_ptr, value && !rpma__cq_is_own(value),
+		   "rcq was not made by rpma_cq_new()")

@@ -48,5 +48,5 @@ rpma__srq_cfg_get_sizes(const struct rpma_srq_cfg *cfg, uint32_t *rq_size, uint3
 RPMA__CFG_LIFE(srq_cfg, Srq_cfg_default, "shared receive queue configuration")
 
 /* see librpma.h: the setters and getters, one line a field */
-RPMA__CFG_FIELD(srq_cfg, rq_size, rq_size, uint32_t, rq_size, 0)
-RPMA__CFG_FIELD(srq_cfg, rcq_size, rcq_size, uint32_t, rcq_size, 0)
+RPMA__CFG_FIELD(srq_cfg, rq_size, rq_size, uint32_t, rq_size)
+RPMA__CFG_FIELD(srq_cfg, rcq_size, rcq_size, uint32_t, rcq_size)
