@@ -14,7 +14,7 @@
 # library, so that the tests reach the internal functions too).
 
 CONFIG_SRCS := $(sort $(wildcard config/*.c))
-CONFIG_HDRS := $(wildcard config/*.h) $(wildcard proto/*.h) rpmaf/include/rpmaf.h
+CONFIG_HDRS := $(wildcard config/*.h) $(wildcard proto/*.h) rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h)
 # the key file is checked with the control protocol's own parser (proto/auth.c)
 CONFIG_DEP_SRCS := $(sort $(wildcard proto/*.c))
 CONFIG_DEP_LIBS := -lsodium

@@ -19,7 +19,7 @@ LIBRPMEM_PC_VERSION := 1.11.0
 LIBRPMEM_SONAME := librpmem.so.1
 LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c proto/wire.c proto/status.c
 LIBRPMEM_HDRS := $(wildcard librpmem/src/*.h) librpmem/rpmem_proto.h \
-	librpmem/include/librpmem.h rpmaf/include/rpmaf.h proto/wire.h proto/status.h
+	librpmem/include/librpmem.h rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h) proto/wire.h proto/status.h
 LIBRPMEM_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/include
 LIBRPMEM_OBJ := $(BUILD)/librpmem/obj
 LIBRPMEM_OBJS := $(patsubst %.c,$(LIBRPMEM_OBJ)/%.o,$(LIBRPMEM_SRCS))

@@ -25,7 +25,7 @@
 POOL_TEST_SRC := tests/integration/pool/test_pool.c
 POOL_MODULES := config proto regtab stats workers ctl server pool
 POOL_MODULE_SRCS := $(foreach m,$(POOL_MODULES),$(sort $(wildcard $(m)/*.c)))
-POOL_MODULE_HDRS := $(foreach m,$(POOL_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
+POOL_MODULE_HDRS := $(foreach m,$(POOL_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h)
 POOL_TEST_DEPS := $(POOL_TEST_SRC) tests/integration/common.c tests/integration/common.h
 POOL_TEST := $(BUILD)/pool/integration/test_pool
 POOL_TEST_TSAN := $(BUILD)/pool/integration-tsan/test_pool

@@ -19,7 +19,7 @@
 SERVER_TEST_SRC := tests/integration/server/test_server.c
 SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c)))
 SERVER_MODULE_HDRS := $(foreach m,config proto stats workers ctl server,$(wildcard $(m)/*.h)) \
-	rpmaf/include/rpmaf.h
+	rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h)
 SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
 	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)
 SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-memb \

@@ -23,7 +23,7 @@
 
 WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
 WORKERS_SRCS := $(sort $(wildcard workers/*.c))
-WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h
+WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h)
 WORKERS_LIBS := -lurcu-memb -lurcu-common -pthread
 WORKERS_TEST_DIR := tests/unit/workers
 WORKERS_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(WORKERS_TEST_DIR)/test_*.c))))

@@ -106,7 +106,7 @@ INSTALL_BINS += $(RPMEMD_INSTALL)
 $(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h \
-		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) \
+		tools/common/service.h rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h) $(VERSION_H) \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \

@@ -22,7 +22,7 @@ LIBRPMEM_IT_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/inclu
 LIBRPMEM_IT_TIMEOUT ?= 120
 
 $(LIBRPMEM_IT_BIN): $(LIBRPMEM_IT_SRC) librpmem/include/librpmem.h librpmem/rpmem_proto.c \
-		librpmem/rpmem_proto.h rpmaf/include/rpmaf.h $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
+		librpmem/rpmem_proto.h rpmaf/include/rpmaf.h $(wildcard rpmaf/include/rpmaf/*.h) $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LIBRPMEM_IT_CFLAGS) $(CFLAGS) -o $@ $(LIBRPMEM_IT_SRC) librpmem/rpmem_proto.c \
 		proto/wire.c proto/status.c $(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
