@@ -77,6 +77,7 @@ make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 # make uninstall removes exactly those (the directories only when left empty).
 # A module appends to the lists:
 #   INSTALL_HEADERS        public headers, into INCLUDEDIR
+#   INSTALL_HEADERS_RPMAF  the parts of rpmaf.h, into INCLUDEDIR/rpmaf
 #   INSTALL_SHLIBS         shared libraries LIB.so.X.Y.Z, into LIBDIR with their
 #                          SONAME link and LIB.so
 #   INSTALL_STLIBS         static libraries, into LIBDIR
@@ -98,6 +99,7 @@ INSTALL_SH = DESTDIR='$(DESTDIR)' INSTALL_MANIFEST='$(INSTALL_MANIFEST)' \
 	INSTALL_RUNLOG=$(INSTALL_GEN)/installed tools/install.sh
 INSTALL_MANS = $(sort $(wildcard */man/man[1-8]/*.[1-8] tools/*/man/man[1-8]/*.[1-8]))
 INSTALL_HEADERS :=
+INSTALL_HEADERS_RPMAF :=
 INSTALL_SHLIBS :=
 INSTALL_STLIBS :=
 INSTALL_PCS :=
@@ -134,10 +136,11 @@ $(eval $(call stamp_rule,$(INSTALL_RPATH_STAMP),$$(strip $$(INSTALL_LIBDIR_REL))
 FORCE:
 
 # second expansion: the modules below append to the lists
-install: $$(INSTALL_HEADERS) $$(INSTALL_SHLIBS) $$(INSTALL_STLIBS) $$(INSTALL_PCS) \
+install: $$(INSTALL_HEADERS) $$(INSTALL_HEADERS_RPMAF) $$(INSTALL_SHLIBS) $$(INSTALL_STLIBS) $$(INSTALL_PCS) \
 		$$(INSTALL_BINS) $$(INSTALL_SOFTRDMA_LIBS)
 	@$(INSTALL_SH) begin
 	@$(INSTALL_SH) file 644 $(INCLUDEDIR) $(INSTALL_HEADERS)
+	@$(INSTALL_SH) file 644 $(INCLUDEDIR)/rpmaf $(INSTALL_HEADERS_RPMAF)
 	@$(INSTALL_SH) lib $(LIBDIR) $(INSTALL_SHLIBS)
 	@$(INSTALL_SH) file 644 $(LIBDIR) $(INSTALL_STLIBS)
 	@$(INSTALL_SH) file 644 $(LIBDIR)/pkgconfig $(INSTALL_PCS)

@@ -20,7 +20,7 @@ CONFIG_DEP_LIBS := -lsodium
 
 MODULE := config
 MODULE_LIB := rpmaf
-MODULE_HDRS := $(wildcard config/*.h) $(wildcard proto/*.h) rpmaf/include/rpmaf.h
+MODULE_HDRS := $(wildcard config/*.h) $(wildcard proto/*.h) $(RPMAF_PUBLIC_HDRS)
 MODULE_CFLAGS := -Irpmaf/include -Iconfig
 MODULE_LIBS := -lyaml $(CONFIG_DEP_LIBS)
 MODULE_UNIT_DEP_SRCS := $(CONFIG_DEP_SRCS)

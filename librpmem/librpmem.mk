@@ -17,9 +17,9 @@ LIBRPMEM_VERSION := 1.0.0
 # so that a program's check written for PMDK's librpmem.pc holds
 LIBRPMEM_PC_VERSION := 1.11.0
 LIBRPMEM_SONAME := librpmem.so.1
-LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c
+LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c proto/wire.c proto/status.c
 LIBRPMEM_HDRS := $(wildcard librpmem/src/*.h) librpmem/rpmem_proto.h \
-	librpmem/include/librpmem.h rpmaf/include/rpmaf.h
+	librpmem/include/librpmem.h $(RPMAF_PUBLIC_HDRS) proto/wire.h proto/status.h
 LIBRPMEM_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/include
 LIBRPMEM_OBJ := $(BUILD)/librpmem/obj
 LIBRPMEM_OBJS := $(patsubst %.c,$(LIBRPMEM_OBJ)/%.o,$(LIBRPMEM_SRCS))

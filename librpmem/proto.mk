@@ -14,11 +14,12 @@
 #   make rpmem-proto-seeds        write fuzz/corpus/fuzz_rpmem_proto/ again from the test's samples
 #                                 (check-rpmem-proto-unit fails while it is not current)
 
-RPMEM_PROTO_SRCS := librpmem/rpmem_proto.c
+# the bounded readers are the framework's (proto/wire.c, with its messages in proto/status.c)
+RPMEM_PROTO_SRCS := librpmem/rpmem_proto.c proto/wire.c proto/status.c
 
 MODULE := rpmem-proto
 MODULE_SRCS := $(RPMEM_PROTO_SRCS)
-MODULE_HDRS := librpmem/rpmem_proto.h
+MODULE_HDRS := librpmem/rpmem_proto.h proto/wire.h proto/status.h
 MODULE_CFLAGS := -Ilibrpmem
 MODULE_UNIT_TESTS := tests/unit/librpmem/test_rpmem_proto.c
 MODULE_UNIT_CFLAGS := -DRPMEM_PROTO_TOP_DIR='"$(abspath .)"'

@@ -88,7 +88,7 @@ POOL_FUZZ_SRCS := ctl/ctl.c $(addprefix pool/,conn.c op.c post.c session.c wait.
 
 MODULE := pool
 MODULE_LIB := rpmaf
-MODULE_HDRS := $(wildcard $(addsuffix *.h,$(sort $(dir $(POOL_FUZZ_SRCS))))) rpmaf/include/rpmaf.h
+MODULE_HDRS := $(wildcard $(addsuffix *.h,$(sort $(dir $(POOL_FUZZ_SRCS))))) $(RPMAF_PUBLIC_HDRS)
 MODULE_FUZZ := ctl-pool
 MODULE_FUZZ_SRCS := $(POOL_FUZZ_SRCS)
 MODULE_FUZZ_CFLAGS := -Irpmaf/include -Iworkers -Iproto

@@ -26,7 +26,9 @@ RPMAF_MODULES :=
 RPMAF_VERSION := 1.3.0
 RPMAF_SONAME := librpmaf.so.1
 RPMAF_SRCS = $(foreach m,$(RPMAF_MODULES),$(sort $(wildcard $(m)/*.c)))
-RPMAF_HDRS = $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
+# the public header and its parts, one a section (rpmaf/include/rpmaf/*.h)
+RPMAF_PUBLIC_HDRS := rpmaf/include/rpmaf.h $(sort $(wildcard rpmaf/include/rpmaf/*.h))
+RPMAF_HDRS = $(foreach m,$(RPMAF_MODULES),$(wildcard $(m)/*.h)) $(RPMAF_PUBLIC_HDRS)
 RPMAF_CFLAGS := $(CFLAGS_BASE) -Irpmaf/include
 # link-time optimization: the data path crosses modules (pool -> workers ->
 # regtab -> stats) in calls that are inlined only at link time; the objects
@@ -86,10 +88,11 @@ $(RPMAF_PC): rpmaf/librpmaf.pc.in rpmaf/rpmaf.mk
 	$(call make_pc,$<,$@,$(RPMAF_VERSION))
 
 check-rpmaf-symbols: $(RPMAF_SO)
-	@rpmaf/check-symbols.sh $(RPMAF_SO) rpmaf/include/rpmaf.h
+	@rpmaf/check-symbols.sh $(RPMAF_SO) $(RPMAF_PUBLIC_HDRS)
 
 # make install: the libraries, the header, the pkg-config file of the final directories
 INSTALL_HEADERS += rpmaf/include/rpmaf.h
+INSTALL_HEADERS_RPMAF += $(filter-out rpmaf/include/rpmaf.h,$(RPMAF_PUBLIC_HDRS))
 INSTALL_SHLIBS += $(RPMAF_SO)
 INSTALL_STLIBS += $(RPMAF_A)
 INSTALL_PCS += $(INSTALL_GEN)/pkgconfig/librpmaf.pc
@@ -102,7 +105,7 @@ $(INSTALL_GEN)/pkgconfig/librpmaf.pc: rpmaf/librpmaf.pc.in $(INSTALL_STAMP)
 RPMAF_MAN_TYPES := int|bool|unsigned|size_t|uint64_t|const char \*|struct rpma_conn \*
 
 check-rpmaf-man:
-	@tools/check-man.sh rpmaf/man rpmaf/include/rpmaf.h rpmaf_ '$(RPMAF_MAN_TYPES)' \
+	@tools/check-man.sh rpmaf/man '$(RPMAF_PUBLIC_HDRS)' rpmaf_ '$(RPMAF_MAN_TYPES)' \
 		man7/librpmaf.7 --exact
 
 CHECK_TARGETS += check-rpmaf-symbols check-rpmaf-man

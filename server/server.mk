@@ -20,7 +20,7 @@ SERVER_TEST_SRC := tests/integration/server/test_server.c
 SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c))) \
 	regtab/reader.c
 SERVER_MODULE_HDRS := $(foreach m,config proto stats workers ctl server,$(wildcard $(m)/*.h)) \
-	rpmaf/include/rpmaf.h
+	$(RPMAF_PUBLIC_HDRS)
 SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
 	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)
 SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb \

@@ -34,9 +34,9 @@ SOFTRDMA_SAN := $(SOFTRDMA_SAN_$(SOFTRDMA_VARIANT))
 SOFTRDMA_CFLAGS := $(CFLAGS_COMMON) $(CFLAGS) -fPIC -pthread $(SOFTRDMA_SAN)
 SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined $(SOFTRDMA_SAN)
 
-SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
+SOFTRDMA_VERBS_SRCS := util.c wire.c ctx.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
 	progress.c shm.c share.c compat.c secret.c
-SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
+SOFTRDMA_CM_SRCS := util.c cm.c cm_addr.c cm_conn.c cm_qp.c cm_thread.c cm_fork.c cm_stubs.c
 SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRCS:.c=.o))
 SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
 SOFTRDMA_HDRS := $(wildcard $(SOFTRDMA_SRC)/*.h)

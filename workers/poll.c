@@ -14,7 +14,9 @@
 #include <unistd.h>
 
 #include "../regtab/reader.h"
+#include "wconn.h"
 #include "worker.h"
+#include "wpoll.h"
 
 /* turns of a busy or spinning loop between two looks at the descriptors */
 #define RPMAF__POLL_FD_EVERY 64

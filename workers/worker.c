@@ -21,6 +21,7 @@
 
 #include "wconn.h"
 #include "worker.h"
+#include "wpoll.h"
 
 __thread struct rpmaf_worker *rpmaf__current __attribute__((tls_model("initial-exec")));
 

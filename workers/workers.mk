@@ -23,7 +23,7 @@
 
 WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
 WORKERS_SRCS := $(sort $(wildcard workers/*.c)) regtab/reader.c
-WORKERS_HDRS := $(wildcard workers/*.h) regtab/reader.h regtab/tsan.h rpmaf/include/rpmaf.h
+WORKERS_HDRS := $(wildcard workers/*.h) regtab/reader.h regtab/tsan.h $(RPMAF_PUBLIC_HDRS)
 WORKERS_LIBS := -lurcu-qsbr -lurcu-memb -lurcu-common -pthread
 WORKERS_TSAN_OPTIONS := halt_on_error=1 second_deadlock_stack=1
 

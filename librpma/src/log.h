@@ -5,6 +5,9 @@
  * log.h -- the library's internal logging: leveled messages routed to the
  * user's (or the default) log function, and the thread-local text that
  * rpma_errormsg() returns.
+ *
+ * Threads: any thread, no lock: the text is thread-local, the thresholds
+ * and the log function are read and written atomically; nothing to free.
  */
 
 #ifndef RPMA_LOG_H

@@ -5,6 +5,11 @@
  * mr.h -- local and remote memory regions and the work requests that use
  * them. The post functions are the data path: they allocate nothing and take
  * no lock.
+ *
+ * Threads: the post functions: any thread posting on a connection (the
+ * provider's ibv_post_* is thread-safe); the regions are read-only after
+ * they are made and freed by their users (rpma_mr_dereg(),
+ * rpma_mr_remote_delete()) after their last use.
  */
 
 #ifndef RPMA_MR_H

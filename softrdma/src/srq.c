@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "comp.h"
-#include "device.h"
+#include "ctx.h"
 #include "mr.h"
 #include "progress.h"
 #include "qp.h"

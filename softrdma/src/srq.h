@@ -3,6 +3,10 @@
  * Receive queues of QPs and shared receive queues (srq.c). ibv_create_srq,
  * ibv_modify_srq, ibv_query_srq and ibv_destroy_srq are declared by
  * <infiniband/verbs.h>.
+ *
+ * Threads: application threads and the progress thread; srq->lock guards
+ * an SRQ's queue, qp->lock a QP's own receive queue; an SRQ is freed by
+ * ibv_destroy_srq, its user, a receive queue with its owner.
  */
 #ifndef SOFTRDMA_SRQ_H
 #define SOFTRDMA_SRQ_H

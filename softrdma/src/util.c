@@ -98,6 +98,26 @@ softrdma__evq_init(struct softrdma_evq *q)
 	return 0;
 }
 
+/* see util.h */
+void *
+softrdma__evq_obj_new(size_t size, size_t q_off)
+{
+	char *obj = calloc(1, size);
+	int err;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = softrdma__evq_init((struct softrdma_evq *)(obj + q_off));
+	if (err) {
+		free(obj);
+		errno = err;
+		return NULL;
+	}
+	return obj;
+}
+
 /* Release an event queue; remaining items belong to the caller. */
 void
 softrdma__evq_fini(struct softrdma_evq *q)

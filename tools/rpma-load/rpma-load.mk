@@ -27,7 +27,7 @@ RPMA_LOAD_CONFIG_SRCS := $(addprefix config/,diag.c doc.c text.c scalar.c overri
 RPMA_LOAD_SRCS := $(filter-out $(RPMA_LOAD_PARSE_SRCS),$(sort $(wildcard tools/rpma-load/*.c))) \
 	$(RPMA_LOAD_PARSE_SRCS)
 RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/hist.h \
-	rpmaf/include/rpmaf.h $(VERSION_H)
+	$(RPMAF_PUBLIC_HDRS) $(VERSION_H)
 RPMA_LOAD_CFLAGS := -Irpmaf/include -Iconfig -Istats -Itools/rpma-load -I$(dir $(VERSION_H))
 
 .PHONY: rpma-load check-rpma-load bench-service \

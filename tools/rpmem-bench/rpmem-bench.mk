@@ -22,7 +22,7 @@ BENCH_RPMEM_ARGS ?=
 
 rpmem-bench: $(RPMEM_BENCH)
 
-$(RPMEM_BENCH): tools/rpmem-bench/rpmem-bench.c librpmem/include/librpmem.h rpmaf/include/rpmaf.h \
+$(RPMEM_BENCH): tools/rpmem-bench/rpmem-bench.c librpmem/include/librpmem.h $(RPMAF_PUBLIC_HDRS) \
 		$(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -Ilibrpmem/include -o $@ $< $(LIB_LDFLAGS) \

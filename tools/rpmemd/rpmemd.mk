@@ -55,7 +55,7 @@ check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 # the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
 RPMEMD_BIN := $(BUILD)/tools/rpmemd
 RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/service.c \
-	librpmem/rpmem_proto.c \
+	librpmem/rpmem_proto.c proto/wire.c proto/status.c \
 	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 
 .PHONY: rpmemd
@@ -67,7 +67,7 @@ INSTALL_BINS += $(RPMEMD_INSTALL)
 $(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h \
-		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) \
+		tools/common/service.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
