@@ -27,7 +27,10 @@ CC ?= gcc
 CLANG ?= clang
 BUILD := build
 WARN := -Wall -Wextra -Werror
+# CFLAGS_BASE for the C files of the tree; softrdma's, which say themselves what they
+# need of the C library, take CFLAGS_COMMON
 CFLAGS_BASE := -std=gnu11 -D_GNU_SOURCE -g $(WARN) -Ilibrpma/include
+CFLAGS_COMMON := -std=gnu11 -g $(WARN)
 CFLAGS ?= -O2
 # clang's AddressSanitizer + UndefinedBehaviorSanitizer, ThreadSanitizer, libFuzzer
 SAN_FLAGS := -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -53,49 +56,20 @@ $(VERSION_H):
 	@mkdir -p $(@D)
 	printf '%s\n' '$(VERSION_H_TEXT)' >$@
 
-# the librpma source set, for the library and for every instrumented rebuild of it
-RPMA_SRCS := $(sort $(wildcard librpma/src/*.c))
-RPMA_HDRS := $(wildcard librpma/src/*.h) librpma/include/librpma.h
-RPMA_OBJS := $(patsubst librpma/src/%.c,$(BUILD)/obj/%.o,$(RPMA_SRCS))
-
 LIB_SO := $(BUILD)/lib/librpma.so.$(VERSION)
 LIB_A := $(BUILD)/lib/librpma.a
 LIB_PC := $(BUILD)/lib/librpma.pc
 
-.PHONY: all librpma deps check check-slow check-loop check-format check-unit check-unit-asan \
-	check-symbols check-man check-install coverage fuzz fuzz-run check-fuzz install uninstall \
-	clean run
+.PHONY: all deps check check-slow check-loop check-format check-install fuzz fuzz-run \
+	check-fuzz install uninstall clean run
 .DEFAULT_GOAL := all
 .SECONDEXPANSION:
 .SECONDARY:
-
-all: librpma
-
-librpma: $(LIB_SO) $(LIB_A) $(LIB_PC)
-
-$(BUILD)/obj/%.o: librpma/src/%.c $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -fPIC -c $< -o $@
-
-$(LIB_SO): $(RPMA_OBJS) librpma/src/librpma.map
-	@mkdir -p $(@D)
-	$(CC) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=librpma/src/librpma.map \
-		-Wl,--no-undefined -o $@ $(RPMA_OBJS) $(PROVIDER_LIBS) -pthread
-	ln -sf librpma.so.$(VERSION) $(BUILD)/lib/$(SONAME)
-	ln -sf $(SONAME) $(BUILD)/lib/librpma.so
-
-$(LIB_A): $(RPMA_OBJS)
-	@mkdir -p $(@D)
-	rm -f $@ && ar rcs $@ $^
 
 # make_pc IN,OUT[,VERSION] -- the pkg-config file for the current PREFIX, LIBDIR and
 # INCLUDEDIR, of VERSION (librpma's when not given)
 make_pc = sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(LIBDIR)|' \
 	-e 's|@INCLUDEDIR@|$(INCLUDEDIR)|' -e 's|@VERSION@|$(or $(3),$(VERSION))|' $(1) > $(2)
-
-$(LIB_PC): librpma/librpma.pc.in Makefile
-	@mkdir -p $(@D)
-	$(call make_pc,$<,$@)
 
 # ---------------------------------------------------------------- install
 # make install puts what each module lists below into place (tools/install.sh) and
@@ -103,6 +77,7 @@ $(LIB_PC): librpma/librpma.pc.in Makefile
 # make uninstall removes exactly those (the directories only when left empty).
 # A module appends to the lists:
 #   INSTALL_HEADERS        public headers, into INCLUDEDIR
+#   INSTALL_HEADERS_RPMAF  the parts of rpmaf.h, into INCLUDEDIR/rpmaf
 #   INSTALL_SHLIBS         shared libraries LIB.so.X.Y.Z, into LIBDIR with their
 #                          SONAME link and LIB.so
 #   INSTALL_STLIBS         static libraries, into LIBDIR
@@ -123,10 +98,11 @@ INSTALL_GEN := $(BUILD)/install
 INSTALL_SH = DESTDIR='$(DESTDIR)' INSTALL_MANIFEST='$(INSTALL_MANIFEST)' \
 	INSTALL_RUNLOG=$(INSTALL_GEN)/installed tools/install.sh
 INSTALL_MANS = $(sort $(wildcard */man/man[1-8]/*.[1-8] tools/*/man/man[1-8]/*.[1-8]))
-INSTALL_HEADERS := librpma/include/librpma.h
-INSTALL_SHLIBS := $(LIB_SO)
-INSTALL_STLIBS := $(LIB_A)
-INSTALL_PCS := $(INSTALL_GEN)/pkgconfig/librpma.pc
+INSTALL_HEADERS :=
+INSTALL_HEADERS_RPMAF :=
+INSTALL_SHLIBS :=
+INSTALL_STLIBS :=
+INSTALL_PCS :=
 INSTALL_BINS :=
 INSTALL_SOFTRDMA_LIBS :=
 
@@ -156,18 +132,15 @@ INSTALL_RPATH_STAMP := $(INSTALL_GEN)/rpath
 $(eval $(call stamp_rule,$(INSTALL_STAMP),$$(PREFIX) $$(BINDIR) $$(LIBDIR) $$(INCLUDEDIR) $$(MANDIR)))
 $(eval $(call stamp_rule,$(INSTALL_RPATH_STAMP),$$(strip $$(INSTALL_LIBDIR_REL))))
 
-$(INSTALL_GEN)/pkgconfig/librpma.pc: librpma/librpma.pc.in $(INSTALL_STAMP)
-	@mkdir -p $(@D)
-	$(call make_pc,$<,$@)
-
 .PHONY: FORCE
 FORCE:
 
 # second expansion: the modules below append to the lists
-install: $$(INSTALL_HEADERS) $$(INSTALL_SHLIBS) $$(INSTALL_STLIBS) $$(INSTALL_PCS) \
+install: $$(INSTALL_HEADERS) $$(INSTALL_HEADERS_RPMAF) $$(INSTALL_SHLIBS) $$(INSTALL_STLIBS) $$(INSTALL_PCS) \
 		$$(INSTALL_BINS) $$(INSTALL_SOFTRDMA_LIBS)
 	@$(INSTALL_SH) begin
 	@$(INSTALL_SH) file 644 $(INCLUDEDIR) $(INSTALL_HEADERS)
+	@$(INSTALL_SH) file 644 $(INCLUDEDIR)/rpmaf $(INSTALL_HEADERS_RPMAF)
 	@$(INSTALL_SH) lib $(LIBDIR) $(INSTALL_SHLIBS)
 	@$(INSTALL_SH) file 644 $(LIBDIR) $(INSTALL_STLIBS)
 	@$(INSTALL_SH) file 644 $(LIBDIR)/pkgconfig $(INSTALL_PCS)
@@ -183,70 +156,19 @@ uninstall:
 deps:
 	@tools/install-deps.sh
 
-# ---------------------------------------------------------------- unit tests
-# Each directory of tests/unit/ but common/ is one test program, linked with the
-# mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
-UNIT_DIRS := $(filter-out common config proto workers regtab stats ctl server pool rpmemd librpmem,$(notdir $(patsubst %/,%,$(wildcard tests/unit/*/))))
-UNIT_COMMON := $(wildcard tests/unit/common/*.c)
-UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
-UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
-
-# the gcc build, instrumented for coverage
-UNIT_OBJ := $(BUILD)/unit/obj
-UNIT_BINS := $(addprefix $(BUILD)/unit/,$(UNIT_DIRS))
-UNIT_LIBOBJS := $(patsubst librpma/src/%.c,$(UNIT_OBJ)/%.o,$(RPMA_SRCS))
-
-$(UNIT_OBJ)/%.o: librpma/src/%.c $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) --coverage -c $< -o $@
-
-$(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/common/*.h $(UNIT_LIBOBJS)
-	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) $(UNIT_LIBOBJS) \
-		-lcmocka -lgcov $(UNIT_WRAP) -pthread
-
-# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
-ASAN_BINS := $(addprefix $(BUILD)/unit-asan/,$(UNIT_DIRS))
-
-$(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) \
-		$(RPMA_SRCS) -lcmocka $(UNIT_WRAP) -pthread
-
-check-unit: $(UNIT_BINS)
-	@tools/run-tests.sh unit $(UNIT_BINS)
-
-check-unit-asan: $(ASAN_BINS)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-tests.sh unit-asan $(ASAN_BINS)
-
-COVERAGE_MIN ?= 95
-coverage:
-	rm -f $(UNIT_OBJ)/*.gcda
-	$(MAKE) check-unit
-	@tools/coverage.sh $(UNIT_OBJ) $(COVERAGE_MIN) $(RPMA_SRCS)
-
-# ---------------------------------------------------------------- symbols and man pages
-check-symbols: $(LIB_SO)
-	@tools/check-symbols.sh $(LIB_SO) librpma/include/librpma.h
-
-check-man:
-	@tools/check-man.sh librpma/man librpma/include/librpma.h rpma_ 'int|const char \*' \
-		man7/librpma.7
-
+# ---------------------------------------------------------------- install check
 # install and uninstall in scratch directories, build and run the examples on the result
 check-install:
 	@MAKE='$(MAKE)' tools/check-install.sh
 
 # ---------------------------------------------------------------- fuzzing
-# Every harness is fuzz/fuzz_NAME.c with its seeds in fuzz/corpus/fuzz_NAME/. librpma's
-# are listed here and built by the rule below; a module's have their own rule in its .mk,
-# which registers each with $(eval $(call fuzz_targets,NAME,BIN)). make fuzz builds every
-# registered harness, make check-fuzz runs each for FUZZ_CHECK_SECONDS, make fuzz-run for
-# SECONDS (tools/fuzz-run.sh).
-FUZZ_NAMES := fuzz_mr_descriptor fuzz_peer_cfg_descriptor fuzz_private_data
-FUZZ_BINS := $(addprefix $(BUILD)/fuzz/,$(FUZZ_NAMES))
-FUZZ_ALL_BINS := $(FUZZ_BINS)
+# Every harness is fuzz/fuzz_NAME.c with its seeds in fuzz/corpus/fuzz_NAME/; a module
+# declares its own (MODULE_FUZZ, mk/module.mk; softrdma's in fuzz/softrdma-fuzz.mk), each
+# registered with $(eval $(call fuzz_targets,NAME,BIN)) and named in FUZZ_NAMES. make fuzz
+# builds every registered harness, make check-fuzz runs each for FUZZ_CHECK_SECONDS, make
+# fuzz-run for SECONDS (tools/fuzz-run.sh).
+FUZZ_NAMES :=
+FUZZ_ALL_BINS :=
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
@@ -262,11 +184,6 @@ fuzz-run-$(1): $(2)
 FUZZ_ALL_BINS += $(2)
 endef
 
-$(FUZZ_BINS): $(BUILD)/fuzz/%: fuzz/%.c $(wildcard fuzz/*.h) $(RPMA_SRCS) $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_BASE) -O1 -Ilibrpma/src $(FUZZ_FLAGS) -o $@ $< $(RPMA_SRCS) \
-		$(PROVIDER_LIBS) -pthread -Wl,--wrap=malloc,--wrap=free
-
 # the modules' harnesses are registered below: these take the whole list (second expansion)
 fuzz: $$(FUZZ_ALL_BINS)
 
@@ -278,51 +195,28 @@ check-fuzz: $$(FUZZ_ALL_BINS)
 
 # ---------------------------------------------------------------- modules
 # The checks of this file, in the order make check runs them; every module
-# below appends its own (CHECK_TARGETS, or CHECK_SLOW_TARGETS for the suites
-# that only make check-slow runs) and the directories make clean removes.
-CHECK_TARGETS := check-format check-unit check-unit-asan coverage check-symbols check-man \
-	check-install check-fuzz
+# appends its own (CHECK_TARGETS, or CHECK_SLOW_TARGETS for the suites that
+# only make check-slow runs; mk/module.mk registers a module's unit tests) and
+# the directories make clean removes.
+CHECK_TARGETS := check-format
 CHECK_SLOW_TARGETS :=
 CLEAN_DIRS := $(BUILD)
 
-# One line per module: adding one is adding its .mk here. A missing file is an error.
-MODULE_MKS := \
-	softrdma/softrdma.mk \
-	examples/examples.mk \
-	tests/integration/integration.mk \
-	tests/interop/interop.mk \
-	tests/mt/mt.mk \
-	tests/valgrind/valgrind.mk \
-	tests/sanitize/sanitize.mk \
-	tools/rpma-bench/bench.mk \
-	rpmaf/rpmaf.mk \
-	config/config.mk \
-	tools/rpma-config/rpma-config.mk \
-	proto/proto.mk \
-	regtab/regtab.mk \
-	stats/stats.mk \
-	fuzz/softrdma-fuzz.mk \
-	workers/workers.mk \
-	ctl/ctl.mk \
-	server/server.mk \
-	pool/pool.mk \
-	tools/rpma-server/rpma-server.mk \
-	tools/rpmaf-bench/rpmaf-bench.mk \
-	tools/rpma-load/rpma-load.mk \
-	tests/durability/durability.mk \
-	tools/rpmemd/rpmemd.mk \
-	librpmem/librpmem.mk \
-	librpmem/abi.mk \
-	librpmem/proto.mk \
-	tools/rpmem-bench/rpmem-bench.mk \
-	tests/librpmem/pmemobj.mk \
-	tests/integration/librpmem/librpmem-test.mk \
-	tools/run/run.mk \
-	tools/tools-man.mk \
-	tools/bench-plots/bench-plots.mk \
-	tests/faults/faults.mk
+# Every .mk of the tree is read: a new module is its .mk (README.md), nothing
+# more. The order lets each read what it needs of those before it: first what the
+# others build on (librpma; librpmaf, whose modules add themselves to it; softrdma;
+# librpma's ThreadSanitizer build), then the top-level directories' .mk files (the
+# framework's modules, librpmem, the examples), then tools/ and then tests/. A
+# reference to a later file's variable in a rule's prerequisites is written $$(VAR).
+MODULE_MKS_BASE := librpma/librpma.mk rpmaf/rpmaf.mk softrdma/softrdma.mk tests/mt/mt.mk
+MODULE_MKS_TOP := $(filter-out mk/% tools/% tests/% $(MODULE_MKS_BASE),$(sort $(wildcard */*.mk)))
+MODULE_MKS_TOOLS := $(sort $(wildcard tools/*.mk tools/*/*.mk))
+MODULE_MKS_TESTS := $(filter-out $(MODULE_MKS_BASE),$(sort $(wildcard tests/*/*.mk tests/*/*/*.mk)))
+MODULE_MKS := $(MODULE_MKS_BASE) $(MODULE_MKS_TOP) $(MODULE_MKS_TOOLS) $(MODULE_MKS_TESTS)
 
-include $(MODULE_MKS)
+include librpma/librpma.mk
+CHECK_TARGETS += check-install check-fuzz
+include $(filter-out librpma/librpma.mk,$(MODULE_MKS))
 
 # ---------------------------------------------------------------- format
 # every C file follows .clang-format (clang-format -i FILE fixes one)

@@ -234,32 +234,6 @@ cfg_check_opts(struct rpmaf__cfg_diag *d, const struct rpmaf_cfg_opts *opts)
 	return 0;
 }
 
-/* cfg_tree -- the document tree with the overrides applied */
-static int
-cfg_tree(struct rpmaf__cfg_diag *d, const char *buf, size_t len, const struct rpmaf_cfg_opts *opts,
-	 struct rpmaf__cfg_node **root)
-{
-	int ret;
-
-	/* libyaml, told the text is UTF-8, would take a BOM for a character of the first line */
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
-		buf += 3;
-		len -= 3;
-	}
-	if ((ret = rpmaf__cfg_text_check(d, buf, len, -1)) ||
-	    (ret = rpmaf__cfg_doc_parse(d, buf, len, -1, root)))
-		return ret;
-	/* a document that is not a mapping gets its own message from the mapper */
-	for (unsigned i = 0; (*root)->kind == RPMAF__CFG_MAP && i < opts->n_overrides; i++) {
-		if ((ret = rpmaf__cfg_override_apply(d, *root, (int)i))) {
-			rpmaf__cfg_node_delete(*root);
-			*root = NULL;
-			return ret;
-		}
-	}
-	return 0;
-}
-
 /* cfg_build -- the configuration from the tree: mapped, resolved and checked */
 static int
 cfg_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root,
@@ -299,7 +273,7 @@ cfg_load(struct rpmaf__cfg_diag *d, const char *buf, size_t len, const struct rp
 					    "%zu bytes, more than %u (a smaller file)", len,
 					    RPMAF_CFG_MAX_FILE);
 	}
-	if ((ret = cfg_tree(d, buf, len, opts, &root)))
+	if ((ret = rpmaf__cfg_tree(d, buf, len, opts->n_overrides, &root)))
 		return ret;
 	ret = cfg_build(d, root, opts, cfg_ptr);
 	rpmaf__cfg_node_delete(root);

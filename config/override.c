@@ -165,3 +165,29 @@ rpmaf__cfg_override_apply(struct rpmaf__cfg_diag *d, struct rpmaf__cfg_node *roo
 		return ret;
 	return override_put(&o, root, value);
 }
+
+/* see override.h */
+int
+rpmaf__cfg_tree(struct rpmaf__cfg_diag *d, const char *buf, size_t len, unsigned n_overrides,
+		struct rpmaf__cfg_node **root)
+{
+	int ret;
+
+	/* libyaml, told the text is UTF-8, would take a BOM for a character of the first line */
+	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
+		buf += 3;
+		len -= 3;
+	}
+	if ((ret = rpmaf__cfg_text_check(d, buf, len, -1)) ||
+	    (ret = rpmaf__cfg_doc_parse(d, buf, len, -1, root)))
+		return ret;
+	/* a document that is not a mapping gets its own message from the mapper */
+	for (unsigned i = 0; (*root)->kind == RPMAF__CFG_MAP && i < n_overrides; i++) {
+		if ((ret = rpmaf__cfg_override_apply(d, *root, (int)i))) {
+			rpmaf__cfg_node_delete(*root);
+			*root = NULL;
+			return ret;
+		}
+	}
+	return 0;
+}

@@ -24,4 +24,18 @@
  */
 int rpmaf__cfg_override_apply(struct rpmaf__cfg_diag *d, struct rpmaf__cfg_node *root, int idx);
 
+/*
+ * rpmaf__cfg_tree -- the document tree of the len bytes at buf (a UTF-8
+ * byte order mark skipped, the text checked) with the first n_overrides of
+ * d->overrides applied, into *root; the loader of the configuration and
+ * rpma-load's workload file share it. Any thread, on its own d and buffer;
+ * the caller frees *root with rpmaf__cfg_node_delete().
+ *
+ * RETURN VALUE
+ * 0, or the error of the text check, the parser or an override (with the
+ * message in d; *root is then NULL or untouched).
+ */
+int rpmaf__cfg_tree(struct rpmaf__cfg_diag *d, const char *buf, size_t len, unsigned n_overrides,
+		    struct rpmaf__cfg_node **root);
+
 #endif /* RPMAF_CFG_OVERRIDE_H */

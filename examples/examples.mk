@@ -67,7 +67,7 @@ examples-rpmaf: $(EXAMPLES_RPMAF_BINS)
 # build/examples/NN-rpmaf-name/client from examples/NN-rpmaf-name/client.c (its
 # directory's headers as prerequisites; librpmaf's variables come later, hence
 # $$); a static pattern rule, so that it takes precedence over the rule above
-$(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c rpmaf/include/rpmaf.h \
+$(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c $(RPMAF_PUBLIC_HDRS) \
 		librpma/include/librpma.h $$(wildcard $$(dir $(EXAMPLES_SRC_DIR)/$$*)*.h) \
 		| $$(RPMAF_SO) $$(LIB_SO)
 	@mkdir -p $(@D)
@@ -79,7 +79,7 @@ $(EXAMPLES_RPMAF_BINS): $(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c rpmaf/i
 EXAMPLES_KV_PLANTED := $(EXAMPLES_BUILD_DIR)/18-rpmaf-kvstore/client-ignore-version
 
 $(EXAMPLES_KV_PLANTED): $(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/client.c \
-		$(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/kv.h rpmaf/include/rpmaf.h | $$(RPMAF_SO) $$(LIB_SO)
+		$(EXAMPLES_SRC_DIR)/18-rpmaf-kvstore/kv.h $(RPMAF_PUBLIC_HDRS) | $$(RPMAF_SO) $$(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(EXAMPLES_RPMAF_CFLAGS) -DKV_PLANT_IGNORE_VERSION -o $@ $< $(LIB_LDFLAGS) \
 		-lrpmaf -lrpma -pthread

@@ -18,7 +18,7 @@
  * server's proof, and the clock of pool/conn.c and post.c is the stub's
  * (--wrap=rpmaf__pool_now_ns), so that a timer fired finds its deadline
  * passed. And the region table's grace periods are the harness's
- * (--wrap=urcu_memb_call_rcu,urcu_memb_barrier: see grace()).
+ * (--wrap=urcu_qsbr_call_rcu,urcu_qsbr_barrier: see grace()).
  *
  * An input is a byte of set-up (bit 0: the pool has a key), then steps,
  * each a byte (modulo 9):
@@ -135,11 +135,11 @@ static struct {
 	size_t n, max;
 } Deferred;
 
-void __real_urcu_memb_barrier(void);
+void __real_urcu_qsbr_barrier(void);
 
-/* __wrap_urcu_memb_call_rcu -- the table retires an entry: its callback waits for grace() */
+/* __wrap_urcu_qsbr_call_rcu -- the table retires an entry: its callback waits for grace() */
 void
-__wrap_urcu_memb_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
+__wrap_urcu_qsbr_call_rcu(struct rcu_head *head, void (*func)(struct rcu_head *))
 {
 	if (Deferred.n == Deferred.max) {
 		size_t max = Deferred.max ? Deferred.max * 2 : 64;
@@ -162,12 +162,12 @@ grace(void)
 	Deferred.n = 0;
 }
 
-/* __wrap_urcu_memb_barrier -- the table's rcu_barrier(): the harness's callbacks, then liburcu's */
+/* __wrap_urcu_qsbr_barrier -- the table's rcu_barrier(): the harness's callbacks, then liburcu's */
 void
-__wrap_urcu_memb_barrier(void)
+__wrap_urcu_qsbr_barrier(void)
 {
 	grace();
-	__real_urcu_memb_barrier();
+	__real_urcu_qsbr_barrier();
 }
 
 /* see pool.h: the control thread takes the connection back */

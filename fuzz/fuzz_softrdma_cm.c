@@ -6,9 +6,10 @@
  * with private data, MRA, REP, REJ, RTU, DREQ, DREP), read from its TCP
  * connections by softrdma's own CM thread.
  *
- * cm.c is compiled into this harness so that it can see the CM's state
- * under cm.lock (which connection is whose, and whether the CM read all
- * that was written); the CM runs as it does in librdmacm.so.1.
+ * The CM's sources (cm*.c) are linked into this harness, which sees the
+ * CM's state (cm_int.h) under softrdma__cm.lock (which connection is whose,
+ * and whether the CM read all that was written); the CM runs as it does in
+ * librdmacm.so.1.
  *
  * An input is a stream of CM messages (fixed size), written one message at
  * a time on one CM connection, each after the CM read the previous one and
@@ -41,11 +42,12 @@
  */
 
 #define _GNU_SOURCE
-#include "cm.c"
+#include "cm_int.h"
 
 #include <poll.h>
 #include <stddef.h>
 #include <sys/ioctl.h>
+#include <unistd.h>
 
 #include "softrdma_fuzz.h"
 
@@ -305,13 +307,14 @@ cm_events(struct cm_run *x)
 	return n;
 }
 
-/* cm_find_passive -- the CM's id of the connection from local port @port (cm.lock held) */
+/* cm_find_passive -- the CM's id of the connection from local port @port (softrdma__cm.lock held)
+ */
 static struct softrdma_cm_id *
 cm_find_passive(uint16_t port)
 {
 	struct softrdma_list *n;
 
-	for (n = cm.ids.next; n != &cm.ids; n = n->next) {
+	for (n = softrdma__cm.ids.next; n != &softrdma__cm.ids; n = n->next) {
 		struct softrdma_cm_id *id = SOFTRDMA_CONTAINER_OF(n, struct softrdma_cm_id, node);
 		struct sockaddr_in peer;
 		socklen_t len = sizeof(peer);
@@ -331,11 +334,11 @@ cm_consumed(const struct cm_run *x)
 	struct softrdma_cm_id *id;
 	int pending = 1;
 
-	pthread_mutex_lock(&cm.lock);
+	pthread_mutex_lock(&softrdma__cm.lock);
 	id = x->active ? (struct softrdma_cm_id *)x->id : cm_find_passive(x->port);
 	if (id && id->fd >= 0 && !id->tcp_connecting && ioctl(id->fd, FIONREAD, &pending))
 		pending = 1;
-	pthread_mutex_unlock(&cm.lock);
+	pthread_mutex_unlock(&softrdma__cm.lock);
 	return id && !pending;
 }
 
@@ -352,9 +355,9 @@ cm_settle(struct cm_run *x)
 		int consumed;
 
 		if (cm_drain(x)) {
-			/* the CM thread queues its events before it lets cm.lock go */
-			pthread_mutex_lock(&cm.lock);
-			pthread_mutex_unlock(&cm.lock);
+			/* the CM thread queues its events before it lets softrdma__cm.lock go */
+			pthread_mutex_lock(&softrdma__cm.lock);
+			pthread_mutex_unlock(&softrdma__cm.lock);
 			cm_events(x);
 			return 1;
 		}
@@ -492,9 +495,9 @@ cm_hang_up(struct cm_run *x)
 
 	close(x->fd);
 	while (x->id && open) {
-		pthread_mutex_lock(&cm.lock);
+		pthread_mutex_lock(&softrdma__cm.lock);
 		open = ((struct softrdma_cm_id *)x->id)->fd >= 0;
-		pthread_mutex_unlock(&cm.lock);
+		pthread_mutex_unlock(&softrdma__cm.lock);
 		if (sfz_now_ms() > end)
 			sfz_fail("cm: a closed connection not noticed in 10 s");
 		usleep(100);

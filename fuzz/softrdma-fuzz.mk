@@ -13,7 +13,8 @@ SFZ_NAMES := $(notdir $(basename $(wildcard fuzz/fuzz_softrdma_*.c)))
 SFZ_BINS := $(addprefix $(BUILD)/fuzz/,$(SFZ_NAMES))
 SFZ_OBJ := $(BUILD)/fuzz/softrdma
 # softrdma's verbs library but the ABI stubs of compat.c, which need the
-# generated symbol versions; the CM harness compiles cm.c itself
+# generated symbol versions; the CM harness is linked with the CM's sources
+# (but cm_stubs.c, which needs the generated symbol versions)
 SFZ_SRCS := $(addprefix softrdma/src/,$(filter-out compat.c,$(SOFTRDMA_VERBS_SRCS)))
 SFZ_LIB_OBJS := $(patsubst softrdma/src/%.c,$(SFZ_OBJ)/%.o,$(SFZ_SRCS))
 SFZ_OBJS := $(SFZ_LIB_OBJS) $(SFZ_OBJ)/softrdma_fuzz.o
@@ -38,7 +39,9 @@ $(SFZ_OBJ)/softrdma_fuzz.o: fuzz/softrdma_fuzz.c fuzz/softrdma_fuzz.h $(SOFTRDMA
 $(SFZ_BINS): $(BUILD)/fuzz/%: fuzz/%.c fuzz/softrdma_fuzz.h $(SFZ_OBJS)
 	$(CLANG) $(SFZ_CFLAGS) -o $@ $< $(SFZ_OBJS)
 
-$(BUILD)/fuzz/fuzz_softrdma_cm: softrdma/src/cm.c softrdma/src/cm.h
+SFZ_CM_SRCS := $(addprefix softrdma/src/,$(filter cm%,$(filter-out cm_stubs.c,$(SOFTRDMA_CM_SRCS))))
+$(BUILD)/fuzz/fuzz_softrdma_cm: SFZ_OBJS += $(SFZ_CM_SRCS)
+$(BUILD)/fuzz/fuzz_softrdma_cm: $(SFZ_CM_SRCS)
 
 $(eval $(call fuzz_targets,softrdma,$(SFZ_BINS)))
 
@@ -46,10 +49,10 @@ $(eval $(call fuzz_targets,softrdma,$(SFZ_BINS)))
 # what softrdma's receive paths read (recv, readv and close are wrapped at
 # link time): it is built without sanitizers, from the same sources.
 $(SFZ_RECORD): fuzz/softrdma_record.c fuzz/softrdma_fuzz.c fuzz/softrdma_fuzz.h $(SFZ_SRCS) \
-		softrdma/src/cm.c $(SOFTRDMA_HDRS)
+		$(SFZ_CM_SRCS) $(SOFTRDMA_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) -g -O1 $(SFZ_WARN) $(SFZ_KEYS) -pthread -Isoftrdma/src -o $@ fuzz/softrdma_record.c \
-		fuzz/softrdma_fuzz.c $(SFZ_SRCS) softrdma/src/cm.c \
+		fuzz/softrdma_fuzz.c $(SFZ_SRCS) $(SFZ_CM_SRCS) \
 		-Wl,--wrap=recv,--wrap=readv,--wrap=close
 
 softrdma-fuzz-seeds: $(SFZ_RECORD)

@@ -17,9 +17,9 @@ LIBRPMEM_VERSION := 1.0.0
 # so that a program's check written for PMDK's librpmem.pc holds
 LIBRPMEM_PC_VERSION := 1.11.0
 LIBRPMEM_SONAME := librpmem.so.1
-LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c
+LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c proto/wire.c proto/status.c
 LIBRPMEM_HDRS := $(wildcard librpmem/src/*.h) librpmem/rpmem_proto.h \
-	librpmem/include/librpmem.h rpmaf/include/rpmaf.h
+	librpmem/include/librpmem.h $(RPMAF_PUBLIC_HDRS) proto/wire.h proto/status.h
 LIBRPMEM_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/include
 LIBRPMEM_OBJ := $(BUILD)/librpmem/obj
 LIBRPMEM_OBJS := $(patsubst %.c,$(LIBRPMEM_OBJ)/%.o,$(LIBRPMEM_SRCS))
@@ -68,36 +68,15 @@ $(INSTALL_GEN)/pkgconfig/librpmem.pc: librpmem/librpmem.pc.in $(INSTALL_STAMP)
 	@mkdir -p $(@D)
 	$(call make_pc,$<,$@,$(LIBRPMEM_PC_VERSION))
 
-# the unit test of the parts that need no connection: target.c and errmsg.c
-LIBRPMEM_UNIT_SRCS := librpmem/src/target.c librpmem/src/errmsg.c
-LIBRPMEM_UNIT := $(BUILD)/librpmem/unit/test_target
-LIBRPMEM_UNIT_ASAN := $(BUILD)/librpmem/unit-asan/test_target
+# the unit test of the parts that need no connection (target.c and errmsg.c), and the
+# harness of the target parser, with the per-thread message it sets
+MODULE := librpmem
+MODULE_SRCS := librpmem/src/target.c librpmem/src/errmsg.c
+MODULE_HDRS := $(LIBRPMEM_HDRS)
+MODULE_CFLAGS := -Ilibrpmem/include -Ilibrpmem -Irpmaf/include -Ilibrpmem/src
+MODULE_LIBS := -pthread
+MODULE_UNIT_TESTS := tests/unit/librpmem/test_target.c
+MODULE_FUZZ := rpmem-target
+include mk/module.mk
 
-$(LIBRPMEM_UNIT): tests/unit/librpmem/test_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(LIBRPMEM_CFLAGS) -O0 -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) -lcmocka -pthread
-
-$(LIBRPMEM_UNIT_ASAN): tests/unit/librpmem/test_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(LIBRPMEM_CFLAGS) -O1 $(SAN_FLAGS) -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) \
-		-lcmocka -pthread
-
-.PHONY: check-librpmem-unit
-check-librpmem-unit: $(LIBRPMEM_UNIT) $(LIBRPMEM_UNIT_ASAN)
-	@tools/run-tests.sh librpmem $(LIBRPMEM_UNIT)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-tests.sh librpmem-asan $(LIBRPMEM_UNIT_ASAN)
-
-# the harness of the target parser, with the per-thread message it sets
-LIBRPMEM_TARGET_FUZZ_BIN := $(BUILD)/fuzz/fuzz_rpmem_target
-
-$(LIBRPMEM_TARGET_FUZZ_BIN): fuzz/fuzz_rpmem_target.c $(LIBRPMEM_UNIT_SRCS) $(LIBRPMEM_HDRS) \
-		fuzz/fuzz_assert.h
-	@mkdir -p $(@D)
-	$(CLANG) $(LIBRPMEM_CFLAGS) -O1 $(FUZZ_FLAGS) -Ilibrpmem/src -o $@ $< $(LIBRPMEM_UNIT_SRCS) \
-		-pthread
-
-$(eval $(call fuzz_targets,rpmem-target,$(LIBRPMEM_TARGET_FUZZ_BIN)))
-
-CHECK_TARGETS += check-librpmem-symbols check-librpmem-unit
-CLEAN_DIRS += $(BUILD)/librpmem
+CHECK_TARGETS += check-librpmem-symbols

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../proto/wire.h"
 #include "rpmem_proto.h"
 
 /* the fields of a request, in their order on the wire */
@@ -59,13 +60,13 @@ struct err {
 	size_t len;
 };
 
-/* the state of one decode */
+/* the state of one decode: the framework's bounded reader (proto/wire.h) and its messages */
 struct rd {
-	const uint8_t *p;
-	size_t len;
-	size_t off;	  /* where the next field starts */
+	struct rpmaf__proto_rd w;
 	const char *what; /* the message prefix: "request", then "CREATE" */
 	struct err *e;
+	char prefix[32];	      /* what and a dot, the reader's prefix of field names */
+	struct rpmaf__proto_err perr; /* the reader's message, copied into e */
 };
 
 /* fail -- "what.field: ..." into e, if anywhere; return -1, which callers turn into an errno */
@@ -312,17 +313,6 @@ put_bytes(uint8_t *p, const void *src, size_t n)
 	return p + n;
 }
 
-/* get_le -- the n-byte little-endian integer at p */
-static uint64_t
-get_le(const uint8_t *p, size_t n)
-{
-	uint64_t v = 0;
-
-	for (size_t i = n; i > 0; i--)
-		v = (v << 8) | p[i - 1];
-	return v;
-}
-
 /* see rpmem_proto.h */
 void
 rpmem_proto_attr_pack(const struct rpmem_proto_attr *attr, uint8_t out[RPMEM_PROTO_ATTR_SIZE])
@@ -344,11 +334,14 @@ rpmem_proto_attr_pack(const struct rpmem_proto_attr *attr, uint8_t out[RPMEM_PRO
 void
 rpmem_proto_attr_unpack(const uint8_t in[RPMEM_PROTO_ATTR_SIZE], struct rpmem_proto_attr *attr)
 {
+	/* 16 bytes of four integers: the reader cannot run short */
+	struct rpmaf__proto_rd r = {in + 8, 16, 0, NULL, NULL};
+
 	memcpy(attr->signature, in, 8);
-	attr->major = (uint32_t)get_le(in + 8, 4);
-	attr->compat_features = (uint32_t)get_le(in + 12, 4);
-	attr->incompat_features = (uint32_t)get_le(in + 16, 4);
-	attr->ro_compat_features = (uint32_t)get_le(in + 20, 4);
+	(void)rpmaf__proto_rd_u32(&r, "major", &attr->major);
+	(void)rpmaf__proto_rd_u32(&r, "compat_features", &attr->compat_features);
+	(void)rpmaf__proto_rd_u32(&r, "incompat_features", &attr->incompat_features);
+	(void)rpmaf__proto_rd_u32(&r, "ro_compat_features", &attr->ro_compat_features);
 	memcpy(attr->poolset_uuid, in + 24, 16);
 	memcpy(attr->uuid, in + 40, 16);
 	memcpy(attr->next_uuid, in + 56, 16);
@@ -371,77 +364,66 @@ is_zero(const void *p, size_t n)
 
 /* ---------------------------------------------------------------- reading */
 
-/* rd_take -- the n bytes of field, or NULL (with a message) when the buffer ends first */
-static const uint8_t *
-rd_take(struct rd *r, const char *field, size_t n)
+/* rd_what -- name the part being read in messages: "what.field: ..." */
+static void
+rd_what(struct rd *r, const char *what)
 {
-	const uint8_t *at;
-
-	if (r->len - r->off < n) {
-		fail(r->e, "%s.%s: truncated: %zu bytes needed at byte %zu, %zu left", r->what,
-		     field, n, r->off, r->len - r->off);
-		return NULL;
-	}
-	at = r->p + r->off;
-	r->off += n;
-	return at;
+	r->what = what;
+	snprintf(r->prefix, sizeof(r->prefix), "%s.", what);
+	r->w.prefix = r->prefix;
 }
 
-/* rd_le -- the n-byte little-endian integer of field */
-static int
-rd_le(struct rd *r, const char *field, size_t n, uint64_t *v)
+/* rd_init -- a decode of len bytes at p, its messages into e */
+static void
+rd_init(struct rd *r, const uint8_t *p, size_t len, const char *what, struct err *e)
 {
-	const uint8_t *at = rd_take(r, field, n);
+	r->w = (struct rpmaf__proto_rd){p, len, 0, &r->perr, NULL};
+	r->e = e;
+	rd_what(r, what);
+}
 
-	if (at == NULL)
-		return -1;
-	*v = get_le(at, n);
-	return 0;
+/* rd_ret -- a reader's result: on a failure its message goes to e and -1 comes back */
+static int
+rd_ret(struct rd *r, int ret)
+{
+	return ret ? fail(r->e, "%s", r->perr.msg) : 0;
 }
 
 /* rd_u8 -- a u8 field */
 static int
 rd_u8(struct rd *r, const char *field, uint8_t *v)
 {
-	uint64_t x;
-
-	if (rd_le(r, field, 1, &x))
-		return -1;
-	*v = (uint8_t)x;
-	return 0;
+	return rd_ret(r, rpmaf__proto_rd_u8(&r->w, field, v));
 }
 
 /* rd_u16 -- a u16 field */
 static int
 rd_u16(struct rd *r, const char *field, uint16_t *v)
 {
-	uint64_t x;
-
-	if (rd_le(r, field, 2, &x))
-		return -1;
-	*v = (uint16_t)x;
-	return 0;
+	return rd_ret(r, rpmaf__proto_rd_u16(&r->w, field, v));
 }
 
 /* rd_u32 -- a u32 field */
 static int
 rd_u32(struct rd *r, const char *field, uint32_t *v)
 {
-	uint64_t x;
+	return rd_ret(r, rpmaf__proto_rd_u32(&r->w, field, v));
+}
 
-	if (rd_le(r, field, 4, &x))
-		return -1;
-	*v = (uint32_t)x;
-	return 0;
+/* rd_u64 -- a u64 field */
+static int
+rd_u64(struct rd *r, const char *field, uint64_t *v)
+{
+	return rd_ret(r, rpmaf__proto_rd_u64(&r->w, field, v));
 }
 
 /* rd_copy -- n bytes of field into dst */
 static int
 rd_copy(struct rd *r, const char *field, void *dst, size_t n)
 {
-	const uint8_t *at = rd_take(r, field, n);
+	const uint8_t *at;
 
-	if (at == NULL)
+	if (rd_ret(r, rpmaf__proto_rd_bytes(&r->w, field, n, &at)))
 		return -1;
 	memcpy(dst, at, n);
 	return 0;
@@ -484,7 +466,7 @@ rd_hdr(struct rd *r, uint16_t *kind, bool answer, const struct kind_info **k)
 	if ((*k = kind_of(*kind)) == NULL)
 		return fail(r->e, "%s.kind: %u (1 to %d)", r->what, (unsigned)*kind,
 			    RPMEM_PROTO_KIND_MAX);
-	r->what = answer ? (*k)->ans_name : (*k)->req_name;
+	rd_what(r, answer ? (*k)->ans_name : (*k)->req_name);
 	return 0;
 }
 
@@ -492,10 +474,7 @@ rd_hdr(struct rd *r, uint16_t *kind, bool answer, const struct kind_info **k)
 static int
 rd_end(struct rd *r)
 {
-	if (r->off == r->len)
-		return 0;
-	return fail(r->e, "%s: %zu trailing bytes after the last field (at byte %zu)", r->what,
-		    r->len - r->off, r->off);
+	return rd_ret(r, rpmaf__proto_rd_end(&r->w, r->what));
 }
 
 /* rd_attr -- attr_present, then the attributes when present */
@@ -519,10 +498,10 @@ static int
 req_read(struct rd *r, const struct kind_info *k, struct rpmem_proto_req *q)
 {
 	if (k->req_fields & F_SIZE) {
-		if (rd_le(r, "pool_size", 8, &q->pool_size) || rd_u32(r, "nlanes", &q->nlanes))
+		if (rd_u64(r, "pool_size", &q->pool_size) || rd_u32(r, "nlanes", &q->nlanes))
 			return -1;
 	}
-	if ((k->req_fields & F_POOL_ID) && rd_le(r, "pool_id", 8, &q->pool_id))
+	if ((k->req_fields & F_POOL_ID) && rd_u64(r, "pool_id", &q->pool_id))
 		return -1;
 	if ((k->req_fields & F_FLAGS) && rd_u32(r, "flags", &q->flags))
 		return -1;
@@ -714,12 +693,13 @@ rpmem_proto_req_decode(const void *buf, size_t len, struct rpmem_proto_req *out,
 		       size_t err_len)
 {
 	struct err e = {err, err_len};
-	struct rd r = {buf, len, 0, "request", &e};
+	struct rd r;
 	const struct kind_info *k;
 	struct rpmem_proto_req q;
 
 	if (out == NULL || (buf == NULL && len))
 		return null_arg(&e, "request");
+	rd_init(&r, buf, len, "request", &e);
 	memset(&q, 0, sizeof(q));
 	if (rd_hdr(&r, &q.kind, false, &k) || req_read(&r, k, &q) || rd_end(&r) ||
 	    req_check(&q, &e))
@@ -750,7 +730,7 @@ ans_read(struct rd *r, const struct kind_info *k, struct rpmem_proto_ans *a)
 	tail = ans_tail(k, a->status);
 	if (!(tail & A_TAIL))
 		return 0;
-	if (rd_le(r, "pool_id", 8, &a->pool_id) || rd_le(r, "pool_size", 8, &a->pool_size) ||
+	if (rd_u64(r, "pool_id", &a->pool_id) || rd_u64(r, "pool_size", &a->pool_size) ||
 	    rd_u32(r, "nlanes", &a->nlanes) || rd_u8(r, "persist", &a->persist) ||
 	    rd_text(r, "region", a->region, RPMEM_PROTO_REGION_MAX, &a->region_len))
 		return -1;
@@ -901,12 +881,13 @@ rpmem_proto_ans_decode(const void *buf, size_t len, struct rpmem_proto_ans *out,
 		       size_t err_len)
 {
 	struct err e = {err, err_len};
-	struct rd r = {buf, len, 0, "answer", &e};
+	struct rd r;
 	const struct kind_info *k;
 	struct rpmem_proto_ans a;
 
 	if (out == NULL || (buf == NULL && len))
 		return null_arg(&e, "answer");
+	rd_init(&r, buf, len, "answer", &e);
 	memset(&a, 0, sizeof(a));
 	if (rd_hdr(&r, &a.kind, true, &k) || ans_read(&r, k, &a) || rd_end(&r) || ans_check(&a, &e))
 		return -EPROTO;

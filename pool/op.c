@@ -38,7 +38,7 @@ static void
 reader_exit(void *value)
 {
 	(void)value;
-	urcu_memb_unregister_thread();
+	rpmaf__regtab_thread_unregister();
 }
 
 /* reader_key_make -- the key whose destructor unregisters (once per process) */
@@ -59,7 +59,7 @@ rpmaf__pool_reader_register(void)
 	if (rpmaf__pool_is_reader || rpmaf__current)
 		return;
 	(void)pthread_once(&Reader_once, reader_key_make);
-	urcu_memb_register_thread();
+	rpmaf__regtab_thread_register();
 	(void)pthread_setspecific(Reader_key, (void *)1);
 	rpmaf__pool_is_reader = true;
 }

@@ -509,8 +509,8 @@ void rpmaf__pool_reader_register(void);
 
 /*
  * rpmaf__pool_reader -- make the calling thread an RCU reader of the
- * urcu-memb flavour if it is not yet one (its first call), unregistered
- * when it exits. Worker threads are readers already.
+ * region table (rpmaf__regtab_thread_register(): urcu-qsbr, offline between its sections) if it is
+ * not yet one (its first call), unregistered when it exits. Worker threads are readers already.
  * CONCURRENCY: any thread.
  */
 static inline void

@@ -20,17 +20,17 @@
 #                          make fuzz-ctl-pool-seeds writes its seeds again)
 #
 # The test uses the public API only: it links build/lib/librpmaf.so; the TSan
-# build links the sources of every module instead.
+# build links the sources of every module of librpmaf instead (RPMAF_SRCS, known once
+# every module is read: hence = and $$ below).
 
 POOL_TEST_SRC := tests/integration/pool/test_pool.c
-POOL_MODULES := config proto regtab stats workers ctl server pool
-POOL_MODULE_SRCS := $(foreach m,$(POOL_MODULES),$(sort $(wildcard $(m)/*.c)))
-POOL_MODULE_HDRS := $(foreach m,$(POOL_MODULES),$(wildcard $(m)/*.h)) rpmaf/include/rpmaf.h
+POOL_MODULE_SRCS = $(RPMAF_SRCS)
+POOL_MODULE_HDRS = $(RPMAF_HDRS)
 POOL_TEST_DEPS := $(POOL_TEST_SRC) tests/integration/common.c tests/integration/common.h
 POOL_TEST := $(BUILD)/pool/integration/test_pool
 POOL_TEST_TSAN := $(BUILD)/pool/integration-tsan/test_pool
 POOL_TEST_LIBS := -libverbs -lrdmacm -lcmocka -pthread
-POOL_TSAN_LIBS := -lyaml -lsodium -lpmem2 -lurcu-memb -lurcu-common -lurcu-cds
+POOL_TSAN_LIBS := -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb -lurcu-common -lurcu-cds
 # softrdma's suppressions and liburcu's (uninstrumented: its threads' hand-overs are invisible)
 POOL_TSAN_SUPP := $(BUILD)/pool/tsan.supp
 # seconds the test may run (about 20 s alone)
@@ -41,7 +41,7 @@ $(POOL_TEST): $(POOL_TEST_DEPS) $(RPMAF_SO) $(LIB_SO)
 	$(CC) $(CFLAGS_BASE) -O1 -Irpmaf/include -Itests/integration -o $@ $(POOL_TEST_SRC) \
 		tests/integration/common.c $(LIB_LDFLAGS) -lrpmaf -lrpma $(POOL_TEST_LIBS)
 
-$(POOL_TEST_TSAN): $(POOL_TEST_DEPS) $(POOL_MODULE_SRCS) $(POOL_MODULE_HDRS) $(MT_LIB)
+$(POOL_TEST_TSAN): $(POOL_TEST_DEPS) $$(POOL_MODULE_SRCS) $$(POOL_MODULE_HDRS) $(MT_LIB)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Itests/integration -o $@ \
 		$(POOL_TEST_SRC) tests/integration/common.c $(POOL_MODULE_SRCS) $(MT_LIB) \
@@ -76,28 +76,28 @@ check-pool-twohost: $(POOL_TEST) softrdma
 
 CHECK_TARGETS += check-pool
 CHECK_SLOW_TARGETS += check-pool-tsan check-pool-twohost
-CLEAN_DIRS += $(BUILD)/pool
 
-# the harness of the client's control session: the channel, the connection, its session and
-# operations, the region table and the protocol, over a worker of the harness's own
-# (fuzz/fuzz_ctl_stub.c) and no control thread; the session's nonce, the connection's clock
-# and the table's grace periods are the harness's (link-time wraps); librpma's static
-# library for its utilities
-POOL_FUZZ_SRCS := ctl/ctl.c $(addprefix pool/,conn.c op.c post.c session.c wait.c) regtab/regtab.c \
+# the module (mk/module.mk), and the harness of the client's control session: the
+# channel, the connection, its session and operations, the region table and the
+# protocol, over a worker of the harness's own (fuzz/fuzz_ctl_stub.c) and no control
+# thread; the session's nonce, the connection's clock and the table's grace periods
+# are the harness's (link-time wraps); librpma's static library for its utilities
+POOL_FUZZ_SRCS := ctl/ctl.c $(addprefix pool/,conn.c op.c post.c session.c wait.c) regtab/regtab.c regtab/reader.c \
 	stats/counters.c stats/hist.c workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c \
 	$(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
-POOL_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_pool
 
-$(POOL_FUZZ_BIN): fuzz/fuzz_ctl_pool.c $(POOL_FUZZ_SRCS) $(POOL_MODULE_HDRS) fuzz/fuzz_assert.h \
-		fuzz/fuzz_ctl_stub.h $(LIB_A)
-	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
-		$(POOL_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lpmem2 \
-		-lurcu-memb -lurcu-common -lurcu-cds -pthread \
-		-Wl,--wrap=rpmaf__proto_auth_nonce,--wrap=rpmaf__pool_now_ns \
-		-Wl,--wrap=urcu_memb_call_rcu,--wrap=urcu_memb_barrier
-
-$(eval $(call fuzz_targets,ctl-pool,$(POOL_FUZZ_BIN)))
+MODULE := pool
+MODULE_LIB := rpmaf
+MODULE_HDRS := $(wildcard $(addsuffix *.h,$(sort $(dir $(POOL_FUZZ_SRCS))))) $(RPMAF_PUBLIC_HDRS)
+MODULE_FUZZ := ctl-pool
+MODULE_FUZZ_SRCS := $(POOL_FUZZ_SRCS)
+MODULE_FUZZ_CFLAGS := -Irpmaf/include -Iworkers -Iproto
+MODULE_FUZZ_DEPS := $(LIB_A)
+MODULE_FUZZ_LIBS := $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lpmem2 \
+	-lurcu-qsbr -lurcu-memb -lurcu-common -lurcu-cds -pthread \
+	-Wl,--wrap=rpmaf__proto_auth_nonce,--wrap=rpmaf__pool_now_ns \
+	-Wl,--wrap=urcu_qsbr_call_rcu,--wrap=urcu_qsbr_barrier
+include mk/module.mk
 
 # its seeds, written by proto/'s encoders and session state machines
 POOL_FUZZ_SEEDS := $(BUILD)/fuzz/fuzz_ctl_pool_seeds
@@ -111,4 +111,3 @@ fuzz-ctl-pool-seeds: $(POOL_FUZZ_SEEDS)
 	@mkdir -p fuzz/corpus/fuzz_ctl_pool
 	$(POOL_FUZZ_SEEDS) fuzz/corpus/fuzz_ctl_pool
 
-include pool/pool_torture.mk

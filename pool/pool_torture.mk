@@ -2,7 +2,7 @@
 #
 # pool/pool_torture.mk -- the torture of the pool's operations against a server
 # that adds, removes and replaces regions (tests/torture/pool_torture.c);
-# included by pool/pool.mk:
+# included by the top-level Makefile after pool/pool.mk:
 #   make check-pool-torture   the torture built with clang ThreadSanitizer and with
 #                             clang AddressSanitizer+UBSan (librpma and every module
 #                             instrumented alike), each run POOL_TORTURE_SECONDS (10)
@@ -16,7 +16,7 @@
 POOL_TORTURE_SRC := tests/torture/pool_torture.c
 POOL_TORTURE_BUG := tests/torture/pool_torture_resurrect.c
 POOL_TORTURE_DIR := $(BUILD)/pool/torture
-POOL_TORTURE_DEPS := $(POOL_TORTURE_SRC) tests/integration/common.c tests/integration/common.h \
+POOL_TORTURE_DEPS = $(POOL_TORTURE_SRC) tests/integration/common.c tests/integration/common.h \
 	$(POOL_MODULE_SRCS) $(POOL_MODULE_HDRS)
 POOL_TORTURE_LIBS := -libverbs -lrdmacm -pthread $(POOL_TSAN_LIBS)
 POOL_TORTURE_CFLAGS := $(CFLAGS_BASE) -O1 -Irpmaf/include -Itests/integration
@@ -43,13 +43,13 @@ $(POOL_TORTURE_DIR)/rpma-asan/%.o: librpma/src/%.c $(RPMA_HDRS)
 $(POOL_TORTURE_RPMA_asan): $(POOL_TORTURE_RPMA_OBJS)
 	rm -f $@ && ar rcs $@ $^
 
-$(POOL_TORTURE_DIR)/pool_torture-%: $(POOL_TORTURE_DEPS) $$(POOL_TORTURE_RPMA_$$*)
+$(POOL_TORTURE_DIR)/pool_torture-%: $$(POOL_TORTURE_DEPS) $$(POOL_TORTURE_RPMA_$$*)
 	@mkdir -p $(@D)
 	$(CLANG) $(POOL_TORTURE_CFLAGS) $(POOL_TORTURE_FLAGS_$*) -o $@ $(POOL_TORTURE_SRC) \
 		tests/integration/common.c $(POOL_MODULE_SRCS) $(POOL_TORTURE_RPMA_$*) \
 		$(POOL_TORTURE_LIBS)
 
-$(POOL_TORTURE_DIR)/pool_torture_bug-%: $(POOL_TORTURE_DEPS) $(POOL_TORTURE_BUG) \
+$(POOL_TORTURE_DIR)/pool_torture_bug-%: $$(POOL_TORTURE_DEPS) $(POOL_TORTURE_BUG) \
 		$$(POOL_TORTURE_RPMA_$$*)
 	@mkdir -p $(@D)
 	$(CLANG) $(POOL_TORTURE_CFLAGS) $(POOL_TORTURE_FLAGS_$*) -o $@ $(POOL_TORTURE_SRC) \

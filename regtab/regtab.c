@@ -3,7 +3,7 @@
 
 /*
  * regtab.c -- the region table: a cds_lfht of struct rpmaf__regtab_entry
- * keyed by name, read under urcu-memb, entries freed by call_rcu.
+ * keyed by name, read under urcu-qsbr, entries freed by call_rcu.
  */
 
 #include <stdatomic.h>
@@ -19,17 +19,13 @@
  * In TSan builds the table states them with annotations:
  * - publication: the updater releases an entry before it is linked, a
  *   reader acquires it before reading a field;
- * - reclamation: every reader releases regtab_gp_sync as it leaves its
+ * - reclamation: every reader releases rpmaf__regtab_gp_sync as it leaves its
  *   read-side section, and the call_rcu callback acquires it before it
  *   frees an entry (RCU guarantees every section that could hold the entry
  *   has ended by then). A section that still reads an entry after its
  *   unlock, or a free without a grace period, is then a reported race.
  */
 #include "tsan.h"
-
-#ifdef RPMAF_TSAN
-static char regtab_gp_sync;
-#endif
 
 /* the initial number of buckets; the table grows by itself */
 #define REGTAB_INIT_BUCKETS 64
@@ -108,7 +104,7 @@ regtab_entry_free_rcu(struct rcu_head *head)
 	struct rpmaf__regtab *tab;
 
 #ifdef RPMAF_TSAN
-	tsan_acquire(&regtab_gp_sync);
+	tsan_acquire(&rpmaf__regtab_gp_sync);
 #endif
 	/* every field of e, tab included, is read after the retirement's release */
 	tsan_acquire(e);
@@ -128,7 +124,7 @@ regtab_retire(struct rpmaf__regtab_entry *e)
 {
 	atomic_fetch_add(&e->tab->changes, 1);
 	tsan_release(e);
-	urcu_memb_call_rcu(&e->rcu, regtab_entry_free_rcu);
+	urcu_qsbr_call_rcu(&e->rcu, regtab_entry_free_rcu);
 }
 
 /*
@@ -166,23 +162,6 @@ regtab_next(struct rpmaf__regtab *tab, struct cds_lfht_iter *iter)
 }
 
 /* see regtab.h */
-void
-rpmaf__regtab_read_lock(void)
-{
-	urcu_memb_read_lock();
-}
-
-/* see regtab.h */
-void
-rpmaf__regtab_read_unlock(void)
-{
-#ifdef RPMAF_TSAN
-	tsan_release(&regtab_gp_sync);
-#endif
-	urcu_memb_read_unlock();
-}
-
-/* see regtab.h */
 int
 rpmaf__regtab_new(const struct rpmaf__regtab_ops *ops, struct rpmaf__regtab **tab_ptr)
 {
@@ -197,7 +176,7 @@ rpmaf__regtab_new(const struct rpmaf__regtab_ops *ops, struct rpmaf__regtab **ta
 		tab->ops = *ops;
 	atomic_init(&tab->changes, (uint64_t)atomic_fetch_add(&regtab_made, 1) << 32);
 	tab->ht = cds_lfht_new_flavor(REGTAB_INIT_BUCKETS, REGTAB_INIT_BUCKETS, 0,
-				      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_memb_flavor,
+				      CDS_LFHT_AUTO_RESIZE | CDS_LFHT_ACCOUNTING, &urcu_qsbr_flavor,
 				      NULL);
 	if (tab->ht == NULL) {
 		free(tab);
@@ -227,7 +206,7 @@ rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr)
 	}
 	rpmaf__regtab_read_unlock();
 	/* the callbacks of every retired entry use tab->ops: let them all run */
-	urcu_memb_barrier();
+	urcu_qsbr_barrier();
 	tsan_acquire(tab);
 	if (cds_lfht_destroy(tab->ht, NULL) != 0)
 		return RPMAF__REGTAB_E_BUSY;

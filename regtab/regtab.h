@@ -7,35 +7,42 @@
  * kept in liburcu's lock-free hash table (cds_lfht) under RCU.
  *
  * RCU FLAVOUR
- * urcu-memb (liburcu-memb + liburcu-cds): readers cost two thread-local
- * counter updates and compiler barriers (the grace period uses the
- * membarrier system call; without it both sides fall back to full memory
- * barriers). It takes no signal from the application (urcu-signal does),
- * and a worker asleep in epoll_wait() delays no grace period, so workers need
- * not announce quiescent states or go offline around every sleep (urcu-qsbr
- * would require both, and one forgotten call stalls every reclamation).
- * Readers must register, which the framework owns: it creates its threads.
- * The table does not define _LGPL_SOURCE: the read-side primitives are
- * calls into the shared library, not inlined LGPL code.
+ * urcu-qsbr (liburcu-qsbr + liburcu-cds): a read-side section costs a
+ * resident reader nothing at all; the grace period waits until every
+ * registered thread that is online has announced a quiescent state (or gone
+ * offline) since it began. The table does not define _LGPL_SOURCE: what
+ * liburcu is asked to do (register, announce, go offline or online) is a
+ * call into the shared library, not inlined LGPL code, and the read-side
+ * brackets themselves are the table's own (below).
  *
- * WHO REGISTERS
+ * WHO REGISTERS, AND HOW
  * Every thread that calls a function of this file but rpmaf__regtab_new()
- * and rpmaf__regtab_delete() must be a registered RCU reader of the
- * urcu-memb flavour: rcu_register_thread() (from <urcu/urcu-memb.h>) when
- * it starts, rcu_unregister_thread() before it exits, outside any read-side
- * critical section. The worker threads register in their start routine; the
- * control path's thread registers likewise; an application thread calling
- * the table directly must do it itself. The call_rcu worker threads of
- * liburcu are registered by liburcu.
+ * must be registered, in one of two ways, and unregistered before it exits
+ * (rpmaf__regtab_thread_unregister(), outside any read-side section):
+ * - an occasional reader (an application thread, a test's thread):
+ *   rpmaf__regtab_thread_register(). It is offline but inside a read-side
+ *   section: rpmaf__regtab_read_lock() brings it online (a call into
+ *   liburcu) and the matching unlock takes it offline again, so it never
+ *   holds a grace period back between its sections;
+ * - a resident reader (a worker thread, which reads on every operation):
+ *   rpmaf__regtab_thread_resident(). It stays online; its sections cost
+ *   nothing, and in exchange it must announce a quiescent state often
+ *   (rpmaf__regtab_quiescent(), at a point where it holds no entry: the
+ *   worker does every 16 turns) and go offline around every sleep but a
+ *   short one (rpmaf__regtab_thread_sleep() / _wake(); the worker naps up
+ *   to 2 ms online first). A resident reader that blocks while online
+ *   holds every reclamation back until it wakes.
+ * The call_rcu threads of liburcu are registered by liburcu.
  *
  * READERS
  * rpmaf__regtab_read_lock() and rpmaf__regtab_read_unlock() bracket a
- * read-side critical section: they are rcu_read_lock() and rcu_read_unlock()
- * of urcu-memb, plus, in ThreadSanitizer builds, the happens-before edges
- * that liburcu's (uninstrumented) grace periods provide and that TSan cannot
- * see. A section may nest in another one; it must not block for long (it
- * delays the freeing of every replaced entry, not the updaters).
- * Entries found in a section are valid until its rpmaf__regtab_read_unlock().
+ * read-side critical section: nothing for a resident reader, online and
+ * offline for an occasional one (see above), plus, in ThreadSanitizer
+ * builds, the happens-before edges that liburcu's (uninstrumented) grace
+ * periods provide and that TSan cannot see. A section may nest in another
+ * one; it must not block for long (it delays the freeing of every replaced
+ * entry, not the updaters). Entries found in a section are valid until its
+ * rpmaf__regtab_read_unlock().
  *
  * UPDATERS
  * rpmaf__regtab_apply(), rpmaf__regtab_remove() and rpmaf__regtab_prune()
@@ -63,11 +70,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <urcu/urcu-memb.h>
-
 #include <urcu/rculfhash.h>
 
 #include "../proto/region.h"
+#include "reader.h"
 
 #define RPMAF__REGTAB_E_INVAL  (-200) /* an argument is invalid (NULL, a name out of bounds) */
 #define RPMAF__REGTAB_E_NOMEM  (-201) /* memory could not be allocated */
@@ -167,7 +173,8 @@ int rpmaf__regtab_new(const struct rpmaf__regtab_ops *ops, struct rpmaf__regtab 
  * Not thread-safe against any other use of the table: no reader may hold
  * one of its entries and no updater may run. Must not be called inside a
  * read-side critical section nor from a call_rcu callback (rcu_barrier()
- * would deadlock). The caller must be a registered RCU thread.
+ * would deadlock). The caller must be a registered thread (a resident one holding no entry:
+ * the barrier takes it offline meanwhile).
  */
 int rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr);
 
@@ -186,7 +193,7 @@ int rpmaf__regtab_delete(struct rpmaf__regtab **tab_ptr);
  *
  * CONCURRENCY
  * Lock-free; thread-safe against readers and other updaters. Call from a
- * registered RCU thread, with or without the read lock held (it takes it).
+ * registered thread, with or without the read lock held (it takes it).
  */
 int rpmaf__regtab_apply(struct rpmaf__regtab *tab, uint32_t target,
 			const struct rpmaf__proto_region *reg);
@@ -262,16 +269,6 @@ int rpmaf__regtab_announce(struct rpmaf__regtab *tab, uint32_t target,
 int rpmaf__regtab_prune(struct rpmaf__regtab *tab);
 
 /*
- * rpmaf__regtab_read_lock, rpmaf__regtab_read_unlock -- enter and leave a
- * read-side critical section (see READERS above).
- *
- * CONCURRENCY
- * Call from a registered RCU thread; sections nest.
- */
-void rpmaf__regtab_read_lock(void);
-void rpmaf__regtab_read_unlock(void);
-
-/*
  * rpmaf__regtab_lookup -- the live entry of region name (not a tombstone).
  * No lock, no allocation.
  *
@@ -280,7 +277,7 @@ void rpmaf__regtab_read_unlock(void);
  * when there is none (or an argument is invalid).
  *
  * CONCURRENCY
- * Call with rpmaf__regtab_read_lock() held, from a registered RCU thread.
+ * Call with rpmaf__regtab_read_lock() held, from a registered thread.
  * The entry's fields are immutable: read them freely inside the section.
  */
 const struct rpmaf__regtab_entry *rpmaf__regtab_lookup(struct rpmaf__regtab *tab, const char *name,
@@ -321,7 +318,7 @@ int rpmaf__regtab_entry_check(const struct rpmaf__regtab_entry *entry);
  * 0 with *info filled; RPMAF__REGTAB_E_NOENT; RPMAF__REGTAB_E_INVAL.
  *
  * CONCURRENCY
- * Thread-safe; call from a registered RCU thread.
+ * Thread-safe; call from a registered thread.
  */
 int rpmaf__regtab_get(struct rpmaf__regtab *tab, const char *name, size_t name_len,
 		      struct rpmaf__regtab_info *info);

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# regtab/regtab.mk -- the region table (RCU, liburcu's urcu-memb flavour and
-# cds_lfht): its tests, included by the top-level Makefile (GNU make); its
-# sources go into librpmaf through rpmaf/rpmaf.mk:
+# regtab/regtab.mk -- the region table (RCU, liburcu's urcu-qsbr flavour and
+# cds_lfht), a module of librpmaf (mk/module.mk): its tests, included by the
+# top-level Makefile (GNU make):
 #   make check-regtab          the cmocka tests of tests/unit/regtab/, built with gcc
 #                              (gcov) and with clang AddressSanitizer+UBSan, run both
 #   make check-regtab-torture  tests/torture/regtab_torture.c built with clang
@@ -16,37 +16,20 @@ REGTAB_SRCS := $(sort $(wildcard regtab/*.c))
 REGTAB_HDRS := $(wildcard regtab/*.h) $(wildcard proto/*.h)
 # entries are checked with the control protocol's own rules (proto/region.c)
 REGTAB_DEP_SRCS := $(sort $(wildcard proto/*.c))
-URCU_LIBS := -lurcu-memb -lurcu-common -lurcu-cds
+URCU_LIBS := -lurcu-qsbr -lurcu-common -lurcu-cds
 REGTAB_LIBS := $(URCU_LIBS) -lsodium -pthread
 REGTAB_CFLAGS := $(CFLAGS_BASE) -Iregtab -Iproto
 
-REGTAB_TEST_DIR := tests/unit/regtab
-REGTAB_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(REGTAB_TEST_DIR)/test_*.c))))
-REGTAB_TEST_CFLAGS := $(REGTAB_CFLAGS) -O0
+MODULE := regtab
+MODULE_LIB := rpmaf
+MODULE_HDRS := $(REGTAB_HDRS)
+MODULE_CFLAGS := -Iregtab -Iproto
+MODULE_LIBS := $(REGTAB_LIBS)
+MODULE_UNIT_DEP_SRCS := $(REGTAB_DEP_SRCS)
 # the tests make allocations fail on purpose
-REGTAB_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc
-
-# the gcc build, instrumented for coverage
-REGTAB_COV_OBJ := $(BUILD)/regtab/cov-obj
-REGTAB_COV_OBJS := $(patsubst regtab/%.c,$(REGTAB_COV_OBJ)/%.o,$(REGTAB_SRCS))
-REGTAB_UNIT_BINS := $(addprefix $(BUILD)/regtab/unit/,$(REGTAB_TEST_NAMES))
-
-$(REGTAB_COV_OBJ)/%.o: regtab/%.c $(REGTAB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(REGTAB_TEST_CFLAGS) --coverage -c $< -o $@
-
-$(BUILD)/regtab/unit/%: $(REGTAB_TEST_DIR)/%.c $(REGTAB_COV_OBJS) $(REGTAB_DEP_SRCS) $(REGTAB_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(REGTAB_TEST_CFLAGS) -o $@ $< $(REGTAB_COV_OBJS) $(REGTAB_DEP_SRCS) \
-		-lcmocka $(REGTAB_LIBS) -lgcov $(REGTAB_TEST_WRAP)
-
-# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
-REGTAB_ASAN_BINS := $(addprefix $(BUILD)/regtab/unit-asan/,$(REGTAB_TEST_NAMES))
-
-$(BUILD)/regtab/unit-asan/%: $(REGTAB_TEST_DIR)/%.c $(REGTAB_SRCS) $(REGTAB_DEP_SRCS) $(REGTAB_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(REGTAB_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(REGTAB_SRCS) $(REGTAB_DEP_SRCS) \
-		-lcmocka $(REGTAB_LIBS) $(REGTAB_TEST_WRAP)
+MODULE_UNIT_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc
+MODULE_CHECK := check-regtab
+include mk/module.mk
 
 # the torture: clang TSan and clang ASan+UBSan builds, and the same with the planted bug
 REGTAB_TORTURE_SRC := tests/torture/regtab_torture.c
@@ -66,27 +49,15 @@ $(BUILD)/regtab/torture-bug-%: $(REGTAB_TORTURE_DEPS) $(REGTAB_TORTURE_BUG)
 	@mkdir -p $(@D)
 	$(CLANG) $(REGTAB_CFLAGS) -O1 $(REGTAB_TORTURE_FLAGS_$*) -o $@ $(REGTAB_TORTURE_SRC) \
 		$(REGTAB_TORTURE_BUG) $(REGTAB_SRCS) $(REGTAB_DEP_SRCS) $(REGTAB_LIBS) \
-		-Wl,--wrap=urcu_memb_call_rcu
+		-Wl,--wrap=urcu_qsbr_call_rcu
 
 REGTAB_TORTURE_SECONDS ?= 2
 REGTAB_TORTURE_SLOW_SECONDS ?= 15
 REGTAB_SAN_ENV := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 	UBSAN_OPTIONS=print_stacktrace=1 TSAN_OPTIONS=halt_on_error=1:second_deadlock_stack=1:suppressions=$(abspath tests/torture/regtab-tsan.supp)
 
-.PHONY: check-regtab coverage-regtab check-regtab-torture check-regtab-torture-slow \
+.PHONY: check-regtab-torture check-regtab-torture-slow \
 	check-regtab-torture-canfail
-
-check-regtab: $(REGTAB_UNIT_BINS) $(REGTAB_ASAN_BINS)
-	@tools/run-tests.sh regtab $(REGTAB_UNIT_BINS)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-tests.sh regtab-asan $(REGTAB_ASAN_BINS)
-
-# line coverage of regtab/*.c by the gcc run (a figure; no floor enforced)
-coverage-regtab: $(REGTAB_UNIT_BINS)
-	@rm -f $(REGTAB_COV_OBJ)/*.gcda
-	@tools/run-tests.sh regtab $(REGTAB_UNIT_BINS) >/dev/null
-	@cd $(REGTAB_COV_OBJ) && gcov -n $(notdir $(REGTAB_SRCS:.c=.o)) 2>/dev/null | \
-		grep -A1 "^File 'regtab/" | sed -n 's/^Lines executed:/regtab\/ line coverage: /p'
 
 # regtab_torture_run SECONDS -- each sanitizer build for SECONDS, its figures printed
 regtab_torture_run = for b in $(REGTAB_TORTURE_BINS); do \
@@ -118,6 +89,5 @@ check-regtab-torture-canfail: $(REGTAB_CANFAIL_BINS)
 		rm -f $$log; \
 	done
 
-CHECK_TARGETS += check-regtab check-regtab-torture
+CHECK_TARGETS += check-regtab-torture
 CHECK_SLOW_TARGETS += check-regtab-torture-slow check-regtab-torture-canfail
-CLEAN_DIRS += $(BUILD)/regtab

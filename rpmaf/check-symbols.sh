@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# check-symbols.sh LIB HEADER -- librpmaf must export exactly the functions
-# its public header declares, each under a version node of rpmaf.map
+# check-symbols.sh LIB HEADER... -- librpmaf must export exactly the functions
+# its public header (rpmaf.h and its parts) declares, each under a version node of rpmaf.map
 # (RPMAF_1.0, or RPMAF_1.1 to RPMAF_1.3 for what came later), with the SONAME
 # librpmaf.so.1.
 set -euo pipefail
 lib=$1
-header=$2
-declared=$(grep -oE '^[a-z][a-z0-9_ *]*[ *]rpmaf_[a-z0-9_]+\(' "$header" |
+shift
+declared=$(grep -ohE '^[a-z][a-z0-9_ *]*[ *]rpmaf_[a-z0-9_]+\(' "$@" |
 	grep -oE 'rpmaf_[a-z0-9_]+' | sort -u)
 exported=$(readelf --dyn-syms -W "$lib" |
 	awk '$4 == "FUNC" && $5 == "GLOBAL" && $7 != "UND" {print $8}' | sort -u)

@@ -18,12 +18,13 @@
 # server) directly, so that it does not depend on the rest of librpmaf.
 
 SERVER_TEST_SRC := tests/integration/server/test_server.c
-SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c)))
+SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c))) \
+	regtab/reader.c
 SERVER_MODULE_HDRS := $(foreach m,config proto stats workers ctl server,$(wildcard $(m)/*.h)) \
-	rpmaf/include/rpmaf.h
+	$(RPMAF_PUBLIC_HDRS)
 SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
 	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)
-SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-memb \
+SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb \
 	-lurcu-common -pthread
 SERVER_TEST := $(BUILD)/server/integration/test_server
 SERVER_TEST_TSAN := $(BUILD)/server/integration-tsan/test_server
@@ -42,43 +43,40 @@ $(SERVER_TEST_TSAN): $(SERVER_TEST_DEPS) $(MT_LIB)
 		$(SERVER_TEST_SRC) tests/integration/common.c $(SERVER_MODULE_SRCS) $(MT_LIB) \
 		$(SERVER_TEST_LIBS)
 
-# the unit test: sregion.c and what it calls, the granularity and librpma replaced (--wrap)
-SERVER_UNIT_SRC := tests/unit/server/test_sregion.c
-SERVER_UNIT_SRCS := server/sregion.c server/filelock.c workers/wlog.c proto/wire.c proto/status.c
-SERVER_UNIT_WRAPS := -Wl,--wrap=pmem2_map_get_store_granularity,--wrap=rpma_mr_reg \
+# the unit test: sregion.c and what it calls, the granularity and librpma replaced
+# (--wrap); and the harness of the server's control dispatch: the channel, the
+# connection, its requests and the protocol, over the stand-in worker of
+# fuzz/fuzz_ctl_stub.c (no workers/ but its log and its send-queue accounting);
+# librpma's static library for what the region table names, rpma_send() the stub's
+MODULE := server
+MODULE_LIB := rpmaf
+MODULE_HDRS := $(SERVER_MODULE_HDRS)
+MODULE_CFLAGS := -Irpmaf/include -Iserver
+MODULE_UNIT_TESTS := tests/unit/server/test_sregion.c
+MODULE_UNIT_SRCS := server/sregion.c server/filelock.c
+MODULE_UNIT_DEP_SRCS := workers/wlog.c proto/wire.c proto/status.c
+MODULE_UNIT_LDFLAGS := -Wl,--wrap=pmem2_map_get_store_granularity,--wrap=rpma_mr_reg \
 	-Wl,--wrap=rpma_mr_dereg,--wrap=rpma_mr_get_descriptor_size,--wrap=rpma_mr_get_descriptor \
 	-Wl,--wrap=rpma_err_2str
-SERVER_UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iserver
-SERVER_UNIT_LIBS := -lcmocka -lpmem2 -lurcu-memb -lurcu-common -pthread
-SERVER_UNIT := $(BUILD)/server/unit/test_sregion
-SERVER_UNIT_ASAN := $(BUILD)/server/unit-asan/test_sregion
+MODULE_UNIT_LIBS := -lpmem2 -lurcu-memb -lurcu-common -pthread
+MODULE_FUZZ := ctl-server
+MODULE_FUZZ_SRCS := ctl/ctl.c \
+	$(addprefix server/,sconn.c serve.c scall.c sgroup.c prange.c sregion.c filelock.c churn.c) \
+	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+MODULE_FUZZ_CFLAGS := -Irpmaf/include -Iworkers -Iproto
+MODULE_FUZZ_DEPS := $(LIB_A)
+MODULE_FUZZ_LIBS := $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium -lpmem2 \
+	-lurcu-memb -lurcu-common -pthread
+include mk/module.mk
 
-$(SERVER_UNIT): $(SERVER_UNIT_SRC) $(SERVER_UNIT_SRCS) $(SERVER_MODULE_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(SERVER_UNIT_CFLAGS) -o $@ $< $(SERVER_UNIT_SRCS) $(SERVER_UNIT_WRAPS) \
-		$(SERVER_UNIT_LIBS)
+# the page runs of a group commit: prange.c alone, a test of its own
+MODULE := server-prange
+MODULE_SRCS := server/prange.c
+MODULE_HDRS := server/prange.h
+MODULE_UNIT_TESTS := tests/unit/server/test_prange.c
+include mk/module.mk
 
-$(SERVER_UNIT_ASAN): $(SERVER_UNIT_SRC) $(SERVER_UNIT_SRCS) $(SERVER_MODULE_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(SERVER_UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $< $(SERVER_UNIT_SRCS) \
-		$(SERVER_UNIT_WRAPS) $(SERVER_UNIT_LIBS)
-
-# the page runs of a group commit (prange.c alone)
-PRANGE_UNIT := $(BUILD)/server/unit/test_prange
-PRANGE_UNIT_ASAN := $(BUILD)/server/unit-asan/test_prange
-
-$(PRANGE_UNIT): tests/unit/server/test_prange.c server/prange.c server/prange.h
-	@mkdir -p $(@D)
-	$(CC) $(SERVER_UNIT_CFLAGS) -o $@ $< server/prange.c -lcmocka
-
-$(PRANGE_UNIT_ASAN): tests/unit/server/test_prange.c server/prange.c server/prange.h
-	@mkdir -p $(@D)
-	$(CLANG) $(SERVER_UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $< server/prange.c -lcmocka
-
-.PHONY: check-server check-server-tsan check-server-unit
-
-check-server-unit: $(SERVER_UNIT) $(SERVER_UNIT_ASAN) $(PRANGE_UNIT) $(PRANGE_UNIT_ASAN)
-	@tools/run-tests.sh server-unit $^
+.PHONY: check-server check-server-tsan
 
 check-server: $(SERVER_TEST) softrdma
 	@TEST_TIMEOUT=$(SERVER_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
@@ -89,24 +87,5 @@ check-server-tsan: $(SERVER_TEST_TSAN) softrdma
 		TEST_TIMEOUT=$$(( $(SERVER_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
 		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server-tsan $(SERVER_TEST_TSAN)
 
-CHECK_TARGETS += check-server-unit check-server
+CHECK_TARGETS += check-server
 CHECK_SLOW_TARGETS += check-server-tsan
-CLEAN_DIRS += $(BUILD)/server
-
-# the harness of the server's control dispatch: the channel, the connection, its requests
-# and the protocol, over the stand-in worker of fuzz/fuzz_ctl_stub.c (no workers/ but its
-# log and its send-queue accounting); librpma's static library for what the region table
-# names, rpma_send() the stub's
-SERVER_FUZZ_SRCS := ctl/ctl.c \
-	$(addprefix server/,sconn.c serve.c scall.c sgroup.c prange.c sregion.c filelock.c churn.c) \
-	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
-SERVER_FUZZ_BIN := $(BUILD)/fuzz/fuzz_ctl_server
-
-$(SERVER_FUZZ_BIN): fuzz/fuzz_ctl_server.c $(SERVER_FUZZ_SRCS) $(SERVER_MODULE_HDRS) \
-		fuzz/fuzz_assert.h fuzz/fuzz_ctl_stub.h $(LIB_A)
-	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_BASE) -O1 -Irpmaf/include -Iworkers -Iproto $(FUZZ_FLAGS) -o $@ $< \
-		$(SERVER_FUZZ_SRCS) $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium \
-		-lpmem2 -lurcu-memb -lurcu-common -pthread
-
-$(eval $(call fuzz_targets,ctl-server,$(SERVER_FUZZ_BIN)))

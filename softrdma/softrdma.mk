@@ -2,12 +2,14 @@
 #
 # softrdma: user-space replacements for libibverbs.so.1 and librdmacm.so.1,
 # included by the top-level Makefile:
-#   make softrdma         build softrdma/build/{libibverbs,librdmacm}.so.1
+#   make softrdma         build build/softrdma/{libibverbs,librdmacm}.so.1
 #   make check-softrdma   softrdma's own tests and external programs, both transports
 #
 # SOFTRDMA_VARIANT=asan or tsan builds the same libraries with gcc's
 # AddressSanitizer+UndefinedBehaviorSanitizer or ThreadSanitizer into
-# softrdma/build-asan or softrdma/build-tsan (see tests/sanitize/sanitize.mk).
+# build/softrdma-asan or build/softrdma-tsan (see tests/sanitize/sanitize.mk).
+# Everything here is built with the project's CC (gcc: tests/sanitize/run-sanitized.sh
+# preloads gcc's sanitizer runtimes), CFLAGS_COMMON and CFLAGS.
 #
 # Debian packages needed beyond build-essential (none extra at run time):
 SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils \
@@ -16,12 +18,12 @@ SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils
 SOFTRDMA_TOP := $(patsubst %/,%,$(dir $(abspath $(lastword $(MAKEFILE_LIST)))))
 SOFTRDMA_ROOT := $(abspath $(SOFTRDMA_TOP)/..)
 SOFTRDMA_VARIANT ?=
-SOFTRDMA_BUILD := $(SOFTRDMA_TOP)/build$(if $(SOFTRDMA_VARIANT),-$(SOFTRDMA_VARIANT))
+SOFTRDMA_BUILD := $(abspath $(BUILD))/softrdma$(if $(SOFTRDMA_VARIANT),-$(SOFTRDMA_VARIANT))
 SOFTRDMA_SRC := $(SOFTRDMA_TOP)/src
 SOFTRDMA_SCRIPTS := $(SOFTRDMA_TOP)/scripts
 SOFTRDMA_TESTS := $(SOFTRDMA_ROOT)/tests/softrdma
 SOFTRDMA_REAL_LIBDIR ?= /usr/lib/x86_64-linux-gnu
-SOFTRDMA_CC := gcc
+SOFTRDMA_CC := $(CC)
 SOFTRDMA_SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=undefined \
 	-fno-omit-frame-pointer
 # gcc warns that ThreadSanitizer does not model standalone fences (the shm
@@ -29,12 +31,12 @@ SOFTRDMA_SAN_asan := -fsanitize=address,undefined -fno-sanitize-recover=undefine
 # reports through a fence it cannot see is judged in tests/sanitize/tsan.supp
 SOFTRDMA_SAN_tsan := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 SOFTRDMA_SAN := $(SOFTRDMA_SAN_$(SOFTRDMA_VARIANT))
-SOFTRDMA_CFLAGS := $(CFLAGS) -g $(WARN) -fPIC -pthread $(SOFTRDMA_SAN)
+SOFTRDMA_CFLAGS := $(CFLAGS_COMMON) $(CFLAGS) -fPIC -pthread $(SOFTRDMA_SAN)
 SOFTRDMA_LDFLAGS := -shared -pthread -Wl,-z,defs -Wl,--no-undefined $(SOFTRDMA_SAN)
 
-SOFTRDMA_VERBS_SRCS := util.c wire.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
+SOFTRDMA_VERBS_SRCS := util.c wire.c ctx.c device.c mr.c cq.c qp.c srq.c req.c resp.c comp.c net.c wr.c \
 	progress.c shm.c share.c compat.c secret.c
-SOFTRDMA_CM_SRCS := util.c cm.c cm_stubs.c
+SOFTRDMA_CM_SRCS := util.c cm.c cm_addr.c cm_conn.c cm_qp.c cm_thread.c cm_fork.c cm_stubs.c
 SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRCS:.c=.o))
 SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
 SOFTRDMA_HDRS := $(wildcard $(SOFTRDMA_SRC)/*.h)
@@ -51,7 +53,7 @@ softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
 # under softrdma-run.
 $(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS) -g $(WARN) -o $@ $< -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
 		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
@@ -97,7 +99,7 @@ $(SOFTRDMA_BUILD)/.symbols-ok: $(SOFTRDMA_BUILD)/libibverbs.so.1 \
 # Tests are compiled and linked against the real rdma-core.
 $(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS) -g $(WARN) -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
 
 softrdma-tests: $(SOFTRDMA_TEST_BINS)
 
@@ -131,4 +133,3 @@ $(SOFTRDMA_RUN_INSTALL): $(SOFTRDMA_ROOT)/tools/softrdma-run $(INSTALL_STAMP)
 	chmod 755 $@
 
 CHECK_TARGETS += check-softrdma
-CLEAN_DIRS += $(SOFTRDMA_TOP)/build $(SOFTRDMA_TOP)/build-asan $(SOFTRDMA_TOP)/build-tsan

@@ -139,6 +139,7 @@ stage_destdir() {
 		die "make install DESTDIR= failed: $(tail -n 20 "$scratch/install1.log")"
 
 	for f in "$incdir"/{librpma.h,rpmaf.h,librpmem.h} \
+		"$incdir"/rpmaf/{errors,config,workers,server,pool}.h \
 		"$bindir"/{rpma-server,rpma-load,rpma-config,rpmemd,softrdma-run} \
 		"$libdir"/softrdma/{libibverbs.so.1,librdmacm.so.1} "$manifest"; do
 		check "$f was not installed" test -f "$dest$f"

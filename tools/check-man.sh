@@ -10,6 +10,8 @@
 # Exits 1, naming each problem, if any check fails.
 #
 # usage: check-man.sh MANDIR HEADER PREFIX TYPES OVERVIEW [--exact] [PAGE...]
+#   HEADER    the header, or several separated by spaces (rpmaf.h and its
+#             parts), whose functions are checked together
 #   PREFIX    the functions' prefix (rpma_, rpmem_)
 #   TYPES     the return types of the functions, an extended regular
 #             expression ('int|const char \*')
@@ -39,17 +41,20 @@ problem() {
 	fail=1
 }
 
-if [ ! -f "$HEADER" ]; then
-	echo "check-man: header not found: $HEADER" >&2
-	exit 1
-fi
+for h in $HEADER; do
+	if [ ! -f "$h" ]; then
+		echo "check-man: header not found: $h" >&2
+		exit 1
+	fi
+done
 if ! command -v man >/dev/null 2>&1; then
 	echo "check-man: man(1) is not installed" >&2
 	exit 1
 fi
 
 # the functions (with or without a space between the return type and the name)
-funcs=$(grep -oE "^($TYPES) ?${PREFIX}[a-z0-9_]+\(" "$HEADER" |
+# shellcheck disable=SC2086 # HEADER is a list of files
+funcs=$(grep -ohE "^($TYPES) ?${PREFIX}[a-z0-9_]+\(" $HEADER |
 	sed -E "s/^.*(${PREFIX}[a-z0-9_]+)\(\$/\1/" | sort -u)
 if [ -z "$funcs" ]; then
 	problem "no functions found in $HEADER"
@@ -66,7 +71,7 @@ if [ $EXACT -eq 1 ]; then
 		[ -f "$page" ] || continue
 		name=$(basename "$page" .3)
 		if ! echo "$funcs" | grep -qx "$name"; then
-			problem "man3/$name.3 documents no function of $(basename "$HEADER")"
+			problem "man3/$name.3 documents no function of $HEADER"
 		fi
 	done
 fi

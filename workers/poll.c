@@ -13,13 +13,26 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "../regtab/reader.h"
+#include "wconn.h"
 #include "worker.h"
+#include "wpoll.h"
 
 /* turns of a busy or spinning loop between two looks at the descriptors */
 #define RPMAF__POLL_FD_EVERY 64
 
 /* turns busy with other work between two polls of the receive CQ, at most */
 #define RPMAF__POLL_RCQ_EVERY 4
+
+/*
+ * turns between two quiescent states of the worker as a resident reader of
+ * the region table (regtab.h; a sleep offline is one too), and the longest
+ * sleep it takes online (ms): the grace period of a replaced region waits
+ * RPMAF__POLL_QS_EVERY turns of each worker at most, naps included, so at
+ * most some 32 ms (microseconds for a worker that does not nap)
+ */
+#define RPMAF__POLL_QS_EVERY 16
+#define RPMAF__POLL_NAP_MS   2
 
 /* busy turns between two tries of following one with another turn (event polling) */
 #define RPMAF__POLL_FOLLOW_PROBE 64
@@ -198,31 +211,58 @@ timeout_ms(struct rpmaf_worker *w)
 }
 
 /*
- * look_at_fds -- wait up to timeout ms on the descriptors and handle what
- * they report; returns whether the eventfd was readable
+ * look_at_fds -- wait up to timeout ms on the descriptors, offline (as a
+ * reader of the region table) while it waits when asked, and handle what
+ * they report, online; returns the number of events (< 0: interrupted),
+ * and sets *efd when the eventfd was readable
  */
-static inline __attribute__((always_inline)) bool
-look_at_fds(struct rpmaf_worker *w, int timeout)
+static inline __attribute__((always_inline)) int
+look_at_fds(struct rpmaf_worker *w, int timeout, bool *efd, bool offline)
 {
 	struct epoll_event ev[RPMAF__POLL_EVENTS];
-	bool efd = false;
+	int n;
+
+	if (offline)
+		rpmaf__regtab_thread_sleep();
 	/*
 	 * the system call itself: a worker thread is never cancelled (it stops
 	 * on w->stop and the eventfd), so its sleep is no cancellation point
 	 * and skips glibc's cancellation bookkeeping around every sleep
 	 */
-	int n = (int)syscall(SYS_epoll_wait, w->epfd, ev, RPMAF__POLL_EVENTS, timeout);
+	n = (int)syscall(SYS_epoll_wait, w->epfd, ev, RPMAF__POLL_EVENTS, timeout);
+	if (offline)
+		rpmaf__regtab_thread_wake();
 
 	for (int i = 0; i < n; i++) {
 		void *p = ev[i].data.ptr;
 
 		if (p == &w->subq)
-			efd = true;
+			*efd = true;
 		else if (p == &w->chan_fd)
 			(void)take_event(w); /* another one waiting wakes the next look */
 		else
 			rpmaf__wconn_events(p);
 	}
+	return n;
+}
+
+/*
+ * sleep_fds -- sleep on the descriptors for up to timeout ms (-1: no
+ * limit): online for a nap of RPMAF__POLL_NAP_MS at most, where a worker
+ * busy with operations whose completions come later wakes up, then, when
+ * the nap brought nothing, offline for the rest (no grace period of the
+ * region table waits for an idle worker). Returns whether the eventfd was
+ * readable.
+ */
+static bool
+sleep_fds(struct rpmaf_worker *w, int timeout)
+{
+	int nap = timeout >= 0 && timeout < RPMAF__POLL_NAP_MS ? timeout : RPMAF__POLL_NAP_MS;
+	bool efd = false;
+
+	if (look_at_fds(w, nap, &efd, false) != 0 || timeout == nap)
+		return efd;
+	(void)look_at_fds(w, timeout < 0 ? -1 : timeout - nap, &efd, true);
 	return efd;
 }
 
@@ -250,7 +290,7 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 		}
 	}
 	rpmaf__stat_add(&w->st.sleeps, 1);
-	bool efd = look_at_fds(w, timeout_ms(w));
+	bool efd = sleep_fds(w, timeout_ms(w));
 
 	rpmaf__submitq_sleep_end(&w->subq, efd);
 	*slept = true;
@@ -284,8 +324,11 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 	while (!atomic_load_explicit(&w->stop, memory_order_acquire)) {
 		n = turn(w, rcq_due(w, n, slept));
 		slept = false;
-		if (++turns % RPMAF__POLL_FD_EVERY == 0)
-			(void)look_at_fds(w, 0);
+		if (++turns % RPMAF__POLL_QS_EVERY == 0) {
+			rpmaf__regtab_quiescent();
+			if (turns % RPMAF__POLL_FD_EVERY == 0)
+				(void)look_at_fds(w, 0, &(bool){false}, false);
+		}
 		if (following) {
 			follow = n ? (follow < 3 ? follow + 1 : 3) : (follow ? follow - 1 : 0);
 			following = false;

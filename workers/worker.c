@@ -17,8 +17,11 @@
 
 #include <urcu/urcu-memb.h>
 
+#include "../regtab/reader.h"
+
 #include "wconn.h"
 #include "worker.h"
+#include "wpoll.h"
 
 __thread struct rpmaf_worker *rpmaf__current __attribute__((tls_model("initial-exec")));
 
@@ -236,11 +239,17 @@ worker_main(void *arg)
 {
 	struct rpmaf_worker *w = arg;
 
-	/* callbacks read the region table (regtab/): every worker is an RCU reader */
+	/*
+	 * callbacks read the server's region table (server/sregion.c, urcu-memb)
+	 * and the client's (regtab/, urcu-qsbr): a worker is a reader of both, a
+	 * resident one of the client's (the loop announces its quiescent states)
+	 */
 	urcu_memb_register_thread();
+	rpmaf__regtab_thread_resident();
 	rpmaf__current = w;
 	rpmaf__worker_loop(w);
 	rpmaf__current = NULL;
+	rpmaf__regtab_thread_unregister();
 	urcu_memb_unregister_thread();
 	return NULL;
 }

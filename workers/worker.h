@@ -151,34 +151,9 @@ rpmaf__stat_add(atomic_ullong *c, unsigned long long n)
 			      memory_order_relaxed);
 }
 
-/* rpmaf__worker_loop -- the thread's loop (poll.c), until stop is set */
-void rpmaf__worker_loop(struct rpmaf_worker *w);
-
 /* the bits of rpmaf_worker.due */
 #define RPMAF__DUE_SCQ 1u
 #define RPMAF__DUE_RCQ 2u
-
-/*
- * rpmaf__worker_drain_events -- take every pending event of the completion
- * channel (each one re-arms its CQ, which becomes due): all are
- * acknowledged before the CQs are destroyed (poll.c).
- */
-void rpmaf__worker_drain_events(struct rpmaf_worker *w);
-
-/* rpmaf__wconn_dispatch_send -- account for a send completion and hand it over (wconn.c) */
-void rpmaf__wconn_dispatch_send(struct rpmaf_worker *w, const struct ibv_wc *wc);
-
-/* rpmaf__wconn_dispatch_recv -- hand a receive over, or hold it for attach (wconn.c) */
-void rpmaf__wconn_dispatch_recv(struct rpmaf_worker *w, const struct ibv_wc *wc);
-
-/* rpmaf__wconn_events -- take and hand over the connection's events (wconn.c) */
-void rpmaf__wconn_events(struct rpmaf_wconn *wconn);
-
-/* rpmaf__wconn_reap -- free the CLOSING connections a drained send CQ has released */
-void rpmaf__wconn_reap(struct rpmaf_worker *w);
-
-/* rpmaf__wconn_expire_early -- drop held receives older than the connect timeout */
-void rpmaf__wconn_expire_early(struct rpmaf_worker *w, uint64_t now_ns);
 
 /* rpmaf__worker_repost -- queue a receive buffer to be posted back in this turn */
 void rpmaf__worker_repost(struct rpmaf_worker *w, void *buf);

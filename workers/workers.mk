@@ -22,29 +22,20 @@
 # tests/integration/workers/test_workers.c runs itself as the client process.
 
 WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
-WORKERS_SRCS := $(sort $(wildcard workers/*.c))
-WORKERS_HDRS := $(wildcard workers/*.h) rpmaf/include/rpmaf.h
-WORKERS_LIBS := -lurcu-memb -lurcu-common -pthread
-WORKERS_TEST_DIR := tests/unit/workers
-WORKERS_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(WORKERS_TEST_DIR)/test_*.c))))
-WORKERS_TEST_CFLAGS := $(CFLAGS_BASE) -O0 -Irpmaf/include -Iworkers
-WORKERS_UNIT_BINS := $(addprefix $(BUILD)/workers/unit/,$(WORKERS_TEST_NAMES))
-WORKERS_ASAN_BINS := $(addprefix $(BUILD)/workers/unit-asan/,$(WORKERS_TEST_NAMES))
-WORKERS_TSAN_UNIT := $(BUILD)/workers/unit-tsan/test_submit
+WORKERS_SRCS := $(sort $(wildcard workers/*.c)) regtab/reader.c
+WORKERS_HDRS := $(wildcard workers/*.h) regtab/reader.h regtab/tsan.h $(RPMAF_PUBLIC_HDRS)
+WORKERS_LIBS := -lurcu-qsbr -lurcu-memb -lurcu-common -pthread
 WORKERS_TSAN_OPTIONS := halt_on_error=1 second_deadlock_stack=1
 
-$(BUILD)/workers/unit/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(WORKERS_TEST_CFLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka $(WORKERS_LIBS)
-
-$(BUILD)/workers/unit-asan/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(WORKERS_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka $(WORKERS_LIBS)
-
-$(BUILD)/workers/unit-tsan/%: $(WORKERS_TEST_DIR)/%.c $(WORKERS_PURE) $(WORKERS_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(WORKERS_TEST_CFLAGS) -O1 $(TSAN_FLAGS) -o $@ $< $(WORKERS_PURE) -lcmocka \
-		$(WORKERS_LIBS)
+MODULE := workers
+MODULE_LIB := rpmaf
+MODULE_HDRS := $(WORKERS_HDRS)
+MODULE_CFLAGS := -Irpmaf/include -Iworkers
+MODULE_LIBS := $(WORKERS_LIBS)
+MODULE_UNIT_SRCS := $(WORKERS_PURE)
+MODULE_SANITIZERS := asan tsan
+MODULE_TSAN_TESTS := test_submit
+include mk/module.mk
 
 # the integration test, on build/lib/librpmaf.so and librpma.so
 WORKERS_INTEG_SRC := tests/integration/workers/test_workers.c
@@ -77,14 +68,8 @@ $(WORKERS_INTEG_NOREPOLL): $(WORKERS_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS)
 		-Itests/integration -o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c \
 		$(WORKERS_SRCS) $(LIB_LDFLAGS) -lrpma -libverbs -lrdmacm -lcmocka $(WORKERS_LIBS)
 
-.PHONY: check-workers check-workers-unit check-workers-integration check-workers-tsan \
+.PHONY: check-workers check-workers-integration check-workers-tsan \
 	check-workers-race-proof check-workers-integration-slow
-
-check-workers-unit: $(WORKERS_UNIT_BINS) $(WORKERS_ASAN_BINS) $(WORKERS_TSAN_UNIT)
-	@tools/run-tests.sh workers $(WORKERS_UNIT_BINS)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-tests.sh workers-asan $(WORKERS_ASAN_BINS)
-	@TSAN_OPTIONS="$(WORKERS_TSAN_OPTIONS)" tools/run-tests.sh workers-tsan $(WORKERS_TSAN_UNIT)
 
 check-workers-integration: $(WORKERS_INTEG) softrdma
 	@TEST_TIMEOUT=$(WORKERS_INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
@@ -130,6 +115,5 @@ check-workers-race-proof: $(WORKERS_INTEG_NOREPOLL) softrdma
 	echo "race proof: the lost wake-up test fails without the poll after a re-arm, as it must"
 
 # about 15 s and 12 s; the TSan build and the TCP transport in check-slow (about 40 s each)
-CHECK_TARGETS += check-workers-unit check-workers-integration check-workers-race-proof
+CHECK_TARGETS += check-workers-integration check-workers-race-proof
 CHECK_SLOW_TARGETS += check-workers-tsan check-workers-integration-slow
-CLEAN_DIRS += $(BUILD)/workers

@@ -25,6 +25,7 @@ struct rpma_conn {
 	struct rpma_flush *flush;
 	struct ibv_qp_ex *qpx;	   /* for the device's atomic write, NULL when emulated */
 	bool direct_write_to_pmem; /* of the remote peer; accessed atomically */
+	struct ibv_qp *qp;	   /* res.id->qp, fixed: what every operation posts on */
 };
 
 /* see conn.h */
@@ -66,6 +67,7 @@ rpma__conn_new(struct rpma_peer *peer, struct rpma_conn_resources *res, struct r
 			conn->qpx = NULL;
 	}
 	conn->res = *res;
+	conn->qp = res->id->qp;
 	memset(res, 0, sizeof(*res));
 	conn->evch = evch;
 	conn->flush = flush;
@@ -404,41 +406,78 @@ conn_check(const struct rpma_conn *conn, int flags, unsigned *send_flags)
 	return rpma__flags_to_send_flags(flags, send_flags);
 }
 
+/*
+ * Every operation has a fast path and a checked one. The fast path takes
+ * the arguments of nearly every call (a connection, non-zero flags, the
+ * regions given, a length one work request holds) and posts at once; any
+ * other arguments go to the checked path, which makes every check in
+ * librpma 1.3's order, logs the first that fails, and posts what passes
+ * (an empty operation). Both post the same work request.
+ */
+
+/* conn_send_flags -- the verbs send flags of flags that passed conn_check() */
+static inline unsigned
+conn_send_flags(int flags)
+{
+	return (flags & RPMA_F_COMPLETION_ON_SUCCESS) ? IBV_SEND_SIGNALED : 0;
+}
+
+/*
+ * conn_rdma_checked -- the checked path of a read or a write: local is the
+ * read's destination or the write's source, remote the other side.
+ */
+static RPMA_COLD int
+conn_rdma_checked(struct rpma_conn *conn, enum ibv_wr_opcode opcode,
+		  const struct rpma_mr_local *local, size_t local_offset,
+		  const struct rpma_mr_remote *remote, size_t remote_offset, size_t len, int flags,
+		  uint32_t imm, const void *op_context)
+{
+	unsigned send_flags = 0;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)) ||
+	    (ret = rpma__mr_check_pair(local, local_offset, remote, remote_offset, len)))
+		return ret;
+
+	return rpma__mr_post_rdma(conn->qp, opcode, local, local_offset, remote, remote_offset, len,
+				  send_flags, imm, op_context);
+}
+
+/*
+ * conn_rdma -- a read, a write or a write with immediate data: the fast
+ * path, or the checked one for unusual arguments.
+ */
+static inline int
+conn_rdma(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *local,
+	  size_t local_offset, const struct rpma_mr_remote *remote, size_t remote_offset,
+	  size_t len, int flags, uint32_t imm, const void *op_context)
+{
+	/*
+	 * One call of the checked path a test: tests joined by || that share
+	 * a branch become flag arithmetic, more instructions than the branches.
+	 */
+	if (RPMA_UNLIKELY(conn == NULL) || RPMA_UNLIKELY(flags == 0))
+		return conn_rdma_checked(conn, opcode, local, local_offset, remote, remote_offset,
+					 len, flags, imm, op_context);
+	if (RPMA_UNLIKELY(local == NULL))
+		return conn_rdma_checked(conn, opcode, local, local_offset, remote, remote_offset,
+					 len, flags, imm, op_context);
+	if (RPMA_UNLIKELY(remote == NULL) || RPMA_UNLIKELY(len > UINT32_MAX))
+		return conn_rdma_checked(conn, opcode, local, local_offset, remote, remote_offset,
+					 len, flags, imm, op_context);
+
+	return rpma__mr_post_rdma(conn->qp, opcode, local, local_offset, remote, remote_offset, len,
+				  conn_send_flags(flags), imm, op_context);
+}
+
 /* see librpma.h */
 int
 rpma_read(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t dst_offset,
 	  const struct rpma_mr_remote *src, size_t src_offset, size_t len, int flags,
 	  const void *op_context)
 {
-	unsigned send_flags = 0;
-	int ret;
-
-	if ((ret = conn_check(conn, flags, &send_flags)) ||
-	    (ret = rpma__mr_check_pair(dst, dst_offset, src, src_offset, len)))
-		return ret;
-
-	return rpma__mr_post_rdma(conn->res.id->qp, IBV_WR_RDMA_READ, dst, dst_offset, src,
-				  src_offset, len, send_flags, 0, op_context);
-}
-
-/*
- * conn_write -- rpma_write() and rpma_write_with_imm() share everything but
- * the opcode and the immediate data.
- */
-static inline int
-conn_write(struct rpma_conn *conn, enum ibv_wr_opcode opcode, struct rpma_mr_remote *dst,
-	   size_t dst_offset, const struct rpma_mr_local *src, size_t src_offset, size_t len,
-	   int flags, uint32_t imm, const void *op_context)
-{
-	unsigned send_flags = 0;
-	int ret;
-
-	if ((ret = conn_check(conn, flags, &send_flags)) ||
-	    (ret = rpma__mr_check_pair(src, src_offset, dst, dst_offset, len)))
-		return ret;
-
-	return rpma__mr_post_rdma(conn->res.id->qp, opcode, src, src_offset, dst, dst_offset, len,
-				  send_flags, imm, op_context);
+	return conn_rdma(conn, IBV_WR_RDMA_READ, dst, dst_offset, src, src_offset, len, flags, 0,
+			 op_context);
 }
 
 /* see librpma.h */
@@ -447,8 +486,8 @@ rpma_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	   const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 	   const void *op_context)
 {
-	return conn_write(conn, IBV_WR_RDMA_WRITE, dst, dst_offset, src, src_offset, len, flags, 0,
-			  op_context);
+	return conn_rdma(conn, IBV_WR_RDMA_WRITE, src, src_offset, dst, dst_offset, len, flags, 0,
+			 op_context);
 }
 
 /* see librpma.h */
@@ -457,8 +496,8 @@ rpma_write_with_imm(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t d
 		    const struct rpma_mr_local *src, size_t src_offset, size_t len, int flags,
 		    uint32_t imm, const void *op_context)
 {
-	return conn_write(conn, IBV_WR_RDMA_WRITE_WITH_IMM, dst, dst_offset, src, src_offset, len,
-			  flags, imm, op_context);
+	return conn_rdma(conn, IBV_WR_RDMA_WRITE_WITH_IMM, src, src_offset, dst, dst_offset, len,
+			 flags, imm, op_context);
 }
 
 /* see librpma.h */
@@ -481,8 +520,8 @@ rpma_atomic_write(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst
 		return RPMA_E_INVAL;
 	}
 
-	return rpma__mr_post_atomic_write(conn->res.id->qp, conn->qpx, dst, dst_offset, src,
-					  send_flags, op_context);
+	return rpma__mr_post_atomic_write(conn->qp, conn->qpx, dst, dst_offset, src, send_flags,
+					  op_context);
 }
 
 /*
@@ -538,10 +577,29 @@ flush_check(const struct rpma_conn *conn, const struct rpma_mr_remote *dst,
 	}
 }
 
-/* see librpma.h */
-int
-rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
-	   enum rpma_flush_type type, int flags, const void *op_context)
+/*
+ * flush_ok -- whether flush_check() passes, without a word: the fast
+ * path's test
+ */
+static inline bool
+flush_ok(const struct rpma_conn *conn, const struct rpma_mr_remote *dst, enum rpma_flush_type type)
+{
+	if (type == RPMA_FLUSH_TYPE_PERSISTENT)
+		return __atomic_load_n(&conn->direct_write_to_pmem, __ATOMIC_ACQUIRE) &&
+		       (dst->usage & RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT);
+	return type == RPMA_FLUSH_TYPE_VISIBILITY &&
+	       (dst->usage & RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY);
+}
+
+/*
+ * conn_flush_checked -- the checked path of rpma_flush(). Every flush it
+ * posts would have passed the fast path's test but for a change of the
+ * remote peer's configuration since (rpma_conn_apply_remote_peer_cfg() in
+ * another thread).
+ */
+static RPMA_COLD int
+conn_flush_checked(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset,
+		   size_t len, enum rpma_flush_type type, int flags, const void *op_context)
 {
 	unsigned send_flags = 0;
 	int ret;
@@ -549,14 +607,45 @@ rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset
 	if ((ret = conn_check(conn, flags, &send_flags)))
 		return ret;
 	if (dst == NULL) {
-		RPMA_LOG_ERROR("dst is NULL");
+		RPMA_LOG_ERROR_IN("rpma_flush", "dst is NULL");
 		return RPMA_E_INVAL;
 	}
 	if ((ret = flush_check(conn, dst, type)))
 		return ret;
 
-	return rpma__flush_execute(conn->res.id->qp, conn->flush, dst, dst_offset, len, send_flags,
+	return rpma__flush_execute(conn->qp, conn->flush, dst, dst_offset, len, send_flags,
 				   op_context);
+}
+
+/* see librpma.h */
+int
+rpma_flush(struct rpma_conn *conn, struct rpma_mr_remote *dst, size_t dst_offset, size_t len,
+	   enum rpma_flush_type type, int flags, const void *op_context)
+{
+	/* one call of the checked path a test (see conn_rdma()) */
+	if (RPMA_UNLIKELY(conn == NULL) || RPMA_UNLIKELY(flags == 0))
+		return conn_flush_checked(conn, dst, dst_offset, len, type, flags, op_context);
+	if (RPMA_UNLIKELY(dst == NULL) || RPMA_UNLIKELY(!flush_ok(conn, dst, type)))
+		return conn_flush_checked(conn, dst, dst_offset, len, type, flags, op_context);
+
+	return rpma__flush_execute(conn->qp, conn->flush, dst, dst_offset, len,
+				   conn_send_flags(flags), op_context);
+}
+
+/* conn_send_checked -- the checked path of rpma_send() and rpma_send_with_imm() */
+static RPMA_COLD int
+conn_send_checked(struct rpma_conn *conn, enum ibv_wr_opcode opcode,
+		  const struct rpma_mr_local *src, size_t offset, size_t len, int flags,
+		  uint32_t imm, const void *op_context)
+{
+	unsigned send_flags = 0;
+	int ret;
+
+	if ((ret = conn_check(conn, flags, &send_flags)) ||
+	    (ret = rpma__mr_check_buf(src, offset, len)))
+		return ret;
+
+	return rpma__mr_post_send(conn->qp, opcode, src, offset, len, send_flags, imm, op_context);
 }
 
 /*
@@ -567,14 +656,10 @@ static inline int
 conn_send(struct rpma_conn *conn, enum ibv_wr_opcode opcode, const struct rpma_mr_local *src,
 	  size_t offset, size_t len, int flags, uint32_t imm, const void *op_context)
 {
-	unsigned send_flags = 0;
-	int ret;
+	if (RPMA_UNLIKELY(conn == NULL || flags == 0 || src == NULL || len > UINT32_MAX))
+		return conn_send_checked(conn, opcode, src, offset, len, flags, imm, op_context);
 
-	if ((ret = conn_check(conn, flags, &send_flags)) ||
-	    (ret = rpma__mr_check_buf(src, offset, len)))
-		return ret;
-
-	return rpma__mr_post_send(conn->res.id->qp, opcode, src, offset, len, send_flags, imm,
+	return rpma__mr_post_send(conn->qp, opcode, src, offset, len, conn_send_flags(flags), imm,
 				  op_context);
 }
 
@@ -594,13 +679,13 @@ rpma_send_with_imm(struct rpma_conn *conn, const struct rpma_mr_local *src, size
 	return conn_send(conn, IBV_WR_SEND_WITH_IMM, src, offset, len, flags, imm, op_context);
 }
 
-/* see librpma.h */
-int
-rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
-	  const void *op_context)
+/* conn_recv_checked -- the checked path of rpma_recv() */
+static RPMA_COLD int
+conn_recv_checked(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
+		  const void *op_context)
 {
 	if (conn == NULL) {
-		RPMA_LOG_ERROR("conn is NULL");
+		RPMA_LOG_ERROR_IN("rpma_recv", "conn is NULL");
 		return RPMA_E_INVAL;
 	}
 
@@ -608,5 +693,19 @@ rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size
 
 	if (ret)
 		return ret;
-	return rpma__mr_post_recv(conn->res.id->qp, NULL, dst, offset, len, op_context);
+	return rpma__mr_post_recv(conn->qp, NULL, dst, offset, len, op_context);
+}
+
+/* see librpma.h */
+int
+rpma_recv(struct rpma_conn *conn, struct rpma_mr_local *dst, size_t offset, size_t len,
+	  const void *op_context)
+{
+	/* one call of the checked path a test (see conn_rdma()) */
+	if (RPMA_UNLIKELY(conn == NULL) || RPMA_UNLIKELY(dst == NULL))
+		return conn_recv_checked(conn, dst, offset, len, op_context);
+	if (RPMA_UNLIKELY(len > UINT32_MAX))
+		return conn_recv_checked(conn, dst, offset, len, op_context);
+
+	return rpma__mr_post_recv(conn->qp, NULL, dst, offset, len, op_context);
 }

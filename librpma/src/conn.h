@@ -3,6 +3,10 @@
 
 /*
  * conn.h -- creating a connection from a connection request.
+ *
+ * Threads: called by rpma_conn_req_connect() on the thread that owns the
+ * request (set-up is not thread-safe per object), no lock; the connection
+ * frees what it took over in rpma_conn_delete().
  */
 
 #ifndef RPMA_CONN_H

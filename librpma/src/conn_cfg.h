@@ -3,6 +3,10 @@
 
 /*
  * conn_cfg.h -- internal access to a connection configuration.
+ *
+ * Threads: any thread may take a snapshot, which holds the configuration's
+ * lock (the one its setters hold); the caller owns the snapshot (on its
+ * stack) and the configuration stays its user's to free.
  */
 
 #ifndef RPMA_CONN_CFG_H
@@ -10,7 +14,11 @@
 
 #include "librpma.h"
 
-/* a consistent copy of every field, taken when a connection is created */
+/*
+ * the values of a connection configuration: what it stores (conn_cfg.c),
+ * and the copy of them taken under its lock when a connection is created,
+ * one state the configuration was in between two setter calls
+ */
 struct rpma_conn_cfg_snapshot {
 	int timeout_ms;
 	uint32_t cq_size;

@@ -3,6 +3,10 @@
 
 /*
  * conn_req.h -- internal creation of connection requests.
+ *
+ * Threads: called by rpma_conn_req_new() and rpma_ep_next_conn_req() on
+ * the caller's thread, no lock; the request is freed by its user
+ * (rpma_conn_req_delete()) or by the connection it becomes.
  */
 
 #ifndef RPMA_CONN_REQ_H

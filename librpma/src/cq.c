@@ -16,6 +16,7 @@
 
 #include "cq.h"
 #include "log.h"
+#include "mr.h"
 #include "peer.h"
 
 /*
@@ -236,35 +237,61 @@ rpma__cq_get_ibv_cq(const struct rpma_cq *cq)
 	return cq->cq;
 }
 
+/* cq_get_event_failed -- the cold half of cq_get_event() */
+static RPMA_COLD int
+cq_get_event_failed(void)
+{
+	/* librpma 1.3 reports every failure to get an event this way */
+	if (errno != EAGAIN && errno != EWOULDBLOCK)
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_get_cq_event()");
+	return RPMA_E_NO_COMPLETION;
+}
+
+/* cq_get_event -- rpma__comp_channel_get_event(), inlined into the waits */
+static inline int
+cq_get_event(struct ibv_comp_channel *channel, struct ibv_cq **ev_cq)
+{
+	void *ev_ctx;
+
+	if (RPMA_LIKELY(ibv_get_cq_event(channel, ev_cq, &ev_ctx) == 0))
+		return 0;
+	return cq_get_event_failed();
+}
+
 /* see cq.h */
 int
 rpma__comp_channel_get_event(struct ibv_comp_channel *channel, struct ibv_cq **ev_cq)
 {
-	void *ev_ctx;
+	return cq_get_event(channel, ev_cq);
+}
 
-	if (ibv_get_cq_event(channel, ev_cq, &ev_ctx)) {
-		/* librpma 1.3 reports every failure to get an event this way */
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			RPMA_LOG_ERROR_WITH_ERRNO(errno, "ibv_get_cq_event()");
-		return RPMA_E_NO_COMPLETION;
-	}
-	return 0;
+/* cq_rearm_failed -- the cold half of cq_rearm() */
+static RPMA_COLD int
+cq_rearm_failed(int err)
+{
+	RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_req_notify_cq()");
+	errno = err;
+	return RPMA_E_PROVIDER;
+}
+
+/* cq_rearm -- rpma__cq_rearm(), inlined into the waits */
+static inline int
+cq_rearm(struct rpma_cq *cq)
+{
+	ibv_ack_cq_events(cq->cq, 1);
+
+	int err = ibv_req_notify_cq(cq->cq, 0);
+
+	if (RPMA_LIKELY(err == 0))
+		return 0;
+	return cq_rearm_failed(err);
 }
 
 /* see cq.h */
 int
 rpma__cq_rearm(struct rpma_cq *cq)
 {
-	ibv_ack_cq_events(cq->cq, 1);
-
-	int err = ibv_req_notify_cq(cq->cq, 0);
-
-	if (err) {
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_req_notify_cq()");
-		errno = err;
-		return RPMA_E_PROVIDER;
-	}
-	return 0;
+	return cq_rearm(cq);
 }
 
 /* see librpma.h */
@@ -293,6 +320,34 @@ cq_channel_is_shared(const struct rpma_cq *cq)
 	return cq->shared_channel;
 }
 
+/*
+ * cq_wait_refused -- why rpma_cq_wait() refused the CQ: NULL, or its
+ * channel is shared (see cq_channel_is_shared())
+ */
+static RPMA_COLD int
+cq_wait_refused(const struct rpma_cq *cq, const char *func)
+{
+	if (cq == NULL) {
+		RPMA_LOG_ERROR_IN(func, "cq is NULL");
+		return RPMA_E_INVAL;
+	}
+	RPMA_LOG_ERROR_IN(func, "the CQ shares its completion channel; use %s",
+			  cq->own_cq ? "rpma_cq_channel_wait()" : "rpma_conn_wait()");
+	return RPMA_E_SHARED_CHANNEL;
+}
+
+/*
+ * cq_event_unknown -- an event of a CQ the waiter (func) does not know:
+ * logged (what names the CQ's kind), acknowledged, and RPMA_E_UNKNOWN
+ */
+static RPMA_COLD int
+cq_event_unknown(struct ibv_cq *ev_cq, const char *what, const char *func)
+{
+	RPMA_LOG_ERROR_IN(func, "completion event of %s %p", what, (void *)ev_cq);
+	ibv_ack_cq_events(ev_cq, 1);
+	return RPMA_E_UNKNOWN;
+}
+
 /* see librpma.h */
 int
 rpma_cq_wait(struct rpma_cq *cq)
@@ -300,25 +355,15 @@ rpma_cq_wait(struct rpma_cq *cq)
 	struct ibv_cq *ev_cq;
 	int ret;
 
-	if (cq == NULL) {
-		RPMA_LOG_ERROR("cq is NULL");
-		return RPMA_E_INVAL;
-	}
-	if (cq_channel_is_shared(cq)) {
-		RPMA_LOG_ERROR("the CQ shares its completion channel; use %s",
-			       cq->own_cq ? "rpma_cq_channel_wait()" : "rpma_conn_wait()");
-		return RPMA_E_SHARED_CHANNEL;
-	}
+	if (RPMA_UNLIKELY(cq == NULL || cq_channel_is_shared(cq)))
+		return cq_wait_refused(cq, __func__);
 
-	ret = rpma__comp_channel_get_event(cq->channel, &ev_cq);
-	if (ret)
+	ret = cq_get_event(cq->channel, &ev_cq);
+	if (RPMA_UNLIKELY(ret))
 		return ret;
-	if (ev_cq != cq->cq) {
-		RPMA_LOG_ERROR("completion event of an unknown CQ %p", (void *)ev_cq);
-		ibv_ack_cq_events(ev_cq, 1);
-		return RPMA_E_UNKNOWN;
-	}
-	return rpma__cq_rearm(cq);
+	if (RPMA_UNLIKELY(ev_cq != cq->cq))
+		return cq_event_unknown(ev_cq, "an unknown CQ", __func__);
+	return cq_rearm(cq);
 }
 
 /* see librpma.h */
@@ -333,19 +378,16 @@ rpma_cq_channel_wait(struct rpma_cq *cq, struct rpma_cq **cq_ptr)
 		return RPMA_E_INVAL;
 	}
 
-	ret = rpma__comp_channel_get_event(cq->channel, &ev_cq);
+	ret = cq_get_event(cq->channel, &ev_cq);
 	if (ret)
 		return ret;
 
 	/* every CQ of librpma is the context of its verbs CQ (see cq_create()) */
 	struct rpma_cq *found = ev_cq->cq_context;
 
-	if (found == NULL || found->cq != ev_cq) {
-		RPMA_LOG_ERROR("completion event of a CQ librpma did not make: %p", (void *)ev_cq);
-		ibv_ack_cq_events(ev_cq, 1);
-		return RPMA_E_UNKNOWN;
-	}
-	ret = rpma__cq_rearm(found);
+	if (found == NULL || found->cq != ev_cq)
+		return cq_event_unknown(ev_cq, "a CQ librpma did not make:", __func__);
+	ret = cq_rearm(found);
 	if (ret)
 		return ret;
 	*cq_ptr = found;
@@ -485,43 +527,61 @@ rpma_cq_delete(struct rpma_cq **cq_ptr)
 	return first_failure(ret, err, own_channel_put(ch));
 }
 
-/* see librpma.h */
-int
-rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got)
+/* cq_get_wc_refused -- why rpma_cq_get_wc() refused its arguments */
+static RPMA_COLD int
+cq_get_wc_refused(const struct rpma_cq *cq, int num_entries, const struct ibv_wc *wc,
+		  const char *func)
 {
-	if (cq == NULL || wc == NULL) {
-		RPMA_LOG_ERROR("cq or wc is NULL");
-		return RPMA_E_INVAL;
-	}
-	if (num_entries < 1) {
-		RPMA_LOG_ERROR("num_entries must be at least 1: %d", num_entries);
-		return RPMA_E_INVAL;
-	}
-	if (num_entries > 1 && num_entries_got == NULL) {
-		RPMA_LOG_ERROR("num_entries_got is NULL while num_entries is %d", num_entries);
-		return RPMA_E_INVAL;
-	}
+	if (cq == NULL || wc == NULL)
+		RPMA_LOG_ERROR_IN(func, "cq or wc is NULL");
+	else if (num_entries < 1)
+		RPMA_LOG_ERROR_IN(func, "num_entries must be at least 1: %d", num_entries);
+	else
+		RPMA_LOG_ERROR_IN(func, "num_entries_got is NULL while num_entries is %d",
+				  num_entries);
+	return RPMA_E_INVAL;
+}
 
-	int got = ibv_poll_cq(cq->cq, num_entries, wc);
-
-	if (got == 0)
-		return RPMA_E_NO_COMPLETION;
+/* cq_poll_failed -- ibv_poll_cq() returned got, neither 0 nor a count it may */
+static RPMA_COLD int
+cq_poll_failed(int got, int num_entries, const char *func)
+{
 	if (got < 0) {
 		/* the result is a negated errno on some providers, -1 on others */
 		int err = got == -1 ? (errno ? errno : EIO) : -got;
 
-		RPMA_LOG_ERROR_WITH_ERRNO(err, "ibv_poll_cq()");
+		RPMA_LOG_ERROR_WITH_ERRNO_IN(func, err, "ibv_poll_cq()");
 		errno = err;
 		return RPMA_E_PROVIDER;
 	}
-	if (got > num_entries) {
-		RPMA_LOG_ERROR("ibv_poll_cq() returned %d completions, more than the %d asked for",
-			       got, num_entries);
-		return RPMA_E_UNKNOWN;
+	RPMA_LOG_ERROR_IN(func, "ibv_poll_cq() returned %d completions, more than the %d asked for",
+			  got, num_entries);
+	return RPMA_E_UNKNOWN;
+}
+
+/* see librpma.h */
+int
+rpma_cq_get_wc(struct rpma_cq *cq, int num_entries, struct ibv_wc *wc, int *num_entries_got)
+{
+	/*
+	 * One call of the refusal a test: tests joined by || that share a
+	 * branch become flag arithmetic, more instructions than the branches.
+	 */
+	if (RPMA_UNLIKELY(cq == NULL) || RPMA_UNLIKELY(num_entries < 1))
+		return cq_get_wc_refused(cq, num_entries, wc, __func__);
+	if (RPMA_UNLIKELY(wc == NULL) || RPMA_UNLIKELY(num_entries > 1 && num_entries_got == NULL))
+		return cq_get_wc_refused(cq, num_entries, wc, __func__);
+
+	int got = ibv_poll_cq(cq->cq, num_entries, wc);
+
+	if (RPMA_LIKELY(got > 0 && got <= num_entries)) {
+		if (num_entries_got)
+			*num_entries_got = got;
+		return 0;
 	}
-	if (num_entries_got)
-		*num_entries_got = got;
-	return 0;
+	if (got == 0)
+		return RPMA_E_NO_COMPLETION;
+	return cq_poll_failed(got, num_entries, __func__);
 }
 
 /*

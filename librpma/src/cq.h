@@ -3,6 +3,11 @@
 
 /*
  * cq.h -- completion queues and their completion channels.
+ *
+ * Threads: new and delete are set-up and tear-down (one thread per CQ, no
+ * lock; the CQ's owner, a connection, an SRQ or rpma_cq_delete()'s caller,
+ * frees it); the others are the completion path: any thread, no lock, no
+ * allocation.
  */
 
 #ifndef RPMA_CQ_H

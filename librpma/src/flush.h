@@ -3,6 +3,10 @@
 
 /*
  * flush.h -- making remote writes visible or persistent.
+ *
+ * Threads: new and delete belong to the connection's set-up and tear-down
+ * (the connection frees its flush); rpma__flush_execute is the data path:
+ * any thread posting on the connection, no lock, no allocation.
  */
 
 #ifndef RPMA_FLUSH_H

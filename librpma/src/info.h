@@ -4,6 +4,9 @@
 /*
  * info.h -- address information for the connection manager: turns an
  * address and a port into what rdma_bind_addr() / rdma_resolve_addr() need.
+ *
+ * Threads: set-up only; any thread on an rdma_addrinfo and id of its own,
+ * no lock; the caller frees the information with rpma__info_delete().
  */
 
 #ifndef RPMA_INFO_H

@@ -5,6 +5,9 @@
  * log.h -- the library's internal logging: leveled messages routed to the
  * user's (or the default) log function, and the thread-local text that
  * rpma_errormsg() returns.
+ *
+ * Threads: any thread, no lock: the text is thread-local, the thresholds
+ * and the log function are read and written atomically; nothing to free.
  */
 
 #ifndef RPMA_LOG_H
@@ -37,6 +40,16 @@ void rpma__log(enum rpma_log_level level, const char *file, int line, const char
  */
 #define RPMA_LOG_ERROR_WITH_ERRNO(e, fmt, ...)                                                     \
 	RPMA_LOG_ERROR(fmt " failed: %s (errno %d)", ##__VA_ARGS__, rpma__strerror(e), (e))
+
+/*
+ * RPMA_LOG_ERROR_IN, RPMA_LOG_ERROR_WITH_ERRNO_IN -- the same, logged in the
+ * name of func: used by the cold halves of public functions, so that the
+ * log names the function the user called.
+ */
+#define RPMA_LOG_ERROR_IN(func, ...)                                                               \
+	rpma__log(RPMA_LOG_LEVEL_ERROR, __FILE__, __LINE__, func, __VA_ARGS__)
+#define RPMA_LOG_ERROR_WITH_ERRNO_IN(func, e, fmt, ...)                                            \
+	RPMA_LOG_ERROR_IN(func, fmt " failed: %s (errno %d)", ##__VA_ARGS__, rpma__strerror(e), (e))
 
 /*
  * rpma__strerror -- a thread-safe strerror() for log messages.

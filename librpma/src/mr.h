@@ -5,6 +5,11 @@
  * mr.h -- local and remote memory regions and the work requests that use
  * them. The post functions are the data path: they allocate nothing and take
  * no lock.
+ *
+ * Threads: the post functions: any thread posting on a connection (the
+ * provider's ibv_post_* is thread-safe); the regions are read-only after
+ * they are made and freed by their users (rpma_mr_dereg(),
+ * rpma_mr_remote_delete()) after their last use.
  */
 
 #ifndef RPMA_MR_H
@@ -37,7 +42,11 @@ struct rpma_mr_remote {
 	int usage;
 };
 
-#define RPMA_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RPMA_LIKELY(x)	 __builtin_expect(!!(x), 1)
+#define RPMA_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* a function that runs only when something failed: out of line, out of the hot code */
+#define RPMA_COLD __attribute__((cold, noinline))
 
 /*
  * What librpma checks when an operation is posted, and what it leaves to
@@ -69,11 +78,11 @@ struct rpma_mr_remote {
  * argument was refused or a post failed, and return the error code. Kept out
  * of line so that the data path stays small.
  */
-int rpma__mr_pair_failed(const void *local, size_t local_offset, const void *remote,
-			 size_t remote_offset, size_t len);
-int rpma__mr_buf_failed(const struct rpma_mr_local *mr, size_t offset, size_t len);
-int rpma__flags_invalid(int flags);
-int rpma__mr_post_failed(int err, const char *what, int opcode);
+RPMA_COLD int rpma__mr_pair_failed(const void *local, size_t local_offset, const void *remote,
+				   size_t remote_offset, size_t len);
+RPMA_COLD int rpma__mr_buf_failed(const struct rpma_mr_local *mr, size_t offset, size_t len);
+RPMA_COLD int rpma__flags_invalid(int flags);
+RPMA_COLD int rpma__mr_post_failed(int err, const char *what, int opcode);
 
 /*
  * rpma__range_ok -- whether [offset, offset + len) fits in size without
@@ -151,6 +160,15 @@ rpma__post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
 }
 
 /*
+ * The work requests below are built field by field, not cleared first: a
+ * provider reads only the fields of the verbs contract for the opcode
+ * (wr_id, next, sg_list, num_sge, opcode, send_flags, imm_data, and
+ * wr.rdma for RDMA operations), and clearing the whole 128-byte request
+ * cost more than building it. imm_data is always set, so that no byte a
+ * provider may copy to the wire is left undefined.
+ */
+
+/*
  * rpma__mr_post_rdma -- post one RDMA READ, WRITE or WRITE_WITH_IMM between a
  * local and a remote range (both NULL and len 0: an empty operation).
  *
@@ -164,26 +182,30 @@ rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rp
 		   size_t len, unsigned send_flags, uint32_t imm, const void *op_context)
 {
 	struct ibv_sge sge;
-	struct ibv_send_wr wr = {
-	    .wr_id = (uint64_t)(uintptr_t)op_context,
-	    .opcode = opcode,
-	    .send_flags = send_flags,
-	};
+	struct ibv_send_wr wr;
 
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
+	wr.opcode = opcode;
+	wr.send_flags = send_flags;
+	wr.imm_data = opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? htonl(imm) : 0;
 	if (local) {
 		sge.addr = (uint64_t)(uintptr_t)local->ibv_mr->addr + local_offset;
 		sge.length = (uint32_t)len;
 		sge.lkey = local->ibv_mr->lkey;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
+	} else {
+		wr.sg_list = NULL;
+		wr.num_sge = 0;
 	}
 	if (remote) {
 		wr.wr.rdma.remote_addr = remote->raddr + remote_offset;
 		wr.wr.rdma.rkey = remote->rkey;
+	} else {
+		wr.wr.rdma.remote_addr = 0;
+		wr.wr.rdma.rkey = 0;
 	}
-	if (opcode == IBV_WR_RDMA_WRITE_WITH_IMM)
-		wr.imm_data = htonl(imm);
-
 	return rpma__post_send_wr(qp, &wr);
 }
 
@@ -207,22 +229,23 @@ rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rp
 		   const void *op_context)
 {
 	struct ibv_sge sge;
-	struct ibv_send_wr wr = {
-	    .wr_id = (uint64_t)(uintptr_t)op_context,
-	    .opcode = opcode,
-	    .send_flags = send_flags,
-	};
+	struct ibv_send_wr wr;
 
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
+	wr.opcode = opcode;
+	wr.send_flags = send_flags;
+	wr.imm_data = opcode == IBV_WR_SEND_WITH_IMM ? htonl(imm) : 0;
 	if (src) {
 		sge.addr = (uint64_t)(uintptr_t)src->ibv_mr->addr + offset;
 		sge.length = (uint32_t)len;
 		sge.lkey = src->ibv_mr->lkey;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
+	} else {
+		wr.sg_list = NULL;
+		wr.num_sge = 0;
 	}
-	if (opcode == IBV_WR_SEND_WITH_IMM)
-		wr.imm_data = htonl(imm);
-
 	return rpma__post_send_wr(qp, &wr);
 }
 
@@ -236,17 +259,20 @@ rpma__mr_post_recv(struct ibv_qp *qp, struct ibv_srq *srq, const struct rpma_mr_
 {
 	struct ibv_recv_wr *bad_wr;
 	struct ibv_sge sge;
-	struct ibv_recv_wr wr = {
-	    .wr_id = (uint64_t)(uintptr_t)op_context,
-	};
+	struct ibv_recv_wr wr;
 	int err;
 
+	wr.wr_id = (uint64_t)(uintptr_t)op_context;
+	wr.next = NULL;
 	if (dst) {
 		sge.addr = (uint64_t)(uintptr_t)dst->ibv_mr->addr + offset;
 		sge.length = (uint32_t)len;
 		sge.lkey = dst->ibv_mr->lkey;
 		wr.sg_list = &sge;
 		wr.num_sge = 1;
+	} else {
+		wr.sg_list = NULL;
+		wr.num_sge = 0;
 	}
 
 	if (srq)

@@ -3,6 +3,9 @@
 
 /*
  * peer.h -- the peer: a protection domain and what the device can do.
+ *
+ * Threads: any thread (a peer is read-only after rpma_peer_new()), no lock;
+ * its user frees it (rpma_peer_delete()) after everything made on it.
  */
 
 #ifndef RPMA_PEER_H

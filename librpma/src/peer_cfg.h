@@ -3,6 +3,8 @@
 
 /*
  * peer_cfg.h -- the peer configuration and its 1-byte descriptor.
+ *
+ * Threads: a constant only; the configuration's own calls are in librpma.h.
  */
 
 #ifndef RPMA_PEER_CFG_H

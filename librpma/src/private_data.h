@@ -3,6 +3,9 @@
 
 /*
  * private_data.h -- the private data that travels with connection set-up.
+ *
+ * Threads: any thread on private data of its own (part of one request or
+ * connection), no lock; its owner frees it with rpma__private_data_delete().
  */
 
 #ifndef RPMA_PRIVATE_DATA_H

@@ -3,6 +3,9 @@
 
 /*
  * srq.h -- internal access to a shared receive queue.
+ *
+ * Threads: any thread (both fields are set once by rpma_srq_new()), no lock;
+ * the SRQ's user frees it (rpma_srq_delete()) after its connections.
  */
 
 #ifndef RPMA_SRQ_H

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The softrdma connection manager (librdmacm replacement). */
+/*
+ * The softrdma connection manager (librdmacm replacement).
+ *
+ * Threads: constants and one check of a received message
+ * (softrdma__cm_msg_check, on the caller's copy: any thread, no lock).
+ */
 #ifndef SOFTRDMA_CM_H
 #define SOFTRDMA_CM_H
 

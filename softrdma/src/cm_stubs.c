@@ -1,11 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
- * rsocket entry points of librdmacm. softrdma does not implement rsockets:
- * each call fails like a socket call (-1 with errno ENOSYS).
+ * The librdmacm calls softrdma does not implement. rsockets: each call
+ * fails like a socket call (-1 with errno ENOSYS); multicast (UD only) and
+ * ECE: -1 with errno ENOSYS or EOPNOTSUPP, as librdmacm without them.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <sys/types.h>
+
+#include "cm_int.h"
 
 /* Define a socket-style stub returning -1 with errno ENOSYS. */
 #define SOFTRDMA_RSTUB(name)                                                                       \
@@ -43,6 +46,53 @@ SOFTRDMA_RSTUB(rshutdown)
 SOFTRDMA_RSTUB(rsocket)
 SOFTRDMA_RSTUB(rwrite)
 SOFTRDMA_RSTUB(rwritev)
+
+/* Multicast is not offered (UD only). */
+int
+rdma_join_multicast(struct rdma_cm_id *cid, struct sockaddr *addr, void *context)
+{
+	(void)cid;
+	(void)addr;
+	(void)context;
+	return softrdma__cm_err(ENOSYS);
+}
+
+/* Multicast is not offered (UD only). */
+int
+rdma_join_multicast_ex(struct rdma_cm_id *cid, struct rdma_cm_join_mc_attr_ex *attr, void *context)
+{
+	(void)cid;
+	(void)attr;
+	(void)context;
+	return softrdma__cm_err(ENOSYS);
+}
+
+/* Multicast is not offered (UD only). */
+int
+rdma_leave_multicast(struct rdma_cm_id *cid, struct sockaddr *addr)
+{
+	(void)cid;
+	(void)addr;
+	return softrdma__cm_err(ENOSYS);
+}
+
+/* ECE is not offered. */
+int
+rdma_set_local_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
+{
+	(void)cid;
+	(void)ece;
+	return softrdma__cm_err(EOPNOTSUPP);
+}
+
+/* ECE is not offered. */
+int
+rdma_get_remote_ece(struct rdma_cm_id *cid, struct ibv_ece *ece)
+{
+	(void)cid;
+	(void)ece;
+	return softrdma__cm_err(EOPNOTSUPP);
+}
 
 /* Compat aliases of librdmacm would be generated here; it has none today. */
 #define SOFTRDMA_COMPAT(name, ver)                                                                 \

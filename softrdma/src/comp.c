@@ -14,7 +14,7 @@
 
 #include "comp.h"
 #include "cq.h"
-#include "device.h"
+#include "ctx.h"
 #include "mr.h"
 #include "net.h"
 #include "qp.h"

@@ -2,6 +2,10 @@
 /*
  * Completions: work completions of a QP, the send queue's completion order
  * and the answers that complete the send queue's WRs (comp.c).
+ *
+ * Threads: called with qp->lock held (application thread or progress
+ * thread, as each function says); completions go into the CQ under cq->lock
+ * (softrdma.h's lock order); nothing here frees a QP or a CQ.
  */
 #ifndef SOFTRDMA_COMP_H
 #define SOFTRDMA_COMP_H

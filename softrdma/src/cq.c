@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "cq.h"
-#include "device.h"
+#include "ctx.h"
 #include "net.h"
 #include "progress.h"
 #include "shm.h"
@@ -23,23 +23,14 @@ struct ibv_comp_channel *
 ibv_create_comp_channel(struct ibv_context *context)
 {
 	struct softrdma_channel *c;
-	int err;
 
 	if (softrdma__ctx_inherited(context)) {
 		errno = EIO;
 		return NULL;
 	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		errno = ENOMEM;
+	c = softrdma__evq_obj_new(sizeof(*c), offsetof(struct softrdma_channel, q));
+	if (!c)
 		return NULL;
-	}
-	err = softrdma__evq_init(&c->q);
-	if (err) {
-		free(c);
-		errno = err;
-		return NULL;
-	}
 	c->ch.context = context;
 	c->ch.fd = c->q.fd;
 	c->ch.refcnt = 0;

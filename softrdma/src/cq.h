@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Completion channels and completion queues. */
+/*
+ * Completion channels and completion queues.
+ *
+ * Threads: poll and notify come from any application thread (cq->lock,
+ * a spin lock, guards the ring); the fork handlers run in fork() only;
+ * a CQ is freed by ibv_destroy_cq, its user.
+ */
 #ifndef SOFTRDMA_CQ_H
 #define SOFTRDMA_CQ_H
 

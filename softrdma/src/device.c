@@ -24,6 +24,7 @@
 #include "shm.h"
 #include "softrdma.h"
 #include "srq.h"
+#include "wc_status.h"
 
 #undef ibv_query_port
 #undef ibv_reg_mr
@@ -515,37 +516,6 @@ ibv_get_pkey_index(struct ibv_context *context, uint8_t port_num, __be16 pkey)
 	return -1;
 }
 
-/* Queue an asynchronous event on @ctx's async fd. */
-void
-softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem)
-{
-	struct softrdma_context *c =
-	    SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context);
-	struct softrdma_async_item *it = calloc(1, sizeof(*it));
-
-	if (!it)
-		return;
-	it->ev.event_type = type;
-	switch (type) {
-	case IBV_EVENT_CQ_ERR:
-		it->ev.element.cq = elem;
-		break;
-	case IBV_EVENT_SRQ_ERR:
-	case IBV_EVENT_SRQ_LIMIT_REACHED:
-		it->ev.element.srq = elem;
-		break;
-	case IBV_EVENT_PORT_ACTIVE:
-	case IBV_EVENT_PORT_ERR:
-	case IBV_EVENT_DEVICE_FATAL:
-		it->ev.element.port_num = 1;
-		break;
-	default:
-		it->ev.element.qp = elem;
-		break;
-	}
-	softrdma__evq_push(&c->async_q, &it->node);
-}
-
 /* Wait for (or with O_NONBLOCK, poll for) the next asynchronous event. */
 int
 ibv_get_async_event(struct ibv_context *context, struct ibv_async_event *event)
@@ -640,40 +610,11 @@ ibv_event_type_str(enum ibv_event_type event)
 	return names[event];
 }
 
-/* Human-readable work completion status. */
+/* Human-readable work completion status: the one table in wc_status.h. */
 const char *
 ibv_wc_status_str(enum ibv_wc_status status)
 {
-	static const char *const names[] = {
-	    [IBV_WC_SUCCESS] = "success",
-	    [IBV_WC_LOC_LEN_ERR] = "local length error",
-	    [IBV_WC_LOC_QP_OP_ERR] = "local QP operation error",
-	    [IBV_WC_LOC_EEC_OP_ERR] = "local EE context operation error",
-	    [IBV_WC_LOC_PROT_ERR] = "local protection error",
-	    [IBV_WC_WR_FLUSH_ERR] = "Work Request Flushed Error",
-	    [IBV_WC_MW_BIND_ERR] = "memory management operation error",
-	    [IBV_WC_BAD_RESP_ERR] = "bad response error",
-	    [IBV_WC_LOC_ACCESS_ERR] = "local access error",
-	    [IBV_WC_REM_INV_REQ_ERR] = "remote invalid request error",
-	    [IBV_WC_REM_ACCESS_ERR] = "remote access error",
-	    [IBV_WC_REM_OP_ERR] = "remote operation error",
-	    [IBV_WC_RETRY_EXC_ERR] = "transport retry counter exceeded",
-	    [IBV_WC_RNR_RETRY_EXC_ERR] = "RNR retry counter exceeded",
-	    [IBV_WC_LOC_RDD_VIOL_ERR] = "local RDD violation error",
-	    [IBV_WC_REM_INV_RD_REQ_ERR] = "remote invalid RD request",
-	    [IBV_WC_REM_ABORT_ERR] = "aborted error",
-	    [IBV_WC_INV_EECN_ERR] = "invalid EE context number",
-	    [IBV_WC_INV_EEC_STATE_ERR] = "invalid EE context state",
-	    [IBV_WC_FATAL_ERR] = "fatal error",
-	    [IBV_WC_RESP_TIMEOUT_ERR] = "response timeout error",
-	    [IBV_WC_GENERAL_ERR] = "general error",
-	    [IBV_WC_TM_ERR] = "TM error",
-	    [IBV_WC_TM_RNDV_INCOMPLETE] = "TM software rendezvous",
-	};
-
-	if (status < IBV_WC_SUCCESS || status > IBV_WC_TM_RNDV_INCOMPLETE)
-		return "unknown";
-	return names[status];
+	return softrdma__wc_status_name(status);
 }
 
 /* Static rate to multiple of 2.5 Gb/s. */
@@ -819,13 +760,6 @@ ibv_dofork_range(void *base, size_t size)
 	(void)base;
 	(void)size;
 	return 0;
-}
-
-/* Non-zero when @ctx belongs to the parent of this forked process. */
-int
-softrdma__ctx_inherited(struct ibv_context *ctx)
-{
-	return SOFTRDMA_CONTAINER_OF(ctx, struct softrdma_context, vctx.context)->inherited;
 }
 
 /* ops.post_send of an inherited context: the QP is the parent's. */

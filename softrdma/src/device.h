@@ -1,8 +1,14 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The softrdma0 device and its contexts. */
+/*
+ * The softrdma0 device and its contexts.
+ *
+ * Threads: any thread, no lock (the device and its attributes do not
+ * change once made); a context is freed by ibv_close_device, its user.
+ */
 #ifndef SOFTRDMA_DEVICE_H
 #define SOFTRDMA_DEVICE_H
 
+#include "ctx.h"
 #include "softrdma.h"
 
 /*
@@ -22,12 +28,5 @@ int softrdma__query_device_ex(struct ibv_context *context,
 			      struct ibv_device_attr_ex *attr, size_t attr_size);
 
 struct softrdma_device *softrdma__device(void);
-void softrdma__async_event(struct ibv_context *ctx, enum ibv_event_type type, void *elem);
-/*
- * Non-zero when @ctx was inherited from the parent of this (forked)
- * process; objects on it are inert. Lock-free: the flag is set once, in
- * the child's fork handler, before any other thread exists.
- */
-int softrdma__ctx_inherited(struct ibv_context *ctx);
 
 #endif

@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "device.h"
+#include "ctx.h"
 #include "mr.h"
 #include "shm.h"
 

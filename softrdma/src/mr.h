@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* Protection domains and memory regions with keys carrying a variant byte. */
+/*
+ * Protection domains and memory regions with keys carrying a variant byte.
+ *
+ * Threads: any thread; a PD's count is atomic, the MR table is guarded by
+ * softrdma_mr_lock (after a QP's lock in softrdma.h's order); an MR is
+ * freed by ibv_dereg_mr, a PD by ibv_dealloc_pd once nothing holds it.
+ */
 #ifndef SOFTRDMA_MR_H
 #define SOFTRDMA_MR_H
 

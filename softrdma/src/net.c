@@ -111,6 +111,30 @@ softrdma_conn_recv(struct softrdma_conn *c, void *buf, size_t len)
 	return recv(c->fd, buf, len, MSG_DONTWAIT);
 }
 
+/*
+ * Read into @buf (@size bytes, @have of them read before) what @c has, from
+ * its socket when @raw, else as softrdma_conn_recv does: 1 when @buf is
+ * full, 0 to wait for more, -errno (-ECONNRESET at end of stream).
+ */
+static int
+softrdma_conn_fill(struct softrdma_conn *c, int raw, uint8_t *buf, size_t *have, size_t size)
+{
+	while (*have < size) {
+		ssize_t n = raw ? recv(c->fd, buf + *have, size - *have, MSG_DONTWAIT)
+				: softrdma_conn_recv(c, buf + *have, size - *have);
+
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return errno == EAGAIN ? 0 : -errno;
+		}
+		if (n == 0)
+			return -ECONNRESET;
+		*have += n;
+	}
+	return 1;
+}
+
 /* Write queued buffers without blocking; keep EPOLLOUT armed for the rest. */
 int
 softrdma__qp_flush_tx(struct softrdma_conn *c)
@@ -450,18 +474,10 @@ softrdma__rx_payload(struct softrdma_conn *c, int local_fault_status)
 int
 softrdma__rx_hdr(struct softrdma_conn *c)
 {
-	while (c->hhave < sizeof(c->hbuf)) {
-		ssize_t n = softrdma_conn_recv(c, c->hbuf + c->hhave, sizeof(c->hbuf) - c->hhave);
+	int ret = softrdma_conn_fill(c, 0, c->hbuf, &c->hhave, sizeof(c->hbuf));
 
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN ? 0 : -errno;
-		}
-		if (n == 0)
-			return -ECONNRESET;
-		c->hhave += n;
-	}
+	if (ret <= 0)
+		return ret;
 	memcpy(&c->hdr, c->hbuf, sizeof(c->hdr));
 	softrdma__wire_hdr_from_le(&c->hdr);
 	return 1;
@@ -477,19 +493,9 @@ softrdma__rx_answer(struct softrdma_conn *c)
 	struct softrdma_wire_shm a;
 	int err;
 
-	while (c->ahave < sizeof(c->abuf)) {
-		ssize_t n =
-		    recv(c->fd, c->abuf + c->ahave, sizeof(c->abuf) - c->ahave, MSG_DONTWAIT);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return errno == EAGAIN ? 0 : -errno;
-		}
-		if (n == 0)
-			return -ECONNRESET;
-		c->ahave += n;
-	}
+	err = softrdma_conn_fill(c, 1, c->abuf, &c->ahave, sizeof(c->abuf));
+	if (err <= 0)
+		return err;
 	memcpy(&a, c->abuf, sizeof(a));
 	softrdma__wire_shm_from_le(&a);
 	err = softrdma__shm_accepted(c, &a);

@@ -22,9 +22,10 @@
 
 #include "comp.h"
 #include "cq.h"
-#include "device.h"
+#include "ctx.h"
 #include "net.h"
 #include "progress.h"
+#include "qp.h"
 #include "resp.h"
 #include "secret.h"
 #include "shm.h"
@@ -107,6 +108,19 @@ softrdma_park(void)
 	softrdma_prog.parked = 0;
 }
 
+/* Free closed connection @c and the buffers still queued on it (its socket is closed). */
+static void
+softrdma_conn_free(struct softrdma_conn *c)
+{
+	while (!softrdma__list_empty(&c->txq)) {
+		struct softrdma_list *b = c->txq.next;
+
+		softrdma__list_del(b);
+		free(SOFTRDMA_CONTAINER_OF(b, struct softrdma_txbuf, node));
+	}
+	free(c);
+}
+
 /* Free connections closed since the last loop (progress thread only). */
 static void
 softrdma_reap(void)
@@ -134,13 +148,7 @@ softrdma_reap(void)
 		softrdma__shm_release(c);
 		epoll_ctl(softrdma_prog.epfd, EPOLL_CTL_DEL, c->fd, NULL);
 		close(c->fd);
-		while (!softrdma__list_empty(&c->txq)) {
-			struct softrdma_list *b = c->txq.next;
-
-			softrdma__list_del(b);
-			free(SOFTRDMA_CONTAINER_OF(b, struct softrdma_txbuf, node));
-		}
-		free(c);
+		softrdma_conn_free(c);
 	}
 }
 
@@ -1161,13 +1169,8 @@ static void
 softrdma_qp_disown(struct softrdma_qp *qp, int dead)
 {
 	struct ibv_qp *q = &qp->qpx.qp_base;
-	pthread_condattr_t cattr;
 
-	pthread_mutex_init(&qp->lock, NULL);
-	pthread_condattr_init(&cattr);
-	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
-	pthread_cond_init(&qp->drain_cond, &cattr);
-	pthread_condattr_destroy(&cattr);
+	softrdma__qp_init_locks(qp);
 	qp->draining = 0;
 	qp->qpx.wr_start = softrdma_dead_wr_start;
 	qp->qpx.wr_complete = softrdma_dead_wr_complete;
@@ -1205,13 +1208,7 @@ softrdma_conns_fork_child(int dead)
 		softrdma__list_del(&c->shm_node);
 		softrdma__shm_disown(c);
 		close(c->fd);
-		while (!softrdma__list_empty(&c->txq)) {
-			struct softrdma_list *b = c->txq.next;
-
-			softrdma__list_del(b);
-			free(SOFTRDMA_CONTAINER_OF(b, struct softrdma_txbuf, node));
-		}
-		free(c);
+		softrdma_conn_free(c);
 	}
 	for (n = softrdma_prog.shm.next; n != &softrdma_prog.shm; n = n->next)
 		softrdma_conn_disown_res(SOFTRDMA_CONTAINER_OF(n, struct softrdma_conn, shm_node),

@@ -1,5 +1,12 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The per-process progress thread that serves the responder side of QPs. */
+/*
+ * The per-process progress thread that serves the responder side of QPs.
+ *
+ * Threads: the progress thread runs the loop; the application's
+ * threads call in under softrdma_prog.lock (taken here, after qp->lock);
+ * the fork handlers run in fork() only; QPs the loop still sees are freed
+ * by it (the grave list).
+ */
 #ifndef SOFTRDMA_PROGRESS_H
 #define SOFTRDMA_PROGRESS_H
 

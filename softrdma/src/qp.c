@@ -109,12 +109,10 @@ softrdma_qp_init_cap(struct softrdma_qp *qp, struct ibv_qp_init_attr_ex *a)
 	qp->sq_sig_all = a->sq_sig_all;
 }
 
-/* Initialise the locks of @qp and the ibv_qp it is handed out as, in RESET. */
-static void
-softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx, struct ibv_pd *pd,
-		      const struct ibv_qp_init_attr_ex *a)
+/* see qp.h */
+void
+softrdma__qp_init_locks(struct softrdma_qp *qp)
 {
-	struct ibv_qp *q = &qp->qpx.qp_base;
 	pthread_condattr_t cattr;
 
 	pthread_mutex_init(&qp->lock, NULL);
@@ -122,6 +120,16 @@ softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx, struct ib
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&qp->drain_cond, &cattr);
 	pthread_condattr_destroy(&cattr);
+}
+
+/* Initialise the locks of @qp and the ibv_qp it is handed out as, in RESET. */
+static void
+softrdma_qp_init_base(struct softrdma_qp *qp, struct ibv_context *ctx, struct ibv_pd *pd,
+		      const struct ibv_qp_init_attr_ex *a)
+{
+	struct ibv_qp *q = &qp->qpx.qp_base;
+
+	softrdma__qp_init_locks(qp);
 	softrdma__list_init(&qp->pending_tx);
 	q->context = ctx;
 	q->qp_context = a->qp_context;

@@ -3,6 +3,10 @@
  * RC queue pairs: creation, the state machine and destruction (qp.c).
  * ibv_create_qp, ibv_modify_qp, ibv_query_qp, ibv_destroy_qp and
  * ibv_query_qp_data_in_order are declared by <infiniband/verbs.h>.
+ *
+ * Threads: application threads, each function saying which locks it
+ * wants (qp->lock first in softrdma.h's order); a QP is freed by the
+ * progress thread after ibv_destroy_qp takes it off (softrdma.h).
  */
 #ifndef SOFTRDMA_QP_H
 #define SOFTRDMA_QP_H
@@ -36,5 +40,12 @@ struct ibv_qp *softrdma__create_qp_bound(struct ibv_context *ctx, struct ibv_qp_
  * ASSUMPTIONS: qp->lock held (application or progress thread).
  */
 void softrdma__qp_set_error(struct softrdma_qp *qp, int flush_head, enum ibv_wc_status head);
+
+/*
+ * Make @qp's lock and its drain condition (on CLOCK_MONOTONIC) anew: at
+ * creation, and in a forked child for an inherited QP.
+ * ASSUMPTIONS: no other thread uses @qp.
+ */
+void softrdma__qp_init_locks(struct softrdma_qp *qp);
 
 #endif

@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The requester: posting send work requests (req.c). */
+/*
+ * The requester: posting send work requests (req.c).
+ *
+ * Threads: the application thread that posts, with qp->lock held; nothing
+ * here frees (the QP's queues go with the QP).
+ */
 #ifndef SOFTRDMA_REQ_H
 #define SOFTRDMA_REQ_H
 

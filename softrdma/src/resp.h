@@ -1,5 +1,11 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
-/* The responder: requests arriving on a QP's @in connection (resp.c). */
+/*
+ * The responder: requests arriving on a QP's @in connection (resp.c).
+ *
+ * Threads: the progress thread, or an application thread moving
+ * same-host rings, always with qp->lock held; nothing here frees the QP or
+ * the connection (softrdma__conn_close and the progress thread do).
+ */
 #ifndef SOFTRDMA_RESP_H
 #define SOFTRDMA_RESP_H
 

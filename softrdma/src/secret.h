@@ -19,7 +19,8 @@
  *
  * Thread safety: every function may be called from any thread; the table's
  * lock is taken under any other lock of the library and nothing is taken
- * under it.
+ * under it. An entry is freed when it is forgotten (the QP destroyed, the
+ * request accepted or rejected).
  */
 #ifndef SOFTRDMA_SECRET_H
 #define SOFTRDMA_SECRET_H

@@ -17,6 +17,11 @@
  * checks that it is the file the entry names, maps only the registered
  * range and closes it; later operations copy with memcpy. The cache
  * belongs to one connection and is used under its QP's lock.
+ *
+ * Threads: the target side runs in ibv_reg_mr/ibv_dereg_mr on the caller's
+ * thread, the initiator side under the connection's QP lock (above); an
+ * MR's hold on its file is dropped by softrdma__share_release, a cache's
+ * mappings go with its connection.
  */
 #ifndef SOFTRDMA_SHARE_H
 #define SOFTRDMA_SHARE_H

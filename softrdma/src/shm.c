@@ -645,9 +645,9 @@ softrdma__shm_accepted(struct softrdma_conn *c, const struct softrdma_wire_shm *
 	return 0;
 }
 
-/* Release the rings, the map cache and the peer of @c. */
-void
-softrdma__shm_release(struct softrdma_conn *c)
+/* Unmap the rings and the map cache of @c and close a ring memfd it still holds. */
+static void
+softrdma_shm_unmap(struct softrdma_conn *c)
 {
 	softrdma__xmap_clear(c->xmap);
 	free(c->xmap);
@@ -660,6 +660,13 @@ softrdma__shm_release(struct softrdma_conn *c)
 	if (c->ring_fd >= 0)
 		close(c->ring_fd);
 	c->ring_fd = -1;
+}
+
+/* Release the rings, the map cache and the peer of @c. */
+void
+softrdma__shm_release(struct softrdma_conn *c)
+{
+	softrdma_shm_unmap(c);
 	softrdma_peer_put(c->peer);
 	c->peer = NULL;
 	c->shm = 0;
@@ -1265,17 +1272,7 @@ softrdma__shm_direct(struct softrdma_qp *qp, struct ibv_send_wr *wr, uint64_t to
 void
 softrdma__shm_disown(struct softrdma_conn *c)
 {
-	softrdma__xmap_clear(c->xmap);
-	free(c->xmap);
-	c->xmap = NULL;
-	if (c->area)
-		munmap(c->area, sizeof(struct softrdma_ring_area));
-	c->area = NULL;
-	c->rxr = NULL;
-	c->txr = NULL;
-	if (c->ring_fd >= 0)
-		close(c->ring_fd);
-	c->ring_fd = -1;
+	softrdma_shm_unmap(c);
 	c->peer = NULL;
 	c->shm = 0;
 }

@@ -9,6 +9,11 @@
  * runs through a pair of byte rings in a memfd the requester creates per
  * connection; the progress thread polls the rings for a short while after
  * activity, then sleeps on its eventfd, which producers ring when needed.
+ *
+ * Threads: the segment and the rings are shared with other processes
+ * through atomics (no lock across processes); softrdma_shm.lock guards this
+ * process's list of the peers' segments it maps and their counts; a
+ * connection's rings are freed with it, by the progress thread.
  */
 #ifndef SOFTRDMA_SHM_H
 #define SOFTRDMA_SHM_H

@@ -18,7 +18,7 @@
  * The global locks a fork() takes, in this order, are never taken while a
  * later one of them is held: softrdma_prog.lock, softrdma_shm.lock, the CQ
  * event lock (cq.c), the list of contexts (device.c), the list of event
- * queues (util.c). librdmacm's cm.lock comes before all of them (the CM
+ * queues (util.c). librdmacm's softrdma__cm.lock comes before all of them (the CM
  * calls the verbs under it). The forking thread holds them all in the
  * child, which releases them; softrdma_mr_lock is not taken (the child
  * empties the MR table and makes its lock anew).
@@ -53,7 +53,7 @@
  * parent's state without the threads that serve it, and descriptors
  * (sockets, eventfds, epoll sets, memfds) and shared mappings it shares
  * with the parent. Both libraries register pthread_atfork() handlers when
- * they are loaded (device.c, cm.c; librdmacm's after libibverbs's, so its
+ * they are loaded (device.c, cm_fork.c; librdmacm's after libibverbs's, so its
  * prepare handler runs first, as its lock comes first):
  *   - prepare takes the global locks above in their order, so the child
  *     never inherits one held by a thread it does not have, and has the
@@ -199,6 +199,11 @@ struct softrdma_srq {
 	pthread_mutex_t lock;
 	struct softrdma_rq rq;
 	uint32_t limit;
+	/*
+	 * a responder found the queue empty since the last post (@lock): the
+	 * next post wakes the progress thread to retry it, and only then
+	 */
+	int starved;
 };
 
 struct softrdma_swqe {

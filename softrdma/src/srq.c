@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "comp.h"
-#include "device.h"
+#include "ctx.h"
 #include "mr.h"
 #include "progress.h"
 #include "qp.h"
@@ -111,8 +111,11 @@ softrdma__take_rwqe(struct softrdma_qp *qp, struct softrdma_rwqe *out)
 		rq = &s->rq;
 	}
 	if (!rq->count) {
-		if (s)
+		if (s) {
+			/* the next post must wake the progress thread to retry */
+			s->starved = 1;
 			pthread_mutex_unlock(&s->lock);
+		}
 		return ENOENT;
 	}
 	memcpy(out, softrdma_rq_at(rq, 0), rq->slot_size);
@@ -162,12 +165,17 @@ int
 softrdma__post_srq_recv(struct ibv_srq *srq, struct ibv_recv_wr *wr, struct ibv_recv_wr **bad)
 {
 	struct softrdma_srq *s = (struct softrdma_srq *)srq;
-	int err;
+	int err, wake;
 
 	pthread_mutex_lock(&s->lock);
 	err = softrdma_rq_post(&s->rq, wr, bad);
+	/* a post that stalls no one wakes no one: a system call and a thread per receive */
+	wake = s->starved && s->rq.count;
+	if (wake)
+		s->starved = 0;
 	pthread_mutex_unlock(&s->lock);
-	softrdma__progress_kick();
+	if (wake)
+		softrdma__progress_kick();
 	return err;
 }
 

@@ -3,6 +3,10 @@
  * Receive queues of QPs and shared receive queues (srq.c). ibv_create_srq,
  * ibv_modify_srq, ibv_query_srq and ibv_destroy_srq are declared by
  * <infiniband/verbs.h>.
+ *
+ * Threads: application threads and the progress thread; srq->lock guards
+ * an SRQ's queue, qp->lock a QP's own receive queue; an SRQ is freed by
+ * ibv_destroy_srq, its user, a receive queue with its owner.
  */
 #ifndef SOFTRDMA_SRQ_H
 #define SOFTRDMA_SRQ_H
@@ -31,7 +35,8 @@ void softrdma__rq_flush(struct softrdma_qp *qp);
  * Responder: pop the oldest receive WQE of @qp (from its SRQ or its own
  * queue) into @out, which has room for SOFTRDMA_MAX_SGE SGEs. An SRQ
  * whose limit is armed raises IBV_EVENT_SRQ_LIMIT_REACHED once it holds
- * fewer WQEs than the limit.
+ * fewer WQEs than the limit. An empty SRQ remembers that a responder
+ * waits, for softrdma__post_srq_recv() to wake the progress thread.
  * ASSUMPTIONS: qp->lock held; takes and releases srq->lock.
  * ERRORS: ENOENT when the queue is empty (receiver not ready).
  */
@@ -49,7 +54,9 @@ int softrdma__post_recv(struct ibv_qp *qp, struct ibv_recv_wr *wr, struct ibv_re
 
 /*
  * ops.post_srq_recv: append @wr and the WRs chained to it to @srq, then
- * wake the progress thread for responders waiting for a WQE.
+ * wake the progress thread when a responder found @srq empty since the
+ * last post (it waits for a WQE); a post nobody waits for makes no system
+ * call.
  * ASSUMPTIONS: no lock held; takes srq->lock. Thread-safe.
  * ERRORS: EINVAL (too many SGEs), ENOMEM (queue full); *@bad is then the
  * first WR not posted.

@@ -98,6 +98,26 @@ softrdma__evq_init(struct softrdma_evq *q)
 	return 0;
 }
 
+/* see util.h */
+void *
+softrdma__evq_obj_new(size_t size, size_t q_off)
+{
+	char *obj = calloc(1, size);
+	int err;
+
+	if (!obj) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	err = softrdma__evq_init((struct softrdma_evq *)(obj + q_off));
+	if (err) {
+		free(obj);
+		errno = err;
+		return NULL;
+	}
+	return obj;
+}
+
 /* Release an event queue; remaining items belong to the caller. */
 void
 softrdma__evq_fini(struct softrdma_evq *q)
@@ -165,8 +185,13 @@ softrdma__fd_disown(int *fd, int dead)
 }
 
 /*
- * Queue @item and make the fd readable once more. The count is added under
- * the lock, so an item withdrawn at once finds its count to take back.
+ * Queue @item and make the fd readable once more. The count is added after
+ * the lock is released: the write wakes the popper, which takes the lock
+ * at once, and woken under it, it would find it held and sleep on it again
+ * (two futex calls and a context switch more per event). An item withdrawn
+ * between the two finds no count to take back (softrdma__evq_forget()):
+ * the count then stays, and a popper that takes it finds the queue empty
+ * and waits again, as after a withdrawal on a kernel without RWF_NOWAIT.
  */
 void
 softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
@@ -175,10 +200,10 @@ softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item)
 
 	pthread_mutex_lock(&q->lock);
 	softrdma__list_add_tail(&q->items, item);
+	pthread_mutex_unlock(&q->lock);
 	if (write(q->fd, &one, sizeof(one)) != sizeof(one)) {
 		/* The counter cannot overflow with realistic queue sizes. */
 	}
-	pthread_mutex_unlock(&q->lock);
 }
 
 /*

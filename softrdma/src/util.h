@@ -2,6 +2,10 @@
 /*
  * Small helpers shared by both libraries: intrusive lists, event queues
  * backed by a pollable eventfd, memory copies that survive unmapped memory.
+ *
+ * Threads: the lists take no lock (their owner's lock guards them); an
+ * event queue has its own lock; the rest any thread, no lock; each
+ * caller frees what it made.
  */
 #ifndef SOFTRDMA_UTIL_H
 #define SOFTRDMA_UTIL_H
@@ -39,6 +43,12 @@ struct softrdma_evq {
 };
 
 int softrdma__evq_init(struct softrdma_evq *q);
+/*
+ * @size zeroed bytes of an object holding a struct softrdma_evq at @q_off,
+ * that queue made: the object (freed with free() after softrdma__evq_fini),
+ * or NULL with errno set (ENOMEM, or evq_init's error).
+ */
+void *softrdma__evq_obj_new(size_t size, size_t q_off);
 void softrdma__evq_fini(struct softrdma_evq *q);
 void softrdma__evq_push(struct softrdma_evq *q, struct softrdma_list *item);
 /*

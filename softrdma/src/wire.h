@@ -8,6 +8,8 @@
  * (rlen 8) and carries 16 bytes of payload, two little-endian 64-bit
  * operands (compare and swap, or the addend and zero); its ATOMIC_RESP
  * carries the 8 bytes of the original value, little-endian.
+ *
+ * Threads: a format and pure checks: any thread, no lock, nothing to free.
  */
 #ifndef SOFTRDMA_WIRE_H
 #define SOFTRDMA_WIRE_H

@@ -63,41 +63,56 @@ softrdma_wr_cur(struct ibv_qp_ex *x)
 	return qp->xcount ? &qp->xwr[qp->xcount - 1] : NULL;
 }
 
-/* wr_rdma_write: append an RDMA WRITE to @rkey:@raddr. */
-static void
-softrdma_wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+/* Append a WR of @opcode to @rkey:@raddr (RDMA WRITE or READ); NULL as softrdma_wr_new. */
+static struct ibv_send_wr *
+softrdma_wr_rdma(struct ibv_qp_ex *x, enum ibv_wr_opcode opcode, uint32_t rkey, uint64_t raddr)
 {
-	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_WRITE);
+	struct ibv_send_wr *wr = softrdma_wr_new(x, opcode);
 
 	if (wr) {
 		wr->wr.rdma.rkey = rkey;
 		wr->wr.rdma.remote_addr = raddr;
 	}
+	return wr;
+}
+
+/* Append an atomic WR of @opcode on the 8 bytes at @rkey:@raddr; NULL as softrdma_wr_new. */
+static struct ibv_send_wr *
+softrdma_wr_atomic(struct ibv_qp_ex *x, enum ibv_wr_opcode opcode, uint32_t rkey, uint64_t raddr,
+		   uint64_t compare_add)
+{
+	struct ibv_send_wr *wr = softrdma_wr_new(x, opcode);
+
+	if (wr) {
+		wr->wr.atomic.rkey = rkey;
+		wr->wr.atomic.remote_addr = raddr;
+		wr->wr.atomic.compare_add = compare_add;
+	}
+	return wr;
+}
+
+/* wr_rdma_write: append an RDMA WRITE to @rkey:@raddr. */
+static void
+softrdma_wr_rdma_write(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
+{
+	(void)softrdma_wr_rdma(x, IBV_WR_RDMA_WRITE, rkey, raddr);
 }
 
 /* wr_rdma_write_imm: append an RDMA WRITE with immediate data @imm. */
 static void
 softrdma_wr_rdma_write_imm(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, __be32 imm)
 {
-	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_WRITE_WITH_IMM);
+	struct ibv_send_wr *wr = softrdma_wr_rdma(x, IBV_WR_RDMA_WRITE_WITH_IMM, rkey, raddr);
 
-	if (wr) {
-		wr->wr.rdma.rkey = rkey;
-		wr->wr.rdma.remote_addr = raddr;
+	if (wr)
 		wr->imm_data = imm;
-	}
 }
 
 /* wr_rdma_read: append an RDMA READ from @rkey:@raddr. */
 static void
 softrdma_wr_rdma_read(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr)
 {
-	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_RDMA_READ);
-
-	if (wr) {
-		wr->wr.rdma.rkey = rkey;
-		wr->wr.rdma.remote_addr = raddr;
-	}
+	(void)softrdma_wr_rdma(x, IBV_WR_RDMA_READ, rkey, raddr);
 }
 
 /* wr_atomic_cmp_swp: append a compare and swap of the 8 bytes at @rkey:@raddr. */
@@ -105,27 +120,18 @@ static void
 softrdma_wr_atomic_cmp_swp(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t compare,
 			   uint64_t swap)
 {
-	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_ATOMIC_CMP_AND_SWP);
+	struct ibv_send_wr *wr =
+	    softrdma_wr_atomic(x, IBV_WR_ATOMIC_CMP_AND_SWP, rkey, raddr, compare);
 
-	if (wr) {
-		wr->wr.atomic.rkey = rkey;
-		wr->wr.atomic.remote_addr = raddr;
-		wr->wr.atomic.compare_add = compare;
+	if (wr)
 		wr->wr.atomic.swap = swap;
-	}
 }
 
 /* wr_atomic_fetch_add: append a fetch and add of @add to the 8 bytes at @rkey:@raddr. */
 static void
 softrdma_wr_atomic_fetch_add(struct ibv_qp_ex *x, uint32_t rkey, uint64_t raddr, uint64_t add)
 {
-	struct ibv_send_wr *wr = softrdma_wr_new(x, IBV_WR_ATOMIC_FETCH_AND_ADD);
-
-	if (wr) {
-		wr->wr.atomic.rkey = rkey;
-		wr->wr.atomic.remote_addr = raddr;
-		wr->wr.atomic.compare_add = add;
-	}
+	(void)softrdma_wr_atomic(x, IBV_WR_ATOMIC_FETCH_AND_ADD, rkey, raddr, add);
 }
 
 /* wr_send: append a SEND. */

@@ -2,6 +2,10 @@
 /*
  * The extended post interface of struct ibv_qp_ex (wr.c); ibv_qp_to_qp_ex
  * is declared by <infiniband/verbs.h>.
+ *
+ * Threads: called once while the QP is created (no other thread sees it);
+ * the wr_* calls then run on the posting thread with qp->lock taken inside;
+ * the batch buffers are freed by ibv_destroy_qp.
  */
 #ifndef SOFTRDMA_WR_H
 #define SOFTRDMA_WR_H

@@ -16,7 +16,7 @@
 
 FAULTS_SH := tests/faults/faults.sh
 FAULTS_DEPS := $(RPMA_SERVER_BIN) $(RPMA_LOAD_BIN) softrdma
-FAULTS_RPMEM_DEPS := $(RPMEMD_BIN) librpmem $(PMEMOBJ_TEST_BIN)
+FAULTS_RPMEM_DEPS = $(RPMEMD_BIN) librpmem $(PMEMOBJ_TEST_BIN)
 FAULTS_TABLE := $(BUILD)/faults/table.md
 FAULTS ?=
 
@@ -31,12 +31,12 @@ faults_run = rc=0; timeout -k 10 $(1) $(FAULTS_SH) $(2) || rc=$$?; \
 check-faults: $(FAULTS_DEPS)
 	@export FAULTS_STRICT=$${FAULTS_STRICT:-1}; $(call faults_run,300,--short); exit $$rc
 
-faults-table: $(FAULTS_DEPS) $(FAULTS_RPMEM_DEPS)
+faults-table: $(FAULTS_DEPS) $$(FAULTS_RPMEM_DEPS)
 	@mkdir -p $(dir $(FAULTS_TABLE))
 	@$(call faults_run,1200,--all --table $(FAULTS_TABLE)); \
 	echo "faults-table: $(FAULTS_TABLE)"; exit $$rc
 
-faults: $(FAULTS_DEPS) $(if $(filter rpmem-%,$(FAULTS)),$(FAULTS_RPMEM_DEPS))
+faults: $(FAULTS_DEPS) $$(if $$(filter rpmem-%,$$(FAULTS)),$$(FAULTS_RPMEM_DEPS))
 	@test -n "$(FAULTS)" || { echo "faults: name the scenarios: FAULTS=\"...\" ($(FAULTS_SH) --list)" >&2; exit 2; }
 	@$(call faults_run,1200,$(FAULTS)); exit $$rc
 

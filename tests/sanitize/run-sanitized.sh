@@ -4,7 +4,7 @@
 # run-sanitized.sh VARIANT -- run softrdma's suite (both transports), the
 # examples and the integration tests on softrdma built with a sanitizer:
 # VARIANT asan (AddressSanitizer + UndefinedBehaviorSanitizer) or tsan
-# (ThreadSanitizer), from softrdma/build-VARIANT. The sanitizer runtime is
+# (ThreadSanitizer), from build/softrdma-VARIANT. The sanitizer runtime is
 # preloaded into every program run on softrdma (tools/softrdma-run), and
 # every report of every process goes to a log file of its own: a suite fails
 # when one of its tests fails, and the whole run fails when any report was
@@ -18,7 +18,7 @@ ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$ROOT" || exit 1
 logs=$(mktemp -d "/tmp/softrdma-$variant.XXXXXX")
 
-export SOFTRDMA_LIBDIR="$ROOT/softrdma/build-$variant"
+export SOFTRDMA_LIBDIR="$ROOT/build/softrdma-$variant"
 case $variant in
 asan)
 	SOFTRDMA_PRELOAD=$(gcc -print-file-name=libasan.so)

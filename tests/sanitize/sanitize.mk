@@ -4,7 +4,7 @@
 # softrdma, example and integration suites; part of make check-slow:
 #   make check-softrdma-asan   gcc AddressSanitizer + UndefinedBehaviorSanitizer
 #   make check-softrdma-tsan   gcc ThreadSanitizer
-# Each builds softrdma/build-VARIANT (SOFTRDMA_VARIANT in softrdma.mk), the
+# Each builds build/softrdma-VARIANT (SOFTRDMA_VARIANT in softrdma.mk), the
 # suites' programs as usual, and runs tests/sanitize/run-sanitized.sh.
 # tests/sanitize/tsan.supp may only name softrdma's known-benign races, each
 # with a comment saying why it is benign.

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: BSD-3-Clause */
 /*
  * cmocka tests of softrdma's verbs, built against the real rdma-core headers
- * and run with LD_LIBRARY_PATH pointing at softrdma/build. Two RC QPs in one
+ * and run with LD_LIBRARY_PATH pointing at build/softrdma. Two RC QPs in one
  * process are connected to each other over 127.0.0.1.
  */
 #include "softrdma_test.h"

@@ -213,7 +213,7 @@ reader_main(void *arg)
 	unsigned seed = 0x5eed + r->id;
 	struct rpmaf__regtab_info info;
 
-	urcu_memb_register_thread();
+	rpmaf__regtab_thread_register();
 	while (!atomic_load_explicit(&stop, memory_order_relaxed)) {
 		for (int i = 0; i < 64; i++)
 			reader_step(r, &seed);
@@ -224,7 +224,7 @@ reader_main(void *arg)
 			fail("copied-out size", s, info.size, size_of(s, info.generation));
 		r->gets++;
 	}
-	urcu_memb_unregister_thread();
+	rpmaf__regtab_thread_unregister();
 	return NULL;
 }
 
@@ -334,7 +334,7 @@ main(void)
 	for (unsigned s = 0; s < n_names; s++)
 		slots[s].len =
 		    (size_t)snprintf(slots[s].name, sizeof(slots[s].name), "region-%u", s);
-	urcu_memb_register_thread();
+	rpmaf__regtab_thread_register();
 	if (rpmaf__regtab_new(&ops, &tab) != 0) {
 		fprintf(stderr, "regtab_torture: cannot create the table\n");
 		return 1;
@@ -366,7 +366,7 @@ main(void)
 		fprintf(stderr, "regtab_torture: cannot delete the table\n");
 		return 1;
 	}
-	urcu_memb_unregister_thread();
+	rpmaf__regtab_thread_unregister();
 	if (atomic_load(&objs_made) != atomic_load(&objs_deleted)) {
 		fprintf(stderr, "regtab_torture: VIOLATION: %lu objects made, %lu deleted\n",
 			atomic_load(&objs_made), atomic_load(&objs_deleted));

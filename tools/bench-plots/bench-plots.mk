@@ -36,12 +36,12 @@ check-bench-plots:
 		$(BENCH_PLOTS_TOOLS) $(BENCH_PLOTS_OUT)
 
 BENCH_CDF_ARGS ?=
-bench-cdf: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+bench-cdf: $$(RPMA_LOAD_BIN) $$(RPMA_SERVER_BIN) softrdma
 	@$(BENCH_PLOTS_TOOLS)/bench-cdf.sh -b $(BUILD) $(BENCH_CDF_ARGS)
 	@$(BENCH_PLOTS_TOOLS)/render.sh $(BENCH_PLOTS_DATA) $(BENCH_PLOTS_DATA)
 
 BENCH_CDF_SMOKE := $(BUILD)/bench-cdf-smoke
-check-bench-cdf-smoke: $(RPMA_LOAD_BIN) $(RPMA_SERVER_BIN) softrdma
+check-bench-cdf-smoke: $$(RPMA_LOAD_BIN) $$(RPMA_SERVER_BIN) softrdma
 	@rm -rf $(BENCH_CDF_SMOKE) && mkdir -p $(BENCH_CDF_SMOKE)
 	@$(BENCH_PLOTS_TOOLS)/bench-cdf.sh -b $(BUILD) -t 0.2 -p $$((18000 + $$$$ % 900)) \
 		-o $(BENCH_CDF_SMOKE)/latency-cdf.csv

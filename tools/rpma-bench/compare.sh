@@ -13,15 +13,20 @@
 #	ratio ours/debian. Raw outputs go to BENCH_DIR/run-{ours,debian}-N.txt.
 # compare.sh callgrind OURS DEBIAN
 #	Run a fixed workload (BENCH_CG_OPS measured ops per case after
-#	BENCH_CG_WARMUP warm-up ops) of each under callgrind and print the
+#	BENCH_CG_WARMUP warm-up ops) of each under callgrind, BENCH_CG_ROUNDS
+#	times alternately, and print the median over the rounds of the
 #	instructions per op executed by librpma during the measured phase of
 #	each case (client process): in its shared object, and inlined into its
-#	functions from headers (see cg_sum). Profiles and the
-#	per-case callgrind_annotate outputs go to BENCH_DIR/cg-{ours,debian}/.
+#	functions from headers (see cg_sum), with the range of the rounds. What
+#	one call costs does not depend on the machine, but how many polls and
+#	waits an operation takes does (how many completions one poll finds),
+#	and that moves single rounds of the ping-pong cases by up to a third.
+#	Profiles and the per-case callgrind_annotate outputs go to
+#	BENCH_DIR/cg-{ours,debian}-ROUND/.
 #
 # Environment: BENCH_ADDR, BENCH_PORT, BENCH_SECONDS, BENCH_WARMUP,
 # BENCH_ARGS (extra rpma-bench options), BENCH_ROUNDS, BENCH_CG_OPS,
-# BENCH_CG_WARMUP, BENCH_DIR.
+# BENCH_CG_WARMUP, BENCH_CG_ROUNDS (default 3), BENCH_DIR.
 set -euo pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -33,6 +38,7 @@ warmup=${BENCH_WARMUP:-1000}
 rounds=${BENCH_ROUNDS:-3}
 cg_ops=${BENCH_CG_OPS:-2000}
 cg_warmup=${BENCH_CG_WARMUP:-200}
+cg_rounds=${BENCH_CG_ROUNDS:-3}
 dir=${BENCH_DIR:-$top/build/bench}
 read -r -a extra <<< "${BENCH_ARGS:-}"
 
@@ -65,8 +71,8 @@ snapshot() {
 	rm -rf "$snap"
 	mkdir -p "$snap"
 	for f in libibverbs.so.1 librdmacm.so.1; do
-		[ -e "$top/softrdma/build/$f" ] || die "no softrdma/build/$f: run 'make softrdma'"
-		cp "$top/softrdma/build/$f" "$snap/$f" || die "cannot copy $f"
+		[ -e "$top/build/softrdma/$f" ] || die "no build/softrdma/$f: run 'make softrdma'"
+		cp "$top/build/softrdma/$f" "$snap/$f" || die "cannot copy $f"
 	done
 }
 
@@ -222,12 +228,12 @@ cg_sum() {
 		END { printf("%.0f", s) }' "$2"
 }
 
-# cg_one BIN LABEL PORT: callgrind profile of the fixed workload; prints
-# "op size qd instr_per_op" per case
+# cg_one BIN LABEL PORT ROUND: callgrind profile of the fixed workload;
+# prints "op size qd instr_per_op" per case
 cg_one() {
-	local bin=$1 label=$2 p=$3 out cgdir pid so n ops sum
+	local bin=$1 label=$2 p=$3 round=$4 out cgdir pid so n ops sum
 
-	cgdir="$dir/cg-$label"
+	cgdir="$dir/cg-$label-$round"
 	rm -rf "$cgdir"
 	mkdir -p "$cgdir"
 	out="$cgdir/out.txt"
@@ -261,29 +267,76 @@ cg_one() {
 	done
 }
 
+# cg_table FILES...: the median and range over the rounds of each case,
+# ours beside Debian's; each file is a round's cg_one output of one library,
+# named cg-LABEL-ROUND.txt
+cg_table() {
+	awk '
+	function median(s,    n, a, i, j, t) {
+		n = split(s, a, " ")
+		for (i = 2; i <= n; i++)
+			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
+				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+			}
+		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+	}
+	function range(s,    n, a, i, lo, hi) {
+		n = split(s, a, " ")
+		lo = hi = a[1] + 0
+		for (i = 2; i <= n; i++) {
+			if (a[i] + 0 < lo)
+				lo = a[i] + 0
+			if (a[i] + 0 > hi)
+				hi = a[i] + 0
+		}
+		return sprintf("%.0f-%.0f", lo, hi)
+	}
+	{
+		l = FILENAME ~ /cg-ours-/ ? "ours" : "debian"
+		k = $1 " " $2 " " $3
+		if (!(k in seen)) {
+			seen[k] = 1
+			order[++n] = k
+		}
+		v[k, l] = v[k, l] " " $4
+	}
+	END {
+		printf("| op | size | QD | ours instr/op (range) | debian instr/op (range) | ours/debian |\n")
+		printf("|---|---:|---:|---:|---:|---:|\n")
+		for (i = 1; i <= n; i++) {
+			k = order[i]
+			split(k, c, " ")
+			if (!((k, "ours") in v) || !((k, "debian") in v)) {
+				print "compare.sh: the two runs list different cases" > "/dev/stderr"
+				exit 1
+			}
+			o = median(v[k, "ours"]); d = median(v[k, "debian"])
+			printf("| %s | %s | %s | %.0f (%s) | %.0f (%s) | %.2f |\n", c[1], c[2], c[3],
+			       o, range(v[k, "ours"]), d, range(v[k, "debian"]), d > 0 ? o / d : 0)
+		}
+	}' "$@"
+}
+
 # mode_callgrind: instructions per op inside librpma for both libraries
 mode_callgrind() {
+	local r files=()
+
 	snapshot
 	header
 	echo "workload: $cg_ops measured ops per case after $cg_warmup warm-up ops," \
+		"$cg_rounds rounds alternating ours/debian, medians shown;" \
 		"client process, instructions (Ir) inside the librpma object"
-	cg_one "$ours" ours "$port" > "$dir/cg-ours.txt"
-	cg_one "$debian" debian $((port + 1)) > "$dir/cg-debian.txt"
-	echo "ours:   $(sed -n 's/^# librpma=//p' "$dir/cg-ours/out.txt")"
-	echo "debian: $(sed -n 's/^# librpma=//p' "$dir/cg-debian/out.txt")"
-	echo "shm segment: ours $(transport_of "$dir/cg-ours/out.txt")," \
-		"debian $(transport_of "$dir/cg-debian/out.txt")"
+	for r in $(seq 1 "$cg_rounds"); do
+		cg_one "$ours" ours $((port + 2 * r)) "$r" > "$dir/cg-ours-$r.txt"
+		cg_one "$debian" debian $((port + 2 * r + 1)) "$r" > "$dir/cg-debian-$r.txt"
+		files+=("$dir/cg-ours-$r.txt" "$dir/cg-debian-$r.txt")
+	done
+	echo "ours:   $(sed -n 's/^# librpma=//p' "$dir/cg-ours-1/out.txt")"
+	echo "debian: $(sed -n 's/^# librpma=//p' "$dir/cg-debian-1/out.txt")"
+	echo "shm segment: ours $(transport_of "$dir/cg-ours-1/out.txt")," \
+		"debian $(transport_of "$dir/cg-debian-1/out.txt")"
 	echo
-	echo "| op | size | QD | ours instr/op | debian instr/op | ours/debian |"
-	echo "|---|---:|---:|---:|---:|---:|"
-	paste -d' ' "$dir/cg-ours.txt" "$dir/cg-debian.txt" | awk '{
-		if ($1 != $5 || $2 != $6 || $3 != $7) {
-			print "compare.sh: the two runs list different cases" > "/dev/stderr"
-			exit 1
-		}
-		printf("| %s | %s | %s | %.0f | %.0f | %.2f |\n", $1, $2, $3, $4, $8,
-		       $8 > 0 ? $4 / $8 : 0)
-	}'
+	cg_table "${files[@]}"
 }
 
 case "$mode" in

@@ -34,6 +34,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -74,6 +75,7 @@ struct bench_opts {
 	unsigned long ops;     /* measured ops per case, 0 with seconds */
 	unsigned long warmup;  /* warm-up ops per case */
 	bool busy;	       /* busy-poll the CQ instead of waiting on it */
+	bool shared;	       /* the server's data in a shared mapping (memfd) */
 	unsigned watchdog;     /* seconds before the whole run is killed */
 	unsigned qds[MAX_NQD]; /* the queue depths measured */
 	unsigned nqd;
@@ -163,6 +165,27 @@ zalloc_aligned(size_t size)
 	if (err)
 		die("posix_memalign(%zu): %s", size, strerror(err));
 	memset(p, 0, size);
+	return p;
+}
+
+/*
+ * zalloc_shared -- zeroed memory of a shared mapping of a memfd, as a
+ * region mapped from a file is; *fd keeps the file open (ends the process
+ * if none)
+ */
+static char *
+zalloc_shared(size_t size, int *fd)
+{
+	void *p;
+
+	*fd = memfd_create("rpma-bench", MFD_CLOEXEC);
+	if (*fd < 0)
+		die("memfd_create: %s", strerror(errno));
+	if (ftruncate(*fd, (off_t)size))
+		die("ftruncate(%zu): %s", size, strerror(errno));
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, *fd, 0);
+	if (p == MAP_FAILED)
+		die("mmap(%zu): %s", size, strerror(errno));
 	return p;
 }
 
@@ -348,10 +371,12 @@ server_main(const struct bench_opts *o, int ready_fd)
 	      "server rpma_utils_get_ibv_context");
 	check(rpma_peer_new(ibv, &peer), "server rpma_peer_new");
 
-	char *data = zalloc_aligned((size_t)MAX_QD * SLOT_SIZE);
+	size_t dsz = (size_t)MAX_QD * SLOT_SIZE;
+	int data_fd = -1;
+	char *data = o->shared ? zalloc_shared(dsz, &data_fd) : zalloc_aligned(dsz);
 
 	s.msg = zalloc_aligned((size_t)(SRV_NRECV + SRV_NSEND) * SLOT_SIZE);
-	check(rpma_mr_reg(peer, data, (size_t)MAX_QD * SLOT_SIZE,
+	check(rpma_mr_reg(peer, data, dsz,
 			  RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_READ_SRC |
 			      RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
 			  &data_mr),
@@ -402,7 +427,12 @@ server_main(const struct bench_opts *o, int ready_fd)
 	check(rpma_mr_dereg(&data_mr), "server rpma_mr_dereg(data)");
 	check(rpma_peer_delete(&peer), "server rpma_peer_delete");
 	free(s.msg);
-	free(data);
+	if (o->shared) {
+		munmap(data, dsz);
+		close(data_fd);
+	} else {
+		free(data);
+	}
 	return 0;
 }
 
@@ -799,7 +829,7 @@ static void __attribute__((noreturn)) usage(const char *prog)
 {
 	fprintf(stderr,
 		"usage: %s [-a ADDR] [-p PORT] [-l LABEL] [-t SECONDS | -n OPS] [-w WARMUP] [-b]\n"
-		"          [-q QD[,QD]...]\n"
+		"          [-S] [-q QD[,QD]...]\n"
 		"  -a ADDR     address to listen on and connect to (127.0.0.1)\n"
 		"  -p PORT     port (7471)\n"
 		"  -l LABEL    label printed on every RESULT line (rpma)\n"
@@ -807,6 +837,8 @@ static void __attribute__((noreturn)) usage(const char *prog)
 		"  -n OPS      measured ops per case instead of a time\n"
 		"  -w WARMUP   warm-up ops per case (1000)\n"
 		"  -b          busy-poll completion queues instead of waiting\n"
+		"  -S          the server's data in a shared mapping of a memfd, as a region\n"
+		"              mapped from a file is (anonymous memory otherwise)\n"
 		"  -q QDS      queue depths, comma-separated, 1 to 32, at most 4 (1,16)\n"
 		"  -T SECONDS  watchdog for the whole run (derived from -t/-n)\n",
 		prog);
@@ -863,7 +895,7 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 				 .warmup = 1000,
 				 .qds = {1, 16},
 				 .nqd = 2};
-	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bT:q:h")) != -1) {
+	while ((opt = getopt(argc, argv, "a:p:l:t:n:w:bST:q:h")) != -1) {
 		switch (opt) {
 		case 'a':
 			o->addr = optarg;
@@ -892,6 +924,9 @@ parse_opts(int argc, char *argv[], struct bench_opts *o)
 			break;
 		case 'b':
 			o->busy = true;
+			break;
+		case 'S':
+			o->shared = true;
 			break;
 		case 'q':
 			parse_qds(optarg, o);
@@ -925,9 +960,9 @@ main(int argc, char *argv[])
 	print_object("librpma", "rpma_read");
 	print_object("libibverbs", "ibv_get_device_list");
 	print_object("librdmacm", "rdma_create_id");
-	printf("# addr=%s port=%s wait=%s warmup=%lu %s=%g\n", o.addr, o.port,
-	       o.busy ? "busy-poll" : "cq-wait", o.warmup, o.ops ? "ops" : "seconds",
-	       o.ops ? (double)o.ops : o.seconds);
+	printf("# addr=%s port=%s wait=%s data=%s warmup=%lu %s=%g\n", o.addr, o.port,
+	       o.busy ? "busy-poll" : "cq-wait", o.shared ? "shared" : "anonymous", o.warmup,
+	       o.ops ? "ops" : "seconds", o.ops ? (double)o.ops : o.seconds);
 
 	if (pipe(pfd))
 		die("pipe: %s", strerror(errno));

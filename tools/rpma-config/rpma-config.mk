@@ -16,7 +16,7 @@ RPMA_CONFIG_INSTALL := $(INSTALL_GEN)/bin/rpma-config
 INSTALL_BINS += $(RPMA_CONFIG_INSTALL)
 $(RPMA_CONFIG_INSTALL): $(INSTALL_RPATH_STAMP)
 
-$(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c rpmaf/include/rpmaf.h \
+$(RPMA_CONFIG_BIN) $(RPMA_CONFIG_INSTALL): tools/rpma-config/rpma-config.c $(RPMAF_PUBLIC_HDRS) \
 		$(VERSION_H) $(RPMAF_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $< $(LIB_LDFLAGS) -lrpmaf

@@ -4,52 +4,83 @@
 # bench-service.sh -- the service against bare librpma, case by case:
 # rpma-load driving rpma-server through the framework beside rpma-bench on
 # librpma alone, for the same operations, sizes and queue depths, with 1 and
-# 2 workers, over softrdma on loopback.
+# 2 workers, over softrdma on loopback, in interleaved rounds; then whether
+# each goal of the comparison is met.
 #
 # usage: bench-service.sh [-t SECONDS] [-r ROUNDS] [-p PORT] [-m MODE] [-b DIR]
+#                         [-k KINDS] [-q QDS] [-w WORKERS]
 #   -t SECONDS  measured time of each case (2)
-#   -r ROUNDS   rounds, alternating bare and framework; each figure is the
-#               median of the rounds (1)
+#   -r ROUNDS   rounds; each figure is the median of the rounds (3)
 #   -p PORT     first of the 3 ports used (18960)
 #   -m MODE     how both sides wait for completions: event (the framework's
 #               polling: event, rpma-bench's rpma_cq_wait) or busy (polling:
 #               busy, rpma-bench -b) (event)
 #   -b DIR      the top of the build tree (build)
+#   -k KINDS    the framework's kinds measured, comma-separated
+#               (write_persist,read,call)
+#   -q QDS      queue depths, comma-separated (1,32)
+#   -w WORKERS  worker counts, comma-separated, 1 or 2 each (1,2)
 #
 # The cases: write_persist (rpma-bench's write_flush: a write and a
 # persistent flush, APM), read, and a message call (rpma-bench's pingpong: a
-# message and its echo), each at 64 B and 4 KiB, queue depth 1 and 32.
-# "Workers" means, for the framework, workers.count on both sides with as
-# many connections and application threads; for bare librpma, as many
-# rpma-bench processes at once on ports of their own (each one connection,
-# one client thread, its own server), whose rates add up and whose worst p99
-# is taken. Queue depth is per thread on both sides.
+# message and its echo), each at 64 B and 4 KiB, for each queue depth and
+# worker count. "Workers" means, for the framework, workers.count on both
+# sides with as many connections and application threads; for bare
+# librpma, as many rpma-bench processes at once on ports of their own (each
+# one connection, one client thread, its own server), whose rates add up
+# and whose worst p99 is taken. Queue depth is per thread on both sides.
 #
-# Prints one row per case: ops/s and p99 of each side, and the framework's
-# ops/s as a ratio of bare librpma's. Exits non-zero when a run failed.
+# Both sides touch the same amount of memory: rpma-bench reads and writes
+# queue depth x 4 KiB slots of its buffers, so the region rpma-load works
+# on is 32 x 4 KiB per worker, not a large one whose random blocks would
+# come from memory where bare librpma's come from the cache.
+#
+# Like for like, for writes and reads: rpma-server's region is a file
+# mapping, which softrdma's initiator maps and copies with memcpy; so
+# rpma-bench runs with -S, its server's data in a shared mapping of a memfd
+# that softrdma reaches the same way (anonymous memory would take a
+# process_vm_readv or process_vm_writev per operation).
+#
+# Interleaving: a round measures, for each worker count and queue depth,
+# the six cases of bare librpma (one rpma-bench run: three operations, two
+# sizes) and the same six of the framework, bare first in odd rounds and
+# the framework first in even ones, so that a change in the machine's load
+# falls on both sides alike. A case's ratio is the median over the rounds
+# of the ratio measured in each round.
+#
+# Prints one row per case: ops/s and p99 of each side (medians), the
+# framework's ops/s as a ratio of bare librpma's and its p99 as a ratio of
+# bare librpma's; then one line per goal, "met" or "not met" with the worst
+# case. Exits non-zero when a run failed (not when a goal is missed).
 
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 RUN="$ROOT/tools/softrdma-run"
 SECS=2
-ROUNDS=1
+ROUNDS=3
 PORT=18960
 MODE=event
 BUILD=$ROOT/build
+KINDS_ARG=write_persist,read,call
+QDS_ARG=1,32
+WORKERS_ARG=1,2
 
 usage() {
-	sed -n '/^# usage:/,/^#   -b/s/^# \{0,1\}//p' "$0" >&2
+	sed -n '/^# usage:/,/^#   -w/s/^# \{0,1\}//p' "$0" >&2
 	exit 2
 }
 
-while getopts "t:r:p:m:b:h" opt; do
+while getopts "t:r:p:m:b:k:q:w:h" opt; do
 	case $opt in
 	t) SECS=$OPTARG ;;
 	r) ROUNDS=$OPTARG ;;
 	p) PORT=$OPTARG ;;
 	m) MODE=$OPTARG ;;
 	b) BUILD=$OPTARG ;;
+	k) KINDS_ARG=$OPTARG ;;
+	q) QDS_ARG=$OPTARG ;;
+	w) WORKERS_ARG=$OPTARG ;;
 	*) usage ;;
 	esac
 done
@@ -59,6 +90,17 @@ event) BARE_WAIT=() ;;
 busy) BARE_WAIT=(-b) ;;
 *) usage ;;
 esac
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
+
+# the framework's kinds, rpma-bench's names for the same operation
+declare -A BARE_OP=([write_persist]=write_flush [read]=read [call]=pingpong)
+IFS=, read -r -a KINDS <<<"$KINDS_ARG"
+IFS=, read -r -a QDS <<<"$QDS_ARG"
+IFS=, read -r -a WORKERS <<<"$WORKERS_ARG"
+SIZES=(64 4096)
+for k in "${KINDS[@]}"; do [ -n "${BARE_OP[$k]:-}" ] || usage; done
+for q in "${QDS[@]}"; do [[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 32 ] || usage; done
+for w in "${WORKERS[@]}"; do [[ $w == 1 || $w == 2 ]] || usage; done
 
 SERVER=$BUILD/tools/rpma-server
 LOAD=$BUILD/tools/rpma-load
@@ -89,12 +131,6 @@ fail() {
 	exit 1
 }
 
-# the framework's kinds, rpma-bench's names for the same operation
-KINDS=(write_persist read call)
-declare -A BARE_OP=([write_persist]=write_flush [read]=read [call]=pingpong)
-SIZES=(64 4096)
-QDS=(1 32)
-
 # write_config W -- the configuration of both sides with W workers
 write_config() {
 	cat >"$WORK/config.yaml" <<EOF
@@ -103,7 +139,7 @@ queues: {sq: 128, messages: {size: 8K, credits: 32}}
 listen: {address: 127.0.0.1, port: $PORT, max_connections: 8}
 targets: [{name: bench, address: 127.0.0.1, port: $PORT, connections: $1}]
 regions:
-  - {name: data, size: 64M, backing: {file: $WORK/region, create: true},
+  - {name: data, size: $((128 * $1))K, backing: {file: $WORK/region, create: true},
      usage: [read, write, flush], persistence: apm, direct_write: true}
 log: {level: warning}
 EOF
@@ -115,6 +151,7 @@ EOF
 # memory, as rpma-bench declares direct write to PMem on its memory; both
 # measure the APM path, neither is durable here: doc/DURABILITY.md)
 server_start() {
+	rm -f "$WORK/region"
 	PMEM2_FORCE_GRANULARITY=CACHE_LINE "$RUN" "$SERVER" -c "$WORK/config.yaml" \
 		--set log.level=info >"$WORK/server.log" 2>&1 &
 	SRV_PID=$!
@@ -142,6 +179,7 @@ mix: [{kind: $2, weight: 1}]
 sizes: {$2: $3}
 threads: $1
 queue_depth: $4
+warmup: 0.2s
 duration: ${SECS}s
 EOF
 	"$RUN" "$LOAD" -c "$WORK/config.yaml" -w "$WORK/workload.yaml" --json \
@@ -151,24 +189,39 @@ EOF
 		"$WORK/load.json"
 }
 
-# bare_run W -- W rpma-bench processes at once, every case; their RESULT
-# lines into $WORK/bare.W.N
-bare_run() {
+# fw_group W QD -- the framework's cases of W workers at queue depth QD into
+# $WORK/fw (one line "kind size ops/s p99" each)
+fw_group() {
+	: >"$WORK/fw"
+	write_config "$1"
+	server_start
+	for kind in "${KINDS[@]}"; do
+		for size in "${SIZES[@]}"; do
+			echo "$kind $size $(load_case "$1" "$kind" "$size" "$2")" >>"$WORK/fw"
+		done
+	done
+	server_stop
+}
+
+# bare_group W QD -- W rpma-bench processes at once at queue depth QD; their
+# RESULT lines into $WORK/bare.N
+bare_group() {
+	rm -f "$WORK"/bare.*
 	BARE_PIDS=()
 	for ((i = 0; i < $1; i++)); do
-		"$RUN" "$BARE" "${BARE_WAIT[@]}" -q 1,32 -t "$SECS" -p $((PORT + 1 + i)) \
-			>"$WORK/bare.$1.$i" 2>&1 &
+		"$RUN" "$BARE" "${BARE_WAIT[@]}" -S -q "$2" -t "$SECS" -p $((PORT + 1 + i)) \
+			>"$WORK/bare.$i" 2>&1 &
 		BARE_PIDS+=($!)
 	done
 	for p in "${BARE_PIDS[@]}"; do
-		wait "$p" || fail "rpma-bench failed: $(tail -n 3 "$WORK"/bare.$1.*)"
+		wait "$p" || fail "rpma-bench failed: $(tail -n 3 "$WORK"/bare.*)"
 	done
 	BARE_PIDS=()
 }
 
-# bare_case W KIND SIZE QD -- the bare figures of a case: summed ops/s, worst p99
+# bare_case KIND SIZE QD -- the bare figures of a case: summed ops/s, worst p99
 bare_case() {
-	cat "$WORK"/bare.$1.* | awk -v op="${BARE_OP[$2]}" -v size="$3" -v qd="$4" '
+	cat "$WORK"/bare.* | awk -v op="${BARE_OP[$1]}" -v size="$2" -v qd="$3" '
 		$1 == "RESULT" {
 			delete f
 			for (i = 2; i <= NF; i++) { split($i, kv, "="); f[kv[1]] = kv[2] }
@@ -179,38 +232,48 @@ bare_case() {
 		END { if (n) printf "%.0f %.1f\n", ops, p99 }'
 }
 
+# group W QD ROUND -- both sides' cases of W workers at QD, in the round's
+# order, into $WORK/figures (one line per case)
+group() {
+	if (($3 % 2)); then
+		bare_group "$1" "$2"
+		fw_group "$1" "$2"
+	else
+		fw_group "$1" "$2"
+		bare_group "$1" "$2"
+	fi
+	for kind in "${KINDS[@]}"; do
+		for size in "${SIZES[@]}"; do
+			fw=$(awk -v k="$kind" -v s="$size" '$1 == k && $2 == s { print $3, $4 }' \
+				"$WORK/fw")
+			bare=$(bare_case "$kind" "$size" "$2")
+			[ -n "$fw" ] && [ -n "$bare" ] || fail "no figures for $kind $size $2"
+			echo "$kind $size $2 $1 $fw $bare" >>"$WORK/figures"
+		done
+	done
+}
+
 # the figures: one line per round and case in $WORK/figures
 : >"$WORK/figures"
 for ((round = 1; round <= ROUNDS; round++)); do
-	for w in 1 2; do
-		echo "# round $round, $w worker(s): bare librpma" >&2
-		bare_run "$w"
-		echo "# round $round, $w worker(s): rpma-load against rpma-server" >&2
-		write_config "$w"
-		server_start
-		for kind in "${KINDS[@]}"; do
-			for size in "${SIZES[@]}"; do
-				for qd in "${QDS[@]}"; do
-					fw=$(load_case "$w" "$kind" "$size" "$qd")
-					bare=$(bare_case "$w" "$kind" "$size" "$qd")
-					[ -n "$fw" ] && [ -n "$bare" ] ||
-						fail "no figures for $kind $size $qd"
-					echo "$kind $size $qd $w $fw $bare" >>"$WORK/figures"
-				done
-			done
+	for w in "${WORKERS[@]}"; do
+		for qd in "${QDS[@]}"; do
+			echo "# round $round, $w worker(s), queue depth $qd" >&2
+			group "$w" "$qd" "$round"
 		done
-		server_stop
 	done
 done
 
-# the table: medians over the rounds
-echo "# bench-service: $SECS s per case, $ROUNDS round(s), polling $MODE, $(nproc) CPUs"
-echo "| op | size | QD | workers | rpma-load ops/s | p99 µs | rpma-bench ops/s | p99 µs | ratio |"
-echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+# the table: medians over the rounds, and the rows for the goals
+echo "# bench-service: $SECS s per case, $ROUNDS round(s) interleaved, polling $MODE," \
+	"$(nproc) CPUs, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "| op | size | QD | workers | rpma-load ops/s | p99 µs | rpma-bench ops/s | p99 µs | ratio | p99 ratio |"
+echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|"
+: >"$WORK/rows"
 for kind in "${KINDS[@]}"; do
 	for size in "${SIZES[@]}"; do
 		for qd in "${QDS[@]}"; do
-			for w in 1 2; do
+			for w in "${WORKERS[@]}"; do
 				awk -v k="$kind" -v s="$size" -v q="$qd" -v w="$w" '
 				function median(a, n,   i, j, t) {
 					for (i = 2; i <= n; i++)
@@ -221,14 +284,44 @@ for kind in "${KINDS[@]}"; do
 				}
 				$1 == k && $2 == s && $3 == q && $4 == w {
 					n++; fo[n] = $5; fp[n] = $6; bo[n] = $7; bp[n] = $8
+					r[n] = $7 > 0 ? $5 / $7 : 0
+					pr[n] = $8 > 0 ? $6 / $8 : 0
 				}
 				END {
-					o1 = median(fo, n); p1 = median(fp, n)
-					o2 = median(bo, n); p2 = median(bp, n)
-					printf "| %s | %s | %s | %s | %.0f | %.1f | %.0f | %.1f | %.2f |\n",
-						k, s, q, w, o1, p1, o2, p2, o2 ? o1 / o2 : 0
-				}' "$WORK/figures"
+					printf "| %s | %s | %s | %s | %.0f | %.1f | %.0f | %.1f | %.2f | %.2f |\n",
+						k, s, q, w, median(fo, n), median(fp, n), median(bo, n),
+						median(bp, n), median(r, n), median(pr, n)
+				}' "$WORK/figures" | tee -a "$WORK/rows"
 			done
 		done
 	done
 done
+
+# goal NAME KINDS QD COLUMN OP LIMIT -- one line: whether every row of the
+# kinds (a regular expression) at queue depth QD has COLUMN (10: ratio, 11:
+# p99 ratio) OP (">=" or "<=") LIMIT, with the worst row; nothing when no
+# row was measured
+goal() {
+	awk -F'|' -v name="$1" -v kinds="^ ($2) $" -v qd="$3" -v col="$4" -v op="$5" \
+		-v lim="$6" '
+		$2 ~ kinds && $4 + 0 == qd {
+			v = $col + 0; n++
+			if (n == 1 || (op == ">=" ? v < worst : v > worst)) {
+				worst = v; at = $2 $3 " B," $5 " worker(s)"
+				gsub(/  +/, " ", at)
+			}
+		}
+		END {
+			if (!n) exit
+			ok = op == ">=" ? worst >= lim : worst <= lim
+			printf "goal %s: %s (worst %.2f:%s; %d cases)\n", name,
+				ok ? "met" : "not met", worst, at, n
+		}' "$WORK/rows"
+}
+
+echo
+goal "writes+persists and reads at queue depth 1, >= 0.95x bare" "write_persist|read" 1 10 ">=" 0.95
+goal "writes+persists and reads at queue depth 32, >= 1.0x bare" "write_persist|read" 32 10 ">=" 1.0
+goal "calls at queue depth 1, >= 0.9x bare ping-pong" "call" 1 10 ">=" 0.9
+goal "calls at queue depth 1, p99 <= 1.5x bare's" "call" 1 11 "<=" 1.5
+exit 0

@@ -3,8 +3,8 @@
 
 /*
  * workload.c -- the workload file: its key tables, the rules between keys,
- * and the load (text checks, YAML tree and overrides from config/, then the
- * mapper of wmap.h).
+ * and the load (the YAML tree with its overrides from config/'s
+ * rpmaf__cfg_tree(), then the mapper of wmap.h).
  */
 
 #include <errno.h>
@@ -363,31 +363,6 @@ wl_chosen(const char *const *overrides, unsigned n)
 	return chosen;
 }
 
-/* wl_tree -- the document tree of the text with the overrides applied */
-static int
-wl_tree(struct rpmaf__cfg_diag *d, const char *buf, size_t len, unsigned n_overrides,
-	struct rpmaf__cfg_node **root)
-{
-	int ret;
-
-	if (len >= 3 && memcmp(buf, "\xef\xbb\xbf", 3) == 0) {
-		buf += 3;
-		len -= 3;
-	}
-	if ((ret = rpmaf__cfg_text_check(d, buf, len, -1)) ||
-	    (ret = rpmaf__cfg_doc_parse(d, buf, len, -1, root)))
-		return ret;
-	for (unsigned i = 0; (*root)->kind == RPMAF__CFG_MAP && i < n_overrides; i++)
-		if ((ret = rpmaf__cfg_override_apply(d, *root, (int)i)))
-			goto err_tree;
-	return 0;
-
-err_tree:
-	rpmaf__cfg_node_delete(*root);
-	*root = NULL;
-	return ret;
-}
-
 /* wl_build -- the workload of the tree */
 static int
 wl_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root, int chosen,
@@ -436,7 +411,7 @@ wl_load_buffer(const char *name, const char *buf, size_t len, const char *const 
 		return rpmaf__cfg_diag_fail(&d, RPMAF_E_IO, none, NULL,
 					    "%zu bytes, more than %u (a smaller file)", len,
 					    RPMAF_CFG_MAX_FILE);
-	if ((ret = wl_tree(&d, buf ? buf : "", len, n_overrides, &root)))
+	if ((ret = rpmaf__cfg_tree(&d, buf ? buf : "", len, n_overrides, &root)))
 		return ret;
 	ret = wl_build(&d, root, wl_chosen(overrides, n_overrides), wl_ptr);
 	rpmaf__cfg_node_delete(root);

@@ -30,7 +30,7 @@ INSTALL_BINS += $(RPMA_SERVER_INSTALL)
 $(RPMA_SERVER_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h \
-		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) $(RPMAF_SO) $(LIB_SO)
+		tools/common/service.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
 		-lrpmaf -lrpma -pthread

@@ -32,7 +32,7 @@ RPMAF_BENCH_SMOKE_TIMEOUT ?= 120
 
 rpmaf-bench: $(RPMAF_BENCH)
 
-$(RPMAF_BENCH): $(RPMAF_BENCH_SRCS) $(RPMAF_BENCH_HDRS) rpmaf/include/rpmaf.h $(RPMAF_SO) \
+$(RPMAF_BENCH): $(RPMAF_BENCH_SRCS) $(RPMAF_BENCH_HDRS) $(RPMAF_PUBLIC_HDRS) $(RPMAF_SO) \
 		$(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -o $@ $(RPMAF_BENCH_SRCS) $(LIB_LDFLAGS) \

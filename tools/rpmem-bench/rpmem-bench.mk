@@ -22,20 +22,20 @@ BENCH_RPMEM_ARGS ?=
 
 rpmem-bench: $(RPMEM_BENCH)
 
-$(RPMEM_BENCH): tools/rpmem-bench/rpmem-bench.c librpmem/include/librpmem.h rpmaf/include/rpmaf.h \
+$(RPMEM_BENCH): tools/rpmem-bench/rpmem-bench.c librpmem/include/librpmem.h $(RPMAF_PUBLIC_HDRS) \
 		$(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -Ilibrpmem/include -o $@ $< $(LIB_LDFLAGS) \
 		-lrpmem -lrpmaf -lrpma -pthread
 
-bench-rpmem: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
+bench-rpmem: $(RPMEM_BENCH) $$(RPMEMD_BIN) softrdma
 	@tools/rpmem-bench/bench-rpmem.sh $(RPMEM_BENCH) $(RPMEMD_BIN) $(BENCH_RPMEM_ARGS)
 
-bench-rpmem-callgrind: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
+bench-rpmem-callgrind: $(RPMEM_BENCH) $$(RPMEMD_BIN) softrdma
 	@BENCH_RPMEM_CALLGRIND=$(BUILD)/tools/rpmem-callgrind tools/rpmem-bench/bench-rpmem.sh \
 		$(RPMEM_BENCH) $(RPMEMD_BIN) $(BENCH_RPMEM_ARGS)
 
-check-bench-rpmem-smoke: $(RPMEM_BENCH) $(RPMEMD_BIN) softrdma
+check-bench-rpmem-smoke: $(RPMEM_BENCH) $$(RPMEMD_BIN) softrdma
 	@BENCH_RPMEM_PORT=18971 timeout 120 tools/rpmem-bench/bench-rpmem.sh $(RPMEM_BENCH) \
 		$(RPMEMD_BIN) -s 0.1 -T 1,2 | tee $(BUILD)/tools/rpmem-bench-smoke.txt
 	@test "$$(grep -c '^| [0-9]' $(BUILD)/tools/rpmem-bench-smoke.txt)" -eq 12

@@ -26,60 +26,21 @@ RPMEMD_UNIT_SRCS := $(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 RPMEMD_HDRS := $(wildcard tools/rpmemd/*.h)
 RPMEMD_CFLAGS := $(CFLAGS_BASE) -Itools/rpmemd
 
-RPMEMD_TEST_DIR := tests/unit/rpmemd
-RPMEMD_TEST_NAMES := $(sort $(notdir $(basename $(wildcard $(RPMEMD_TEST_DIR)/test_*.c))))
-RPMEMD_TEST_HELPERS := $(filter-out $(RPMEMD_TEST_DIR)/test_%.c,$(wildcard $(RPMEMD_TEST_DIR)/*.c)) \
-	tests/support/fail_alloc.c
-RPMEMD_TEST_DEPS := $(RPMEMD_TEST_HELPERS) $(wildcard $(RPMEMD_TEST_DIR)/*.h) $(RPMEMD_HDRS) \
-	tests/support/fail_alloc.h
-RPMEMD_TEST_CFLAGS := $(RPMEMD_CFLAGS) -O0 -I$(RPMEMD_TEST_DIR) -Itests/support
+MODULE := rpmemd
+MODULE_SRCS := $(RPMEMD_LIB_SRCS)
+MODULE_HDRS := $(RPMEMD_HDRS)
+MODULE_CFLAGS := -Itools/rpmemd
+MODULE_UNIT_SRCS := $(RPMEMD_UNIT_SRCS)
+MODULE_UNIT_HELPERS := tests/support/fail_alloc.c
+MODULE_UNIT_CFLAGS := -Itests/support
+MODULE_UNIT_LIBS := $(RPMEMD_POOL_LIBS)
 # the tests make allocations fail on purpose (tests/support/fail_alloc.c)
-RPMEMD_TEST_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+MODULE_UNIT_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
+# the set file parser and the header decoder
+MODULE_FUZZ := poolset
+include mk/module.mk
 
-# the gcc build, instrumented for coverage
-RPMEMD_COV_OBJ := $(BUILD)/rpmemd/cov-obj
-RPMEMD_COV_OBJS := $(patsubst tools/rpmemd/%.c,$(RPMEMD_COV_OBJ)/%.o,$(RPMEMD_UNIT_SRCS))
-RPMEMD_UNIT_BINS := $(addprefix $(BUILD)/rpmemd/unit/,$(RPMEMD_TEST_NAMES))
-
-$(RPMEMD_COV_OBJ)/%.o: tools/rpmemd/%.c $(RPMEMD_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(RPMEMD_TEST_CFLAGS) --coverage -c $< -o $@
-
-$(BUILD)/rpmemd/unit/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_COV_OBJS)
-	@mkdir -p $(@D)
-	$(CC) $(RPMEMD_TEST_CFLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) $(RPMEMD_COV_OBJS) \
-		-lcmocka $(RPMEMD_POOL_LIBS) -lgcov $(RPMEMD_TEST_WRAP)
-
-# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
-RPMEMD_ASAN_BINS := $(addprefix $(BUILD)/rpmemd/unit-asan/,$(RPMEMD_TEST_NAMES))
-
-$(BUILD)/rpmemd/unit-asan/%: $(RPMEMD_TEST_DIR)/%.c $(RPMEMD_TEST_DEPS) $(RPMEMD_UNIT_SRCS)
-	@mkdir -p $(@D)
-	$(CLANG) $(RPMEMD_TEST_CFLAGS) $(SAN_FLAGS) -o $@ $< $(RPMEMD_TEST_HELPERS) \
-		$(RPMEMD_UNIT_SRCS) -lcmocka $(RPMEMD_POOL_LIBS) $(RPMEMD_TEST_WRAP)
-
-.PHONY: check-rpmemd-unit coverage-rpmemd check-rpmemd-pmempool
-
-check-rpmemd-unit: $(RPMEMD_UNIT_BINS) $(RPMEMD_ASAN_BINS)
-	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS)
-	@ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1 \
-		tools/run-tests.sh rpmemd-asan $(RPMEMD_ASAN_BINS)
-
-coverage-rpmemd: $(RPMEMD_UNIT_BINS)
-	@rm -f $(RPMEMD_COV_OBJ)/*.gcda
-	@tools/run-tests.sh rpmemd $(RPMEMD_UNIT_BINS) >/dev/null
-	@cd $(RPMEMD_COV_OBJ) && gcov -n $(notdir $(RPMEMD_UNIT_SRCS:.c=.o)) 2>/dev/null | \
-		grep -A1 "^File 'tools/rpmemd/" | paste - - | \
-		sed -n "s/^File '\([^']*\)'.*Lines executed:/\1: lines executed /p"
-
-# the harness: an explicit rule, so the generic one of fuzz/ does not apply
-RPMEMD_FUZZ_BIN := $(BUILD)/fuzz/fuzz_poolset
-
-$(RPMEMD_FUZZ_BIN): fuzz/fuzz_poolset.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS) fuzz/fuzz_assert.h
-	@mkdir -p $(@D)
-	$(CLANG) $(RPMEMD_CFLAGS) -O1 $(FUZZ_FLAGS) -o $@ $< $(RPMEMD_LIB_SRCS)
-
-$(eval $(call fuzz_targets,poolset,$(RPMEMD_FUZZ_BIN)))
+.PHONY: check-rpmemd-pmempool
 
 # part files of each shape of set, written by this code, read by Debian's pmempool
 RPMEMD_PARTS_BIN := $(BUILD)/rpmemd/write-parts
@@ -94,7 +55,7 @@ check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 # the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
 RPMEMD_BIN := $(BUILD)/tools/rpmemd
 RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/service.c \
-	librpmem/rpmem_proto.c \
+	librpmem/rpmem_proto.c proto/wire.c proto/status.c \
 	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 
 .PHONY: rpmemd
@@ -106,7 +67,7 @@ INSTALL_BINS += $(RPMEMD_INSTALL)
 $(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h \
-		tools/common/service.h rpmaf/include/rpmaf.h $(VERSION_H) \
+		tools/common/service.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) \
 		$(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
@@ -117,5 +78,4 @@ $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/r
 check-rpmemd: $(RPMEMD_BIN) softrdma
 	@SOFTRDMA_CM_TIMEOUT_MS=4000 tools/rpmemd/test-rpmemd.sh $(RPMEMD_BIN)
 
-CHECK_TARGETS += check-rpmemd-unit check-rpmemd-pmempool check-rpmemd
-CLEAN_DIRS += $(BUILD)/rpmemd
+CHECK_TARGETS += check-rpmemd-pmempool check-rpmemd

@@ -22,10 +22,10 @@ LIBRPMEM_IT_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/inclu
 LIBRPMEM_IT_TIMEOUT ?= 120
 
 $(LIBRPMEM_IT_BIN): $(LIBRPMEM_IT_SRC) librpmem/include/librpmem.h librpmem/rpmem_proto.c \
-		librpmem/rpmem_proto.h rpmaf/include/rpmaf.h $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
+		librpmem/rpmem_proto.h $(RPMAF_PUBLIC_HDRS) $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LIBRPMEM_IT_CFLAGS) $(CFLAGS) -o $@ $(LIBRPMEM_IT_SRC) librpmem/rpmem_proto.c \
-		$(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
+		proto/wire.c proto/status.c $(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
 
 .PHONY: check-librpmem-integration
 

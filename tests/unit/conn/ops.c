@@ -762,6 +762,241 @@ ops_any_flags(void **state)
 }
 
 /*
+ * rule_pair -- librpma 1.3's verdict on the arguments of a read or a write:
+ * a connection and flags; both regions (a length one work request holds),
+ * or neither with offsets and length 0
+ */
+static int
+rule_pair(bool conn, int flags, bool local, bool remote, size_t loff, size_t roff, size_t len)
+{
+	if (!conn || flags == 0)
+		return RPMA_E_INVAL;
+	if (local && remote)
+		return len <= UINT32_MAX ? 0 : RPMA_E_INVAL;
+	return !local && !remote && loff == 0 && roff == 0 && len == 0 ? 0 : RPMA_E_INVAL;
+}
+
+/* rule_buf -- the same for a send (flags) or a receive (flags -1: none to check) */
+static int
+rule_buf(bool conn, int flags, bool mr, size_t off, size_t len)
+{
+	if (!conn || flags == 0)
+		return RPMA_E_INVAL;
+	if (mr)
+		return len <= UINT32_MAX ? 0 : RPMA_E_INVAL;
+	return off == 0 && len == 0 ? 0 : RPMA_E_INVAL;
+}
+
+/* the offsets, lengths and flags the grid below combines */
+static const size_t Grid_offs[] = {0, 8};
+static const size_t Grid_lens[] = {0, 8, (size_t)UINT32_MAX + 1};
+static const int Grid_flags[] = {0, RPMA_F_COMPLETION_ON_ERROR, RPMA_F_COMPLETION_ALWAYS};
+
+/*
+ * assert_grid_post -- a post happened exactly when want is 0, with the WR
+ * of the arguments (rdma: a read or a write, which has a remote side)
+ */
+static void
+assert_grid_post(int want, int before, int flags, bool local, bool rdma, bool remote, size_t roff)
+{
+	assert_int_equal(posted(), before + (want == 0));
+	if (want)
+		return;
+	assert_int_equal(mock_last_send_wr.num_sge, local ? 1 : 0);
+	assert_int_equal(mock_last_send_wr.send_flags,
+			 (flags & RPMA_F_COMPLETION_ALWAYS & ~RPMA_F_COMPLETION_ON_ERROR)
+			     ? IBV_SEND_SIGNALED
+			     : 0);
+	if (rdma)
+		assert_int_equal(mock_last_send_wr.wr.rdma.remote_addr, remote ? RADDR + roff : 0);
+}
+
+/*
+ * ops_arg_grid_rdma -- every combination of a missing or given connection
+ * and regions, flags, offsets and lengths gets librpma 1.3's verdict from
+ * read, write and write with immediate data, whichever of the fast and the
+ * checked path takes it, and is posted exactly when accepted
+ */
+static void
+ops_arg_grid_rdma(void **state)
+{
+	struct ops *o = *state;
+
+	for (int m = 0; m < 16; m++) {
+		bool c = m & 1, l = m & 2, r = m & 4, imm = m & 8;
+		struct rpma_conn *conn = c ? o->conn : NULL;
+		struct rpma_mr_local *local = l ? o->local : NULL;
+		struct rpma_mr_remote *remote = r ? o->remote : NULL;
+
+		for (size_t f = 0; f < 3; f++)
+			for (size_t lo = 0; lo < 2; lo++)
+				for (size_t ro = 0; ro < 2; ro++)
+					for (size_t n = 0; n < 3; n++) {
+						int fl = Grid_flags[f];
+						size_t loff = Grid_offs[lo], roff = Grid_offs[ro];
+						size_t len = Grid_lens[n];
+						int want = rule_pair(c, fl, l, r, loff, roff, len);
+						int before = posted();
+
+						assert_int_equal(rpma_read(conn, local, loff,
+									   remote, roff, len, fl,
+									   NULL),
+								 want);
+						assert_grid_post(want, before, fl, l, true, r,
+								 roff);
+						before = posted();
+						assert_int_equal(
+						    imm ? rpma_write_with_imm(conn, remote, roff,
+									      local, loff, len, fl,
+									      7, NULL)
+							: rpma_write(conn, remote, roff, local,
+								     loff, len, fl, NULL),
+						    want);
+						assert_grid_post(want, before, fl, l, true, r,
+								 roff);
+					}
+	}
+}
+
+/*
+ * ops_arg_grid_msg -- the same for send, send with immediate data and
+ * receive
+ */
+static void
+ops_arg_grid_msg(void **state)
+{
+	struct ops *o = *state;
+
+	for (int m = 0; m < 8; m++) {
+		bool c = m & 1, b = m & 2, imm = m & 4;
+		struct rpma_conn *conn = c ? o->conn : NULL;
+		struct rpma_mr_local *mr = b ? o->local : NULL;
+
+		for (size_t i = 0; i < 2; i++)
+			for (size_t n = 0; n < 3; n++) {
+				size_t off = Grid_offs[i], len = Grid_lens[n];
+				int recvs = mock_calls("ibv_post_recv");
+				int want = rule_buf(c, -1, b, off, len);
+
+				assert_int_equal(rpma_recv(conn, mr, off, len, NULL), want);
+				assert_int_equal(mock_calls("ibv_post_recv"), recvs + (want == 0));
+				for (size_t f = 0; f < 3; f++) {
+					int fl = Grid_flags[f];
+					int before = posted();
+
+					want = rule_buf(c, fl, b, off, len);
+					assert_int_equal(
+					    imm ? rpma_send_with_imm(conn, mr, off, len, fl, 7,
+								     NULL)
+						: rpma_send(conn, mr, off, len, fl, NULL),
+					    want);
+					assert_grid_post(want, before, fl, b, false, false, 0);
+				}
+			}
+	}
+}
+
+/*
+ * poison_stack -- fill the stack the next call will use with a pattern, so
+ * that a work-request field a post left unset would show it
+ */
+static void __attribute__((noinline)) poison_stack(void)
+{
+	volatile unsigned char junk[8192];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+/*
+ * ops_wr_fields_set -- the posts build their work requests field by field,
+ * not cleared first: every field the verbs contract has the provider read
+ * is set (immediate data 0 without it, no scatter-gather entry and no
+ * remote address for an empty operation), whatever the stack held before
+ */
+static void
+ops_wr_fields_set(void **state)
+{
+	struct ops *o = *state;
+	const int F = RPMA_F_COMPLETION_ALWAYS;
+
+	poison_stack();
+	assert_int_equal(rpma_read(o->conn, o->local, 0, o->remote, 8, 16, F, NULL), 0);
+	assert_int_equal(mock_last_send_wr.imm_data, 0);
+	assert_int_equal(mock_last_send_wr.wr_id, 0);
+	poison_stack();
+	assert_int_equal(rpma_write(o->conn, NULL, 0, NULL, 0, 0, F, NULL), 0);
+	assert_int_equal(mock_last_send_wr.imm_data, 0);
+	assert_int_equal(mock_last_send_wr.num_sge, 0);
+	assert_null(mock_last_send_wr.sg_list);
+	assert_int_equal(mock_last_send_wr.wr.rdma.remote_addr, 0);
+	assert_int_equal(mock_last_send_wr.wr.rdma.rkey, 0);
+	poison_stack();
+	assert_int_equal(rpma_send(o->conn, o->local, 0, 8, RPMA_F_COMPLETION_ON_ERROR, NULL), 0);
+	assert_int_equal(mock_last_send_wr.imm_data, 0);
+	assert_int_equal(mock_last_send_wr.send_flags, 0);
+	poison_stack();
+	assert_int_equal(rpma_send(o->conn, NULL, 0, 0, F, NULL), 0);
+	assert_int_equal(mock_last_send_wr.num_sge, 0);
+	assert_null(mock_last_send_wr.sg_list);
+	assert_int_equal(mock_last_send_wr.imm_data, 0);
+	apply(o->conn, true);
+	poison_stack();
+	assert_int_equal(rpma_flush(o->conn, o->remote, 0, 8, RPMA_FLUSH_TYPE_PERSISTENT, F, NULL),
+			 0);
+	assert_int_equal(mock_last_send_wr.imm_data, 0);
+	assert_int_equal(mock_last_send_wr.num_sge, 1);
+	poison_stack();
+	assert_int_equal(rpma_recv(o->conn, NULL, 0, 0, NULL), 0);
+	assert_int_equal(mock_last_recv_wr.num_sge, 0);
+	assert_null(mock_last_recv_wr.sg_list);
+	assert_int_equal(mock_last_recv_wr.wr_id, 0);
+}
+
+/* the function name of the last message logged */
+static char Log_func[64];
+
+/* log_record -- a log function keeping the name of the function that logged */
+static void
+log_record(enum rpma_log_level level, const char *file_name, const int line_no,
+	   const char *function_name, const char *message_format, ...)
+{
+	(void)level;
+	(void)file_name;
+	(void)line_no;
+	(void)message_format;
+	snprintf(Log_func, sizeof(Log_func), "%s", function_name);
+}
+
+/*
+ * ops_refusals_name_the_call -- the refusals the public functions logged
+ * themselves are still logged in their names, although the checked paths
+ * are separate functions now
+ */
+static void
+ops_refusals_name_the_call(void **state)
+{
+	struct ops *o = *state;
+	enum rpma_log_level level;
+
+	assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
+	assert_int_equal(rpma_log_set_function(log_record), 0);
+
+	assert_int_equal(rpma_flush(o->conn, NULL, 0, 8, RPMA_FLUSH_TYPE_VISIBILITY,
+				    RPMA_F_COMPLETION_ALWAYS, NULL),
+			 RPMA_E_INVAL);
+	assert_string_equal(Log_func, "rpma_flush");
+	assert_string_equal(rpma_errormsg(), "dst is NULL");
+	assert_int_equal(rpma_recv(NULL, o->local, 0, 8, NULL), RPMA_E_INVAL);
+	assert_string_equal(Log_func, "rpma_recv");
+	assert_string_equal(rpma_errormsg(), "conn is NULL");
+
+	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, level), 0);
+}
+
+/*
  * ops_allocate_nothing -- the data path neither allocates nor frees
  */
 static void
@@ -811,6 +1046,10 @@ const struct CMUnitTest conn_ops_tests[] = {
     T(ops_left_to_device),
     T(ops_any_flags),
     T(ops_allocate_nothing),
+    T(ops_arg_grid_rdma),
+    T(ops_arg_grid_msg),
+    T(ops_wr_fields_set),
+    T(ops_refusals_name_the_call),
 #undef T
 #undef N
 };

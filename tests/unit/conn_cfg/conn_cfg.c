@@ -472,6 +472,54 @@ multithreaded(void **state)
 	assert_int_equal(rpma_peer_delete(&peer), 0);
 }
 
+/* the rounds of snapshot_consistent's writer */
+#define SNAP_ROUNDS 400000
+
+/* snap_writer -- set timeout then rq_size to k, for k = 1, 2, ... */
+static void *
+snap_writer(void *arg)
+{
+	struct rpma_conn_cfg *cfg = arg;
+
+	for (int k = 1; k <= SNAP_ROUNDS; k++) {
+		(void)rpma_conn_cfg_set_timeout(cfg, k);
+		(void)rpma_conn_cfg_set_rq_size(cfg, (uint32_t)k);
+	}
+	return NULL;
+}
+
+/*
+ * snapshot_consistent -- a snapshot is a state the configuration was in:
+ * while one thread sets timeout then rq_size to each k in turn, no snapshot
+ * sees rq_size ahead of timeout, nor more than one step behind it
+ */
+static void
+snapshot_consistent(void **state)
+{
+	struct rpma_conn_cfg *cfg = NULL;
+	pthread_t th;
+	unsigned bad = 0;
+
+	(void)state;
+	assert_int_equal(rpma_conn_cfg_new(&cfg), 0);
+	assert_int_equal(rpma_conn_cfg_set_timeout(cfg, 0), 0);
+	assert_int_equal(rpma_conn_cfg_set_rq_size(cfg, 0), 0);
+	assert_int_equal(pthread_create(&th, NULL, snap_writer, cfg), 0);
+	for (;;) {
+		struct rpma_conn_cfg_snapshot snap;
+
+		rpma__conn_cfg_snapshot(cfg, &snap);
+		if (snap.rq_size > (uint32_t)snap.timeout_ms ||
+		    (uint32_t)snap.timeout_ms - snap.rq_size > 1)
+			bad++;
+		if (snap.rq_size == SNAP_ROUNDS)
+			break;
+	}
+	assert_int_equal(pthread_join(th, NULL), 0);
+	assert_int_equal(bad, 0);
+	assert_int_equal(rpma_conn_cfg_delete(&cfg), 0);
+}
+
 int
 main(void)
 {
@@ -489,6 +537,8 @@ main(void)
 	    cmocka_unit_test_setup_teardown(set_get_cqs, h_setup, h_teardown),
 	    cmocka_unit_test_setup_teardown(cqs_null, h_setup, h_teardown),
 	    cmocka_unit_test_setup_teardown(multithreaded, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(snapshot_consistent, mock_test_setup,
+					    mock_test_teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -479,6 +479,89 @@ get_wc_errors(void **state)
 	assert_int_equal(rpma__cq_delete(&cq), 0);
 }
 
+/* the function name and the text of the last message logged */
+static char Log_func[64];
+static char Log_msg[256];
+
+/* log_record -- a log function keeping the last message */
+static void
+log_record(enum rpma_log_level level, const char *file_name, const int line_no,
+	   const char *function_name, const char *message_format, ...)
+{
+	va_list ap;
+
+	(void)level;
+	(void)file_name;
+	(void)line_no;
+	snprintf(Log_func, sizeof(Log_func), "%s", function_name);
+	va_start(ap, message_format);
+	vsnprintf(Log_msg, sizeof(Log_msg), message_format, ap);
+	va_end(ap);
+}
+
+/* assert_logged -- the last message came from func and holds text */
+static void
+assert_logged(const char *func, const char *text)
+{
+	assert_string_equal(Log_func, func);
+	assert_non_null(strstr(Log_msg, text));
+	Log_func[0] = Log_msg[0] = '\0';
+}
+
+/*
+ * refusals_name_the_call -- a refusal or a failure of the wait and the
+ * poll is logged in the name of the function the user called, with its
+ * reason, although the fast paths hand it to cold helpers
+ */
+static void
+refusals_name_the_call(void **state)
+{
+	(void)state;
+	struct rpma_cq *cq = new_cq();
+	struct rpma_cq *other = new_cq();
+	struct rpma_cq *shared = NULL;
+	struct ibv_comp_channel *ch = ibv_create_comp_channel(mock_ibv_context());
+	enum rpma_log_level level;
+	struct ibv_wc w[2];
+	int got;
+
+	assert_non_null(ch);
+	assert_int_equal(rpma__cq_new(mock_ibv_context(), 16, ch, &shared), 0);
+	assert_int_equal(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR), 0);
+	assert_int_equal(rpma_log_set_function(log_record), 0);
+
+	assert_int_equal(rpma_cq_wait(NULL), RPMA_E_INVAL);
+	assert_logged("rpma_cq_wait", "cq is NULL");
+	assert_int_equal(rpma_cq_wait(shared), RPMA_E_SHARED_CHANNEL);
+	assert_logged("rpma_cq_wait", "use rpma_conn_wait()");
+	mock_comp_event_push(rpma__cq_get_ibv_cq(other));
+	assert_int_equal(rpma_cq_wait(cq), RPMA_E_UNKNOWN);
+	assert_logged("rpma_cq_wait", "completion event of an unknown CQ");
+
+	assert_int_equal(rpma_cq_get_wc(NULL, 1, w, NULL), RPMA_E_INVAL);
+	assert_logged("rpma_cq_get_wc", "cq or wc is NULL");
+	assert_int_equal(rpma_cq_get_wc(cq, 1, NULL, NULL), RPMA_E_INVAL);
+	assert_logged("rpma_cq_get_wc", "cq or wc is NULL");
+	assert_int_equal(rpma_cq_get_wc(cq, 0, w, &got), RPMA_E_INVAL);
+	assert_logged("rpma_cq_get_wc", "num_entries must be at least 1: 0");
+	assert_int_equal(rpma_cq_get_wc(cq, 2, w, NULL), RPMA_E_INVAL);
+	assert_logged("rpma_cq_get_wc", "num_entries_got is NULL while num_entries is 2");
+	mock_fail("ibv_poll_cq", ENOMEM);
+	assert_int_equal(rpma_cq_get_wc(cq, 2, w, &got), RPMA_E_PROVIDER);
+	assert_logged("rpma_cq_get_wc", "ibv_poll_cq() failed");
+	mock_cq_poll_ret_once(3);
+	assert_int_equal(rpma_cq_get_wc(cq, 2, w, &got), RPMA_E_UNKNOWN);
+	assert_logged("rpma_cq_get_wc", "returned 3 completions, more than the 2 asked for");
+
+	assert_int_equal(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION), 0);
+	assert_int_equal(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, level), 0);
+	assert_int_equal(rpma__cq_delete(&shared), 0);
+	assert_int_equal(ibv_destroy_comp_channel(ch), 0);
+	assert_int_equal(rpma__cq_delete(&other), 0);
+	assert_int_equal(rpma__cq_delete(&cq), 0);
+}
+
 /* completion_ops -- every supported opcode maps to its 0.11 operation with all fields */
 static void
 completion_ops(void **state)
@@ -1086,6 +1169,7 @@ main(void)
 	    T(get_wc_invalid),
 	    T(get_wc_ok),
 	    T(get_wc_errors),
+	    T(refusals_name_the_call),
 	    T(completion_ops),
 	    T(completion_imm),
 	    T(completion_error_status),

@@ -8,9 +8,11 @@
  * they are freed, allocation failures.
  */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <setjmp.h>
 #include <stdarg.h>
@@ -232,7 +234,7 @@ test_replace(void **state)
 	assert_int_equal(rpmaf__regtab_entry_check(cur), 0);
 	assert_int_equal(objs_deleted, 0);
 	rpmaf__regtab_read_unlock();
-	urcu_memb_barrier(); /* waits for a grace period and runs the callback */
+	urcu_qsbr_barrier(); /* waits for a grace period and runs the callback */
 	assert_int_equal(objs_deleted, 1);
 	assert_int_equal(objs_live, 1);
 	assert_int_equal(rpmaf__regtab_count(tab), 1);
@@ -254,7 +256,7 @@ test_generations(void **state)
 	assert_int_equal(rpmaf__regtab_remove(tab, "x", 1, 11), RPMAF__REGTAB_E_STALE);
 	assert_int_equal(rpmaf__regtab_remove(tab, "x", 1, 5), RPMAF__REGTAB_E_STALE);
 	assert_int_equal(live_gen(tab, "x"), 11);
-	urcu_memb_barrier();
+	urcu_qsbr_barrier();
 	/* the refused entries were freed with their objects at once */
 	assert_int_equal(objs_live, 1);
 }
@@ -304,7 +306,7 @@ test_remove(void **state)
 	assert_int_equal(rpmaf__regtab_prune(tab), 0);
 	assert_int_equal(apply(tab, "never", 2), 0);
 	assert_int_equal(rpmaf__regtab_count(tab), 2);
-	urcu_memb_barrier();
+	urcu_qsbr_barrier();
 	assert_int_equal(objs_live, 2);
 }
 
@@ -606,8 +608,109 @@ test_change(void **state)
 	assert_int_equal(change(tab, "new", 2), 0);
 	assert_int_equal(since_of(tab, "new"), 2);
 	assert_int_equal(rpmaf__regtab_count(tab), 2);
-	urcu_memb_barrier();
+	urcu_qsbr_barrier();
 	assert_int_equal(objs_live, 2);
+}
+
+/* what the resident reader of test_resident() and the test tell each other */
+static int resident_stage; /* set by the test: 1 leave the section, 2 sleep, 3 wake, 4 be quiescent,
+			      5 exit */
+static int resident_done;  /* set by the reader: the last stage it reached */
+static const struct rpmaf__regtab_entry *resident_entry;
+
+/* stage_wait -- wait until *word reaches at least v */
+static void
+stage_wait(int *word, int v)
+{
+	while (__atomic_load_n(word, __ATOMIC_ACQUIRE) < v)
+		usleep(1000);
+}
+
+/* stage_set -- announce stage v in *word */
+static void
+stage_set(int *word, int v)
+{
+	__atomic_store_n(word, v, __ATOMIC_RELEASE);
+}
+
+/* objs_deleted_now -- the objects freed so far (call_rcu frees them on its thread) */
+static int
+objs_deleted_now(void)
+{
+	return __atomic_load_n(&objs_deleted, __ATOMIC_RELAXED);
+}
+
+/*
+ * resident_main -- a worker's way of reading: online for good, its
+ * sections free, quiescent when told, offline while asleep
+ */
+static void *
+resident_main(void *arg)
+{
+	struct rpmaf__regtab *tab = arg;
+
+	rpmaf__regtab_thread_resident();
+	rpmaf__regtab_read_lock();
+	resident_entry = rpmaf__regtab_lookup(tab, "q", 1);
+	stage_set(&resident_done, 1);
+	stage_wait(&resident_stage, 1);
+	rpmaf__regtab_read_unlock();
+	stage_wait(&resident_stage, 2);
+	rpmaf__regtab_thread_sleep();
+	stage_set(&resident_done, 2);
+	stage_wait(&resident_stage, 3);
+	rpmaf__regtab_thread_wake();
+	stage_set(&resident_done, 3);
+	stage_wait(&resident_stage, 4);
+	while (__atomic_load_n(&resident_stage, __ATOMIC_ACQUIRE) < 5) {
+		rpmaf__regtab_quiescent();
+		usleep(1000);
+	}
+	rpmaf__regtab_thread_unregister();
+	return NULL;
+}
+
+/*
+ * test_resident -- a resident reader (a worker) holds back the free of an
+ * entry it may hold until its quiescent state, whatever its sections, and
+ * holds back nothing while it sleeps offline
+ */
+static void
+test_resident(void **state)
+{
+	struct rpmaf__regtab *tab = *state;
+	pthread_t t;
+
+	resident_stage = resident_done = 0;
+	assert_int_equal(apply(tab, "q", 1), 0);
+	assert_int_equal(pthread_create(&t, NULL, resident_main, tab), 0);
+	stage_wait(&resident_done, 1);
+	assert_non_null(resident_entry);
+	/* replaced while the reader holds it, even past the end of its section */
+	assert_int_equal(apply(tab, "q", 2), 0);
+	stage_set(&resident_stage, 1);
+	usleep(200000);
+	assert_int_equal(objs_deleted_now(), 0);
+	assert_int_equal(resident_entry->generation, 1);
+	/* asleep (offline): grace periods end without it */
+	stage_set(&resident_stage, 2);
+	stage_wait(&resident_done, 2);
+	urcu_qsbr_barrier();
+	assert_int_equal(objs_deleted_now(), 1);
+	assert_int_equal(apply(tab, "q", 3), 0);
+	urcu_qsbr_barrier();
+	assert_int_equal(objs_deleted_now(), 2);
+	/* awake (online) again: a grace period waits for its quiescent state */
+	stage_set(&resident_stage, 3);
+	stage_wait(&resident_done, 3);
+	assert_int_equal(apply(tab, "q", 4), 0);
+	usleep(200000);
+	assert_int_equal(objs_deleted_now(), 2);
+	stage_set(&resident_stage, 4);
+	urcu_qsbr_barrier();
+	assert_int_equal(objs_deleted_now(), 3);
+	stage_set(&resident_stage, 5);
+	assert_int_equal(pthread_join(t, NULL), 0);
 }
 
 /* main -- the tests run on a registered RCU thread */
@@ -628,11 +731,12 @@ main(void)
 	    cmocka_unit_test(test_no_ops),
 	    cmocka_unit_test_setup_teardown(test_lookup_str, setup, teardown),
 	    cmocka_unit_test(test_lookup_str_tables),
+	    cmocka_unit_test_setup_teardown(test_resident, setup, teardown),
 	};
 	int ret;
 
-	urcu_memb_register_thread();
+	rpmaf__regtab_thread_register();
 	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	urcu_memb_unregister_thread();
+	rpmaf__regtab_thread_unregister();
 	return ret;
 }

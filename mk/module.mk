@@ -1,0 +1,170 @@
+# SPDX-License-Identifier: BSD-3-Clause
+#
+# mk/module.mk -- the template of a module's build: a module's .mk sets the
+# MODULE_* variables below and includes this file, which writes the rules of
+# its unit tests (gcc with gcov, and each sanitizer), its coverage figure and
+# its libFuzzer harnesses, registers its check in CHECK_TARGETS and its
+# harnesses in make fuzz / check-fuzz, and clears the MODULE_* variables for
+# the next module. A module's own other rules (integration tests, tools) stay
+# in its .mk. README.md ("How the build is put together") shows a whole module.
+#
+#   MODULE                 the name: build/NAME/, make check-NAME-unit, coverage-NAME
+#   MODULE_LIB             rpmaf: the module is a top-level directory whose *.c go into
+#                          librpmaf (rpmaf/rpmaf.mk takes RPMAF_MODULES)
+#   MODULE_SRCS            its sources (default: NAME/*.c)
+#   MODULE_HDRS            what its builds depend on besides (default: the *.h beside
+#                          MODULE_SRCS)
+#   MODULE_CFLAGS          its -I and -D, for the tests and the harnesses
+#   MODULE_LIBS            the libraries its sources need
+#   MODULE_UNIT_TESTS      the test programs, one TEST.c each (default: every
+#                          tests/unit/NAME/test_*.c; none: no unit rules)
+#   MODULE_UNIT_SRCS       linked into every test, with --coverage in the gcc build: what
+#                          coverage-NAME measures (default: MODULE_SRCS)
+#   MODULE_UNIT_DEP_SRCS   other sources the tests need, not measured
+#   MODULE_UNIT_HELPERS    linked into every test besides the other *.c of the tests'
+#                          directories (those not named test_*.c)
+#   MODULE_UNIT_CFLAGS     more flags for the tests
+#   MODULE_UNIT_LDFLAGS    link flags of the tests (-Wl,--wrap=...)
+#   MODULE_UNIT_LIBS       more libraries of the tests (cmocka and MODULE_LIBS are taken)
+#   MODULE_SANITIZERS      the clang builds the check runs besides gcc's: asan
+#                          (AddressSanitizer+UBSan) and/or tsan (default: asan)
+#   MODULE_TSAN_TESTS      the tests the tsan build runs (default: all of them)
+#   MODULE_CHECK           the check's name (default: check-NAME-unit)
+#   MODULE_FUZZ            harnesses H: fuzz/fuzz_H.c (- in H read as _) into build/fuzz/,
+#                          make fuzz-H, check-fuzz-H and fuzz-run-H; each links
+#                          MODULE_FUZZ_SRCS_H with MODULE_FUZZ_CFLAGS_H, MODULE_FUZZ_LIBS_H
+#                          and MODULE_FUZZ_DEPS_H (more prerequisites), or without _H the
+#                          module's (defaults: MODULE_SRCS MODULE_UNIT_DEP_SRCS,
+#                          MODULE_CFLAGS, MODULE_LIBS)
+#
+# What it defines for the module's own rules: NAME_UNIT_BINS, NAME_ASAN_BINS,
+# NAME_TSAN_BINS, NAME_COV_OBJ (the gcc build's objects) and NAME_FUZZ_BINS.
+
+ifndef MODULE
+$(error $(lastword $(filter-out $(lastword $(MAKEFILE_LIST)),$(MAKEFILE_LIST))): set MODULE before including mk/module.mk)
+endif
+
+# the environment of each sanitizer's run
+MODULE_RUN_ENV_asan := ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1
+MODULE_RUN_ENV_tsan := TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1"
+MODULE_SAN_FLAGS_asan := $(SAN_FLAGS)
+MODULE_SAN_FLAGS_tsan := -O1 $(TSAN_FLAGS)
+
+# module_or VALUE,DEFAULT -- VALUE, or DEFAULT when VALUE is empty
+module_or = $(if $(strip $(1)),$(1),$(2))
+
+# module_fuzz NAME,H -- one harness of module NAME
+define module_fuzz
+$(1)_FUZZ_BIN_$(2) := $$(BUILD)/fuzz/fuzz_$(subst -,_,$(2))
+$(1)_FUZZ_SRCS_$(2) := $(call module_or,$(MODULE_FUZZ_SRCS_$(2)),$(call module_or,$(MODULE_FUZZ_SRCS),$($(1)_SRCS) $($(1)_UNIT_DEP_SRCS)))
+$(1)_FUZZ_CFLAGS_$(2) := $(call module_or,$(MODULE_FUZZ_CFLAGS_$(2)),$(call module_or,$(MODULE_FUZZ_CFLAGS),$($(1)_CFLAGS)))
+$(1)_FUZZ_LIBS_$(2) := $(call module_or,$(MODULE_FUZZ_LIBS_$(2)),$(call module_or,$(MODULE_FUZZ_LIBS),$($(1)_LIBS)))
+$(1)_FUZZ_DEPS_$(2) := $(MODULE_FUZZ_DEPS_$(2)) $(MODULE_FUZZ_DEPS)
+
+$$($(1)_FUZZ_BIN_$(2)): fuzz/fuzz_$(subst -,_,$(2)).c $$($(1)_FUZZ_SRCS_$(2)) $$($(1)_HDRS) \
+		$$(wildcard fuzz/*.h) $$($(1)_FUZZ_DEPS_$(2))
+	@mkdir -p $$(@D)
+	$$(CLANG) $$(CFLAGS_BASE) -O1 $$($(1)_FUZZ_CFLAGS_$(2)) $$(FUZZ_FLAGS) -o $$@ $$< \
+		$$($(1)_FUZZ_SRCS_$(2)) $$($(1)_FUZZ_LIBS_$(2))
+
+$(1)_FUZZ_BINS += $$($(1)_FUZZ_BIN_$(2))
+FUZZ_NAMES += fuzz_$(subst -,_,$(2))
+$$(eval $$(call fuzz_targets,$(2),$$($(1)_FUZZ_BIN_$(2))))
+endef
+
+# module_san NAME,SAN -- the clang build of the tests with sanitizer SAN
+define module_san
+$(1)_$(call module_upper,$(2))_BINS := $$(addprefix $$(BUILD)/$(1)/unit-$(2)/,$(if $(filter tsan,$(2)),$$($(1)_TSAN_TESTS),$$($(1)_UNIT_NAMES)))
+
+$$($(1)_$(call module_upper,$(2))_BINS): $$(BUILD)/$(1)/unit-$(2)/%: \
+		$$$$(filter %/$$$$*.c,$$$$($(1)_UNIT_TESTS)) $$($(1)_UNIT_DEPS) \
+		$$($(1)_UNIT_SRCS) $$($(1)_UNIT_DEP_SRCS)
+	@mkdir -p $$(@D)
+	$$(CLANG) $$($(1)_UNIT_CFLAGS) $$(MODULE_SAN_FLAGS_$(2)) -o $$@ $$(filter %/$$*.c,$$($(1)_UNIT_TESTS)) \
+		$$($(1)_UNIT_HELPERS) $$($(1)_UNIT_SRCS) $$($(1)_UNIT_DEP_SRCS) $$($(1)_UNIT_LIBS) \
+		$$($(1)_UNIT_LDFLAGS)
+endef
+
+module_upper = $(subst a,A,$(subst t,T,$(subst s,S,$(subst n,N,$(1)))))
+
+# module_unit NAME -- the unit tests: the gcc build with gcov, the clang builds, the
+# check that runs them all and the coverage figure
+define module_unit
+$(1)_UNIT_TESTS := $(MODULE_UNIT_TESTS)
+$(1)_UNIT_NAMES := $$(sort $$(notdir $$(basename $$($(1)_UNIT_TESTS))))
+$(1)_TEST_DIRS := $$(sort $$(dir $$($(1)_UNIT_TESTS)))
+$(1)_UNIT_HELPERS := $$(foreach f,$$(wildcard $$(addsuffix *.c,$$($(1)_TEST_DIRS))),$$(if \
+	$$(filter test_%,$$(notdir $$(f))),,$$(f))) \
+	$(MODULE_UNIT_HELPERS)
+$(1)_UNIT_SRCS := $(call module_or,$(MODULE_UNIT_SRCS),$($(1)_SRCS))
+$(1)_UNIT_CFLAGS := $$(CFLAGS_BASE) -O0 $(MODULE_CFLAGS) $$(patsubst %/,-I%,$$($(1)_TEST_DIRS)) \
+	$(MODULE_UNIT_CFLAGS)
+$(1)_UNIT_LDFLAGS := $(MODULE_UNIT_LDFLAGS)
+$(1)_UNIT_LIBS := -lcmocka $(MODULE_UNIT_LIBS) $(MODULE_LIBS)
+$(1)_UNIT_DEPS := $$($(1)_UNIT_HELPERS) $$(wildcard $$(addsuffix *.h,$$($(1)_TEST_DIRS))) \
+	$$($(1)_HDRS) $$(patsubst %.c,%.h,$$(filter tests/support/%,$$($(1)_UNIT_HELPERS)))
+$(1)_TSAN_TESTS := $(call module_or,$(MODULE_TSAN_TESTS),$$($(1)_UNIT_NAMES))
+
+# the gcc build: the measured sources with --coverage, the others plain
+$(1)_COV_OBJ := $$(BUILD)/$(1)/cov-obj
+$(1)_COV_OBJS := $$(patsubst %.c,$$($(1)_COV_OBJ)/%.o,$$($(1)_UNIT_SRCS))
+$(1)_DEP_OBJS := $$(patsubst %.c,$$(BUILD)/$(1)/dep-obj/%.o,$$($(1)_UNIT_DEP_SRCS))
+$(1)_UNIT_BINS := $$(addprefix $$(BUILD)/$(1)/unit/,$$($(1)_UNIT_NAMES))
+
+$$($(1)_COV_OBJS): $$($(1)_COV_OBJ)/%.o: %.c $$($(1)_HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$($(1)_UNIT_CFLAGS) --coverage -c $$< -o $$@
+
+$$($(1)_DEP_OBJS): $$(BUILD)/$(1)/dep-obj/%.o: %.c $$($(1)_HDRS)
+	@mkdir -p $$(@D)
+	$$(CC) $$($(1)_UNIT_CFLAGS) -c $$< -o $$@
+
+$$($(1)_UNIT_BINS): $$(BUILD)/$(1)/unit/%: $$$$(filter %/$$$$*.c,$$$$($(1)_UNIT_TESTS)) \
+		$$($(1)_UNIT_DEPS) \
+		$$($(1)_COV_OBJS) $$($(1)_DEP_OBJS)
+	@mkdir -p $$(@D)
+	$$(CC) $$($(1)_UNIT_CFLAGS) -o $$@ $$(filter %/$$*.c,$$($(1)_UNIT_TESTS)) \
+		$$($(1)_UNIT_HELPERS) $$($(1)_COV_OBJS) $$($(1)_DEP_OBJS) $$($(1)_UNIT_LIBS) -lgcov \
+		$$($(1)_UNIT_LDFLAGS)
+
+$$(foreach s,$(call module_or,$(MODULE_SANITIZERS),asan),$$(eval $$(call module_san,$(1),$$(s))))
+$(1)_SANITIZERS := $(call module_or,$(MODULE_SANITIZERS),asan)
+$(1)_CHECK := $(call module_or,$(MODULE_CHECK),check-$(1)-unit)
+
+.PHONY: $$($(1)_CHECK) coverage-$(1)
+
+$$($(1)_CHECK): $$($(1)_UNIT_BINS) $$(foreach s,$$($(1)_SANITIZERS),$$($(1)_$$(call module_upper,$$(s))_BINS))
+	@tools/run-tests.sh $(1) $$($(1)_UNIT_BINS)
+	@$$(foreach s,$$($(1)_SANITIZERS),$$(MODULE_RUN_ENV_$$(s)) \
+		tools/run-tests.sh $(1)-$$(s) $$($(1)_$$(call module_upper,$$(s))_BINS) &&) true
+
+# line coverage of the measured sources by the gcc run (a figure; no floor)
+coverage-$(1): $$($(1)_UNIT_BINS)
+	@find $$($(1)_COV_OBJ) -name '*.gcda' -delete
+	@tools/run-tests.sh $(1) $$($(1)_UNIT_BINS) >/dev/null
+	@tools/coverage.sh $$($(1)_COV_OBJ) 0 $$($(1)_UNIT_SRCS)
+
+CHECK_TARGETS += $$($(1)_CHECK)
+endef
+
+# module_rules NAME -- everything the template gives module NAME
+define module_rules
+$(1)_SRCS := $(call module_or,$(MODULE_SRCS),$(sort $(wildcard $(1)/*.c)))
+$(1)_HDRS := $(call module_or,$(MODULE_HDRS),$$(wildcard $$(addsuffix *.h,$$(sort $$(dir $$($(1)_SRCS))))))
+$(1)_CFLAGS := $(MODULE_CFLAGS)
+$(1)_LIBS := $(MODULE_LIBS)
+$(1)_UNIT_DEP_SRCS := $(MODULE_UNIT_DEP_SRCS)
+$(1)_FUZZ_BINS :=
+$(if $(filter rpmaf,$(MODULE_LIB)),RPMAF_MODULES += $(1))
+$(if $(strip $(MODULE_UNIT_TESTS)),$$(eval $$(call module_unit,$(1))))
+$$(foreach h,$(MODULE_FUZZ),$$(eval $$(call module_fuzz,$(1),$$(h))))
+CLEAN_DIRS += $$(BUILD)/$(1)
+endef
+
+# a module with no MODULE_UNIT_TESTS of its own takes tests/unit/NAME/test_*.c
+MODULE_UNIT_TESTS := $(if $(filter undefined,$(origin MODULE_UNIT_TESTS)),$(wildcard tests/unit/$(MODULE)/test_*.c),$(MODULE_UNIT_TESTS))
+
+$(eval $(call module_rules,$(MODULE)))
+
+# the next module starts from nothing
+$(foreach v,$(filter MODULE MODULE_%,$(.VARIABLES)),$(if $(filter file,$(origin $(v))),$(if $(filter MODULE_RUN_ENV_% MODULE_SAN_FLAGS_% MODULE_MKS%,$(v)),,$(eval undefine $(v)))))
