@@ -73,6 +73,7 @@ include mk/module.mk
 MODULE := server-prange
 MODULE_SRCS := server/prange.c
 MODULE_HDRS := server/prange.h
+MODULE_CFLAGS := -Iserver
 MODULE_UNIT_TESTS := tests/unit/server/test_prange.c
 include mk/module.mk
 
