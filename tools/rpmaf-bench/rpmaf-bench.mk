@@ -25,6 +25,7 @@ RPMAF_BENCH := $(BUILD)/rpmaf-bench/rpmaf-bench
 RPMAF_BENCH_SCALE_ARGS ?=
 RPMAF_BENCH_THREADS_ARGS ?=
 RPMAF_BENCH_CG_OPS ?= 20000
+RPMAF_BENCH_CG_DEPTH ?= 1
 # seconds one mode of the smoke test may take (about 5 s alone)
 RPMAF_BENCH_SMOKE_TIMEOUT ?= 120
 
@@ -48,7 +49,7 @@ bench-rpmaf: $(RPMAF_BENCH) softrdma
 
 bench-rpmaf-callgrind: $(RPMAF_BENCH) softrdma
 	@tools/softrdma-run tools/rpmaf-bench/callgrind.sh $(RPMAF_BENCH) $(RPMAF_BENCH_CG_OPS) \
-		$(BUILD)/rpmaf-bench/callgrind
+		$(BUILD)/rpmaf-bench/callgrind $(RPMAF_BENCH_CG_DEPTH)
 
 check-rpmaf-bench-smoke: $(RPMAF_BENCH) softrdma
 	@TIMEOUT=$(RPMAF_BENCH_SMOKE_TIMEOUT) tools/rpmaf-bench/smoke.sh $(RPMAF_BENCH)
