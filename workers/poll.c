@@ -137,7 +137,37 @@ turn(struct rpmaf_worker *w, bool rcq)
 		n += s ? s : 1;
 	}
 	n += run_timers(w);
+	if (w->ends)
+		rpmaf__worker_turn_end(w);
 	return n;
+}
+
+/* see worker.h */
+void
+rpmaf__worker_turn_end(struct rpmaf_worker *w)
+{
+	struct rpmaf__turn_end *te;
+
+	while ((te = w->ends)) {
+		w->ends = te->next;
+		te->armed = false;
+		te->fn(te);
+	}
+}
+
+/* see worker.h */
+void
+rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
+{
+	if (!te->armed)
+		return;
+	for (struct rpmaf__turn_end **p = &w->ends; *p; p = &(*p)->next) {
+		if (*p == te) {
+			*p = te->next;
+			break;
+		}
+	}
+	te->armed = false;
 }
 
 /*
@@ -277,7 +307,8 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 	*slept = false;
 	rpmaf__submitq_sleep_begin(&w->subq);
 	/* receive buffers a submission or a timer gave back are posted before it sleeps */
-	if (w->due || w->nrepost || rpmaf__submitq_pending(&w->subq) || atomic_load(&w->stop)) {
+	if (w->due || w->nrepost || w->ends || rpmaf__submitq_pending(&w->subq) ||
+	    atomic_load(&w->stop)) {
 		unsigned n = turn(w, (w->due & RPMAF__DUE_RCQ) != 0);
 
 		if (n || w->due || atomic_load(&w->stop)) {
@@ -352,6 +383,8 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 			idle_since = 0;
 	}
 	/* what was submitted before the stop still runs */
-	while (rpmaf__submitq_pending(&w->subq))
+	while (rpmaf__submitq_pending(&w->subq) || w->ends) {
 		(void)rpmaf__submitq_run(&w->subq, w, UINT32_MAX);
+		rpmaf__worker_turn_end(w);
+	}
 }
