@@ -303,7 +303,7 @@ rma_count(const struct rpmaf__pool_op *o)
  * last one signaled when signal is true, else only on error; *posted says
  * how many went
  */
-static int
+static inline __attribute__((always_inline)) int
 rma_post(struct rpma_conn *conn, const struct rpmaf__pool_op *o, bool signal, unsigned *posted)
 {
 	enum rpma_flush_type type =
@@ -347,7 +347,11 @@ rma_post(struct rpma_conn *conn, const struct rpmaf__pool_op *o, bool signal, un
  * admitted as one batch of the send queue's accounting (workers/credit.h)
  * and posted with only the group's last request signaled. A group holds at
  * most half the send queue's requests, so that a signaled completion frees
- * room before the queue can fill. The device completes the requests of a
+ * room before the queue can fill. An operation for an idle connection
+ * (nothing pending, nothing in flight) goes at once, signaled, unless the
+ * worker is dispatching a poll's completions of which more are to come
+ * (their callbacks may add to a group): one at a time costs no more than
+ * without groups. The device completes the requests of a
  * QP in order: the group's signaled completion says that every operation
  * of the group is done (rpmaf__pool_op_wc()). A failed request, signaled
  * or not, completes with its own operation and fails the connection, whose
@@ -367,22 +371,55 @@ pend_room(const struct rpmaf__pool_conn *pc)
 }
 
 /*
+ * post_now -- an idle connection's operation goes at once, signaled (a
+ * group of one: nothing pending, nothing in flight, no more completions of
+ * this poll to dispatch).
+ * 0 when posted (a post that went in part fails the connection);
+ * RPMAF_E_AGAIN when there is no room; 1 when the post went wrong before
+ * any request went (the turn's end tries again and reports it).
+ */
+static int
+post_now(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, unsigned n)
+{
+	unsigned posted;
+	int ret;
+
+	if ((ret = rpmaf_wconn_admit(pc->wconn, n)))
+		return ret == RPMAF_E_AGAIN ? ret : 1;
+	if (rma_post(rpmaf_wconn_get_conn(pc->wconn), o, true, &posted) == 0) {
+		o->grp = o;
+		return 0;
+	}
+	(void)rpmaf_wconn_unadmit(pc->wconn, n - posted);
+	if (!posted)
+		return 1;
+	rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
+	return 0;
+}
+
+/*
  * defer -- op's requests to the remote region mr go out at the turn's end
- * (GROUPS); RPMAF_E_AGAIN when the connection has no room for them
- * (nothing done)
+ * (GROUPS), or at once on an idle connection; RPMAF_E_AGAIN when the
+ * connection has no room for them (nothing done)
  */
 static int
 defer(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void *mr)
 {
 	unsigned n = rma_count(o);
+	int ret;
 
-	if (pc->pend_wrs + n > pend_room(pc)) {
+	o->rmr = mr;
+	if (!pc->pend_head && pc->wconn->acct.sq.used == 0 && pc->w->scq_left == 0) {
+		if ((ret = post_now(pc, o, n)) == 0)
+			o->stage = POOL_S_POSTED;
+		if (ret <= 0)
+			return ret;
+	} else if (pc->pend_wrs + n > pend_room(pc)) {
 		rpmaf__stat_add(&pc->w->st.refused, 1);
 		return RPMAF_E_AGAIN;
 	}
-	o->rmr = mr;
-	o->next = NULL;
 	o->stage = POOL_S_POSTED;
+	o->next = NULL;
 	if (pc->pend_tail)
 		pc->pend_tail->next = o;
 	else
@@ -669,7 +706,7 @@ rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
 }
 
 /* op_done -- the last request of op completed well: done, or persist next */
-static void
+static inline __attribute__((always_inline)) void
 op_done(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
 	if (o->stage != POOL_S_POSTED)
@@ -691,7 +728,6 @@ rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
 	struct rpmaf__pool_op *m = o->grp, *next;
 
-	o->grp = NULL;
 	/* each one's callback may reuse it: its link is read first */
 	for (; m && m != o; m = next) {
 		next = m->next;

@@ -55,8 +55,10 @@ poll_scq(struct rpmaf_worker *w)
 		w->due |= RPMAF__DUE_SCQ;
 	else if (w->due)
 		w->due &= ~RPMAF__DUE_SCQ;
-	for (int i = 0; i < got; i++)
+	for (int i = 0; i < got; i++) {
+		w->scq_left = (uint32_t)(got - 1 - i);
 		rpmaf__wconn_dispatch_send(w, &w->wcs[i]);
+	}
 	rpmaf__stat_add(&w->st.completions, (unsigned)got);
 	/* fewer than asked: the CQ was empty, every closed QP's completions are taken */
 	if (w->nclosing && (uint32_t)got < w->batch)

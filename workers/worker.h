@@ -133,6 +133,7 @@ struct rpmaf_worker {
 	struct ibv_wc *wcs;	      /* batch entries */
 	int rdma_err;		      /* the last failed librpma call's code, for the log */
 	struct rpmaf__turn_end *ends; /* to run at the end of this turn, newest first */
+	uint32_t scq_left; /* send completions of this poll still to dispatch after this one */
 };
 
 struct rpmaf_workers {
