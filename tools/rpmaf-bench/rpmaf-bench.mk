@@ -12,7 +12,8 @@
 #                         (RPMAF_BENCH_CG_OPS operations a phase; profiles
 #                         in build/rpmaf-bench/callgrind)
 #   make check-rpmaf-bench-smoke   each mode for N = 1 and 10, 0.3 s a point,
-#                         overhead with 10 operations: it must exit 0 and
+#                         overhead with 10 operations and 100 at depth 32:
+#                         each must exit 0 and
 #                         print its table (figures are never checked)
 #
 # The program uses librpmaf's public API only: it links with
