@@ -1349,6 +1349,10 @@ test_delete_inflight(void **state)
 		int st = atomic_load(&d[i].status);
 
 		assert_int_equal(atomic_load(&d[i].calls), 1);
+		if (st != 0 && st != RPMAF_E_SHUTDOWN)
+			fprintf(stderr,
+				"test_delete_inflight: operation %u (kind %u) completed with %s\n",
+				i, i % 4, rpmaf_err_str(st));
 		assert_true(st == 0 || st == RPMAF_E_SHUTDOWN);
 		shutdown += st == RPMAF_E_SHUTDOWN;
 		ok += st == 0;
