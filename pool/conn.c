@@ -346,6 +346,7 @@ rpmaf__pool_conn_fail(struct rpmaf__pool_conn *pc, int code, struct rpmaf__pool_
 	if (pc->phase == PH_AUTH && code != RPMAF_E_AUTH)
 		pc->auth_suspect = true;
 	pc->phase = PH_FAILING;
+	rpmaf__pool_pend_drop(pc);
 	atomic_store_explicit(&pc->healthy, false, memory_order_release);
 	if (!pc->fail_code)
 		pc->fail_code = code;

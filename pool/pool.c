@@ -70,6 +70,7 @@ conn_init(struct rpmaf_pool *pool, struct rpmaf__pool_conn *pc, unsigned i, unsi
 	if (rpmaf_workers_get(pool->ws, i % rpmaf_workers_count(pool->ws), &w))
 		return RPMAF_E_INVAL;
 	pc->w = w;
+	rpmaf__pool_pend_init(pc);
 	if (rpma_conn_cfg_new(&pc->ccfg))
 		return RPMAF_E_NOMEM;
 	if (rpmaf_worker_conn_cfg(w, pc->ccfg) ||

@@ -110,6 +110,12 @@ struct rpmaf__pool_op {
 			uint64_t reply_max;
 		} call;
 	} u;
+	void *rmr; /* the remote region's object, while its requests wait for the turn's end */
+	/*
+	 * the signaled one of a group (post.c, GROUPS): the group's first
+	 * operation, which links the others through next up to this one
+	 */
+	struct rpmaf__pool_op *grp;
 	uint64_t req_id;       /* of the message in flight (POOL_S_REPLY) */
 	uint64_t reply_len;    /* a call's, once completed */
 	_Atomic uint32_t done; /* 0 until completed (futex word) */
@@ -204,6 +210,10 @@ struct rpmaf__pool_conn {
 	char (*seen)[RPMAF__REGTAB_NAME_MAX + 1]; /* regions listed in this listing */
 	uint32_t nseen, seen_max;
 	struct rpmaf__pool_op *wq_head, *wq_tail; /* operations waiting, in order */
+	/* operations whose requests go out at the turn's end, in order (linked by next) */
+	struct rpmaf__pool_op *pend_head, *pend_tail;
+	unsigned pend_wrs; /* their requests */
+	struct rpmaf__turn_end pend_end;
 	struct rpmaf__pool_op *tr_head, *tr_tail; /* every operation on the connection */
 	struct rpmaf_timer scan; /* the deadlines: the connection's, and the waiting list's */
 	bool scan_armed;
@@ -377,10 +387,25 @@ int rpmaf__pool_op_direct(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o,
 void rpmaf__pool_op_complete(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op, int status);
 
 /*
- * rpmaf__pool_op_wc -- a successful completion of op's last request.
+ * rpmaf__pool_op_wc -- a successful completion of op's last request, the
+ * signaled one of its group: the group's operations before it are done too.
  * CONCURRENCY: the connection's worker thread.
  */
 void rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *op);
+
+/*
+ * rpmaf__pool_pend_drop -- the connection is lost: the operations waiting
+ * for the turn's end are not posted (they are tracked: the teardown
+ * handles them).
+ * CONCURRENCY: the connection's worker thread.
+ */
+void rpmaf__pool_pend_drop(struct rpmaf__pool_conn *pc);
+
+/*
+ * rpmaf__pool_pend_init -- the slot's turn-end function (once, at creation).
+ * CONCURRENCY: before the slot is used.
+ */
+void rpmaf__pool_pend_init(struct rpmaf__pool_conn *pc);
 
 /*
  * rpmaf__pool_op_reply -- a reply to request req_id arrived: the operation

@@ -10,6 +10,7 @@
  */
 
 #include <linux/futex.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -206,6 +207,8 @@ generation_ok(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
 	return o->wflags && rpmaf__pool_wait_refresh(pc, o) && generation_is(pc, o, obj);
 }
 
+static bool pend_flush(struct rpmaf__pool_conn *pc);
+
 /* post_persist -- GPSPM: ask the target to persist the range (PERSIST_REQ) */
 static int
 post_persist(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
@@ -214,6 +217,9 @@ post_persist(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 	bool ok;
 	int ret;
 
+	/* after the writes pending before it; when they could not all go, it waits after them */
+	if (pc->pend_head && !pend_flush(pc))
+		return RPMAF_E_AGAIN;
 	rpmaf__regtab_read_lock();
 	ok = generation_ok(pc, o, NULL);
 	rpmaf__regtab_read_unlock();
@@ -251,6 +257,9 @@ post_call(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 	void *buf;
 	int ret;
 
+	/* after the writes pending before it; when they could not all go, it waits after them */
+	if (pc->pend_head && !pend_flush(pc))
+		return RPMAF_E_AGAIN;
 	if ((ret = rpmaf__ctl_prepare(&pc->ctl, &buf, &size)) == RPMAF_E_AGAIN)
 		return ret;
 	if (ret) {
@@ -280,27 +289,31 @@ post_call(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 	return 0;
 }
 
-/* rma_plan -- how many requests op takes, and whether (and how) it flushes */
+/* rma_count -- how many requests op takes: a write that flushes (not by message) two */
 static unsigned
-rma_plan(const struct rpmaf__pool_op *o, bool *flush, enum rpma_flush_type *type)
+rma_count(const struct rpmaf__pool_op *o)
 {
-	*type = (o->flags & RPMAF_OP_PERSIST) && o->persist == RPMAF__PROTO_PERSIST_APM
-		    ? RPMA_FLUSH_TYPE_PERSISTENT
-		    : RPMA_FLUSH_TYPE_VISIBILITY;
-	if (o->kind == POOL_K_FLUSH || o->kind == POOL_K_READ || o->kind == POOL_K_WRITE) {
-		*flush = o->kind == POOL_K_FLUSH;
+	if (o->kind == POOL_K_FLUSH || o->kind == POOL_K_READ || o->kind == POOL_K_WRITE)
 		return 1;
-	}
-	*flush = o->flags && !needs_msg_persist(o);
-	return *flush ? 2 : 1;
+	return o->flags && !needs_msg_persist(o) ? 2 : 1;
 }
 
-/* rma_post -- post the n requests of op; *posted says how many went */
-static int
-rma_post(struct rpma_conn *conn, struct rpma_mr_remote *mr, const struct rpmaf__pool_op *o,
-	 unsigned n, enum rpma_flush_type type, unsigned *posted)
+/*
+ * rma_post -- post the requests of op to its remote region (o->rmr), the
+ * last one signaled when signal is true, else only on error; *posted says
+ * how many went
+ */
+static inline __attribute__((always_inline)) int
+rma_post(struct rpma_conn *conn, const struct rpmaf__pool_op *o, bool signal, unsigned *posted)
 {
-	int first = n == 2 ? RPMA_F_COMPLETION_ON_ERROR : RPMA_F_COMPLETION_ALWAYS;
+	enum rpma_flush_type type =
+	    (o->flags & RPMAF_OP_PERSIST) && o->persist == RPMAF__PROTO_PERSIST_APM
+		? RPMA_FLUSH_TYPE_PERSISTENT
+		: RPMA_FLUSH_TYPE_VISIBILITY;
+	unsigned n = rma_count(o);
+	int last = signal ? RPMA_F_COMPLETION_ALWAYS : RPMA_F_COMPLETION_ON_ERROR;
+	int first = n == 2 ? RPMA_F_COMPLETION_ON_ERROR : last;
+	struct rpma_mr_remote *mr = o->rmr;
 	int ret;
 
 	*posted = 0;
@@ -321,78 +334,280 @@ rma_post(struct rpma_conn *conn, struct rpma_mr_remote *mr, const struct rpmaf__
 	if (ret)
 		return ret;
 	*posted = 1;
-	if (n == 2 &&
-	    (ret = rpma_flush(conn, mr, o->offset, o->len, type, RPMA_F_COMPLETION_ALWAYS, o)) == 0)
+	if (n == 2 && (ret = rpma_flush(conn, mr, o->offset, o->len, type, last, o)) == 0)
 		*posted = 2;
 	return ret;
 }
 
 /*
- * post_rma_to -- admit and post the n requests of op to the remote region
- * mr (call inside the read-side section that found it). 0 when posted;
- * RPMAF_E_AGAIN when there is no room (nothing done); otherwise the error
- * of the post, after which the admission is undone but for what was
- * posted (*posted).
+ * GROUPS. The RDMA requests of the operations a worker's turn collects for
+ * one connection go out together at the turn's end (pend_flush(), run by
+ * the worker before it sleeps or passes a quiescent state, so that the
+ * remote region's object found in the read-side section stays valid):
+ * admitted as one batch of the send queue's accounting (workers/credit.h)
+ * and posted with only the group's last request signaled. A group holds at
+ * most half the send queue's requests, so that a signaled completion frees
+ * room before the queue can fill. An operation for an idle connection
+ * (nothing pending, nothing in flight) goes at once, signaled, unless the
+ * worker is dispatching a poll's completions of which more are to come
+ * (their callbacks may add to a group): one at a time costs no more than
+ * without groups. The device completes the requests of a
+ * QP in order: the group's signaled completion says that every operation
+ * of the group is done (rpmaf__pool_op_wc()). A failed request, signaled
+ * or not, completes with its own operation and fails the connection, whose
+ * teardown puts back or completes every operation still tracked, once. An
+ * operation that sends a message (a call, a GPSPM persist) posts what is
+ * pending first: the target sees its message after the writes before it.
  */
-static int
-post_rma_to(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void *mr, unsigned n,
-	    enum rpma_flush_type type, unsigned *posted)
-{
-	int ret;
 
-	*posted = 0;
-	if ((ret = rpmaf_wconn_admit(pc->wconn, n)))
-		return ret == RPMAF_E_AGAIN ? ret : RPMAF_E_CONNLOST;
-	ret = rma_post(rpmaf_wconn_get_conn(pc->wconn), mr, o, n, type, posted);
-	if (ret == 0) {
-		o->stage = POOL_S_POSTED;
-		return 0;
-	}
-	(void)rpmaf_wconn_unadmit(pc->wconn, n - *posted);
-	return RPMAF_E_RDMA;
+/* pend_room -- requests the connection can take now (its SQ, the worker's send CQ) */
+static unsigned
+pend_room(const struct rpmaf__pool_conn *pc)
+{
+	const struct rpmaf_wconn *c = pc->wconn;
+	uint32_t sq = c->acct.sq.cap - c->acct.sq.used, cq = c->w->cq.cap - c->w->cq.used;
+
+	return sq < cq ? sq : cq;
 }
 
 /*
- * post_rma -- admit and post the RDMA requests of op inside a read-side
- * section, so that the remote region object cannot be freed under the post.
+ * post_now -- an idle connection's operation goes at once, signaled (a
+ * group of one: nothing pending, nothing in flight, no more completions of
+ * this poll to dispatch).
+ * 0 when posted (a post that went in part fails the connection);
+ * RPMAF_E_AGAIN when there is no room; 1 when the post went wrong before
+ * any request went (the turn's end tries again and reports it).
+ */
+static int
+post_now(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, unsigned n)
+{
+	unsigned posted;
+	int ret;
+
+	if ((ret = rpmaf_wconn_admit(pc->wconn, n)))
+		return ret == RPMAF_E_AGAIN ? ret : 1;
+	if (rma_post(rpmaf_wconn_get_conn(pc->wconn), o, true, &posted) == 0) {
+		o->grp = o;
+		return 0;
+	}
+	(void)rpmaf_wconn_unadmit(pc->wconn, n - posted);
+	if (!posted)
+		return 1;
+	rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
+	return 0;
+}
+
+/*
+ * defer -- op's requests to the remote region mr go out at the turn's end
+ * (GROUPS), or at once on an idle connection; RPMAF_E_AGAIN when the
+ * connection has no room for them (nothing done)
+ */
+static int
+defer(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void *mr)
+{
+	unsigned n = rma_count(o);
+	int ret;
+
+	o->rmr = mr;
+	if (!pc->pend_head && pc->wconn->acct.sq.used == 0 && pc->w->scq_left == 0) {
+		if ((ret = post_now(pc, o, n)) == 0)
+			o->stage = POOL_S_POSTED;
+		if (ret <= 0)
+			return ret;
+	} else if (pc->pend_wrs + n > pend_room(pc)) {
+		rpmaf__stat_add(&pc->w->st.refused, 1);
+		return RPMAF_E_AGAIN;
+	}
+	o->stage = POOL_S_POSTED;
+	o->next = NULL;
+	if (pc->pend_tail)
+		pc->pend_tail->next = o;
+	else
+		pc->pend_head = o;
+	pc->pend_tail = o;
+	pc->pend_wrs += n;
+	rpmaf__worker_at_turn_end(pc->w, &pc->pend_end);
+	return 0;
+}
+
+/* pend_pop -- the first pending operation leaves the list */
+static void
+pend_pop(struct rpmaf__pool_conn *pc)
+{
+	struct rpmaf__pool_op *o = pc->pend_head;
+
+	pc->pend_wrs -= rma_count(o);
+	pc->pend_head = o->next;
+	if (!pc->pend_head)
+		pc->pend_tail = NULL;
+}
+
+/* pend_to_wq -- no room after all: the pending operations wait, first in the wait queue */
+static void
+pend_to_wq(struct rpmaf__pool_conn *pc)
+{
+	for (struct rpmaf__pool_op *o = pc->pend_head; o; o = o->next) {
+		o->stage = POOL_S_WAIT;
+		wait_count(pc, o);
+	}
+	pc->pend_tail->next = pc->wq_head;
+	if (!pc->wq_head)
+		pc->wq_tail = pc->pend_tail;
+	pc->wq_head = pc->pend_head;
+	pc->pend_head = pc->pend_tail = NULL;
+	pc->pend_wrs = 0;
+}
+
+/* group_last -- the last pending operation of the group that begins the list; *wrs its requests */
+static struct rpmaf__pool_op *
+group_last(const struct rpmaf__pool_conn *pc, unsigned *wrs)
+{
+	struct rpmaf__pool_op *last = pc->pend_head;
+	unsigned limit = pc->w->sq / 2;
+
+	*wrs = rma_count(last);
+	while (last->next && *wrs + rma_count(last->next) <= limit) {
+		last = last->next;
+		*wrs += rma_count(last);
+	}
+	return last;
+}
+
+/*
+ * group_failed -- the post of o, in the group that begins the pending
+ * list, failed after done of the group's requests went (the others are
+ * given back): the connection fails when some went, else the region
+ * refuses o's request and o alone fails
+ */
+static void
+group_failed(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, unsigned wrs, unsigned done)
+{
+	(void)rpmaf_wconn_unadmit(pc->wconn, wrs - done);
+	if (done) {
+		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
+		return;
+	}
+	pend_pop(pc);
+	rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE);
+}
+
+/*
+ * group_post -- admit and post the group that begins the pending list
+ * (GROUPS); false when nothing more is to be posted now
+ */
+static bool
+group_post(struct rpmaf__pool_conn *pc)
+{
+	struct rpmaf__pool_op *first = pc->pend_head, *o = first, *last;
+	unsigned wrs, done = 0, posted;
+	struct rpma_conn *conn;
+	int ret;
+
+	last = group_last(pc, &wrs);
+	if ((ret = rpmaf_wconn_admit(pc->wconn, wrs))) {
+		if (ret == RPMAF_E_AGAIN) {
+			pend_to_wq(pc);
+			return false;
+		}
+		pend_pop(pc);
+		rpmaf__pool_op_complete(pc, first, RPMAF_E_CONNLOST);
+		return true;
+	}
+	conn = rpmaf_wconn_get_conn(pc->wconn);
+	while ((ret = rma_post(conn, o, o == last, &posted)) == 0 && o != last) {
+		done += posted;
+		o = o->next;
+	}
+	if (ret) {
+		group_failed(pc, o, wrs, done + posted);
+		return pc->phase == PH_READY;
+	}
+	pc->pend_head = last->next;
+	if (!pc->pend_head)
+		pc->pend_tail = NULL;
+	pc->pend_wrs -= wrs;
+	last->grp = first;
+	return true;
+}
+
+/*
+ * pend_flush -- post the pending operations, group by group; false when
+ * they did not all go (no room: they wait first in the wait queue; or the
+ * connection is lost)
+ */
+static bool
+pend_flush(struct rpmaf__pool_conn *pc)
+{
+	while (pc->pend_head && pc->phase == PH_READY)
+		if (!group_post(pc))
+			return false;
+	return pc->phase == PH_READY;
+}
+
+/* pend_end -- the turn's end: what it collected goes out */
+static void
+pend_end(struct rpmaf__turn_end *te)
+{
+	struct rpmaf__pool_conn *pc =
+	    (struct rpmaf__pool_conn *)(void *)((char *)te -
+						offsetof(struct rpmaf__pool_conn, pend_end));
+
+	(void)pend_flush(pc);
+}
+
+/* rpmaf__pool_pend_init -- see pool.h */
+void
+rpmaf__pool_pend_init(struct rpmaf__pool_conn *pc)
+{
+	pc->pend_end.fn = pend_end;
+}
+
+/* rpmaf__pool_pend_drop -- see pool.h */
+void
+rpmaf__pool_pend_drop(struct rpmaf__pool_conn *pc)
+{
+	rpmaf__worker_turn_end_cancel(pc->w, &pc->pend_end);
+	pc->pend_head = pc->pend_tail = NULL;
+	pc->pend_wrs = 0;
+}
+
+/*
+ * post_rma -- op's requests go out with the turn's group (GROUPS), its
+ * region found in a read-side section
  */
 static int
 post_rma(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
-	enum rpma_flush_type type;
 	void *mr = NULL;
-	unsigned n, posted;
-	bool flush;
 	int ret;
 
-	n = rma_plan(o, &flush, &type);
 	rpmaf__regtab_read_lock();
 	if (!generation_ok(pc, o, &mr) || !mr) {
 		rpmaf__regtab_read_unlock();
 		rpmaf__pool_op_complete(pc, o, RPMAF_E_NOENT);
 		return 0;
 	}
-	ret = post_rma_to(pc, o, mr, n, type, &posted);
+	ret = defer(pc, o, mr);
 	rpmaf__regtab_read_unlock();
-	if (ret == 0 || ret == RPMAF_E_AGAIN)
-		return ret;
-	if (ret == RPMAF_E_CONNLOST)
-		rpmaf__pool_op_complete(pc, o, RPMAF_E_CONNLOST);
-	else if (posted)
-		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
-	else
-		rpmaf__pool_op_complete(pc, o, RPMAF_E_REMOTE); /* the region refuses the request */
-	return 0;
+	return ret;
+}
+
+/* sends_msg -- op's next step is a message (a persist request or a call) */
+static bool
+sends_msg(const struct rpmaf__pool_op *o)
+{
+	return o->stage == POOL_S_PERSIST || (o->kind == POOL_K_FLUSH && needs_msg_persist(o)) ||
+	       o->kind == POOL_K_CALL;
 }
 
 /* op_post -- post op's next step; RPMAF_E_AGAIN when it must wait (nothing done) */
 static int
 op_post(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
-	if (o->stage == POOL_S_PERSIST || (o->kind == POOL_K_FLUSH && needs_msg_persist(o)))
-		return post_persist(pc, o);
 	if (o->kind == POOL_K_CALL)
 		return post_call(pc, o);
+	if (sends_msg(o))
+		return post_persist(pc, o);
 	return post_rma(pc, o);
 }
 
@@ -405,26 +620,13 @@ int
 rpmaf__pool_op_direct(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o,
 		      const struct rpmaf__regtab_entry *e)
 {
-	enum rpma_flush_type type;
-	unsigned n, posted;
-	bool flush;
-	int ret;
-
 	/* the connection's order, and what only the queued path handles, stay as they are */
 	if (pc->phase != PH_READY || pc->wq_head || pc->pq_head || o->kind == POOL_K_CALL ||
 	    (o->kind == POOL_K_FLUSH && needs_msg_persist(o)))
 		return RPMAF_E_AGAIN;
-	if (!e->obj || rpmaf__regtab_entry_check(e))
+	if (!e->obj || rpmaf__regtab_entry_check(e) || defer(pc, o, e->obj))
 		return RPMAF_E_AGAIN;
-	n = rma_plan(o, &flush, &type);
-	ret = post_rma_to(pc, o, e->obj, n, type, &posted);
-	if (ret && !posted)
-		return RPMAF_E_AGAIN;
-	if (ret)
-		o->stage = POOL_S_WAIT; /* part posted: it completes with the connection's loss */
 	track(pc, o);
-	if (ret)
-		rpmaf__pool_conn_fail(pc, RPMAF_E_RDMA, o, RPMAF_E_CONNLOST, "a post failed");
 	return 0;
 }
 
@@ -435,6 +637,9 @@ rpmaf__pool_pump(struct rpmaf__pool_conn *pc)
 	struct rpmaf__pool_op *o;
 
 	while (pc->phase == PH_READY && (o = pc->wq_head)) {
+		/* a message goes after the writes pending before it, which may wait first now */
+		if (pc->pend_head && sends_msg(o) && !pend_flush(pc))
+			continue;
 		pc->wq_head = o->next;
 		if (!pc->wq_head)
 			pc->wq_tail = NULL;
@@ -500,9 +705,9 @@ rpmaf__pool_op_run(struct rpmaf_worker *w, void *arg)
 	rpmaf__pool_op_start(pc, o);
 }
 
-/* rpmaf__pool_op_wc -- the last request of op completed well: done, or persist next */
-void
-rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+/* op_done -- the last request of op completed well: done, or persist next */
+static inline __attribute__((always_inline)) void
+op_done(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 {
 	if (o->stage != POOL_S_POSTED)
 		return;
@@ -515,4 +720,18 @@ rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
 		wait_count(pc, o);
 		wq_push(pc, o);
 	}
+}
+
+/* rpmaf__pool_op_wc -- op's group completed well: its operations in order, op last */
+void
+rpmaf__pool_op_wc(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o)
+{
+	struct rpmaf__pool_op *m = o->grp, *next;
+
+	/* each one's callback may reuse it: its link is read first */
+	for (; m && m != o; m = next) {
+		next = m->next;
+		op_done(pc, m);
+	}
+	op_done(pc, o);
 }

@@ -57,8 +57,10 @@ poll_scq(struct rpmaf_worker *w)
 		w->due |= RPMAF__DUE_SCQ;
 	else if (w->due)
 		w->due &= ~RPMAF__DUE_SCQ;
-	for (int i = 0; i < got; i++)
+	for (int i = 0; i < got; i++) {
+		w->scq_left = (uint32_t)(got - 1 - i);
 		rpmaf__wconn_dispatch_send(w, &w->wcs[i]);
+	}
 	rpmaf__stat_add(&w->st.completions, (unsigned)got);
 	/* fewer than asked: the CQ was empty, every closed QP's completions are taken */
 	if (w->nclosing && (uint32_t)got < w->batch)
@@ -139,9 +141,39 @@ turn(struct rpmaf_worker *w, bool rcq)
 		n += s ? s : 1;
 	}
 	n += run_timers(w);
+	if (w->ends)
+		rpmaf__worker_turn_end(w);
 	if (w->turn_end)
 		w->turn_end(w, w->turn_end_arg);
 	return n;
+}
+
+/* see worker.h */
+void
+rpmaf__worker_turn_end(struct rpmaf_worker *w)
+{
+	struct rpmaf__turn_end *te;
+
+	while ((te = w->ends)) {
+		w->ends = te->next;
+		te->armed = false;
+		te->fn(te);
+	}
+}
+
+/* see worker.h */
+void
+rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
+{
+	if (!te->armed)
+		return;
+	for (struct rpmaf__turn_end **p = &w->ends; *p; p = &(*p)->next) {
+		if (*p == te) {
+			*p = te->next;
+			break;
+		}
+	}
+	te->armed = false;
 }
 
 /*
@@ -281,7 +313,8 @@ sleep_safely(struct rpmaf_worker *w, bool *slept)
 	*slept = false;
 	rpmaf__submitq_sleep_begin(&w->subq);
 	/* receive buffers a submission or a timer gave back are posted before it sleeps */
-	if (w->due || w->nrepost || rpmaf__submitq_pending(&w->subq) || atomic_load(&w->stop)) {
+	if (w->due || w->nrepost || w->ends || rpmaf__submitq_pending(&w->subq) ||
+	    atomic_load(&w->stop)) {
 		unsigned n = turn(w, (w->due & RPMAF__DUE_RCQ) != 0);
 
 		if (n || w->due || atomic_load(&w->stop)) {
@@ -356,8 +389,10 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 			idle_since = 0;
 	}
 	/* what was submitted before the stop still runs */
-	while (rpmaf__submitq_pending(&w->subq))
+	while (rpmaf__submitq_pending(&w->subq) || w->ends) {
 		(void)rpmaf__submitq_run(&w->subq, w, UINT32_MAX);
+		rpmaf__worker_turn_end(w);
+	}
 	if (w->turn_end)
 		w->turn_end(w, w->turn_end_arg);
 }

@@ -68,6 +68,17 @@ struct rpmaf_worker;
 /* a function run at the end of each turn of a worker, on its thread */
 typedef void (*rpmaf__worker_turn_fn)(struct rpmaf_worker *w, void *arg);
 
+/*
+ * a function run once at the end of the worker's turn in which it was
+ * deferred (rpmaf__worker_at_turn_end()): what a turn collects goes out
+ * at once (the pool's posts)
+ */
+struct rpmaf__turn_end {
+	void (*fn)(struct rpmaf__turn_end *te);
+	struct rpmaf__turn_end *next;
+	bool armed;
+};
+
 struct rpmaf_worker {
 	/* constant */
 	struct rpmaf_workers *ws;
@@ -124,9 +135,11 @@ struct rpmaf_worker {
 	 * sleep.
 	 */
 	unsigned due;
-	struct ibv_wc *wcs; /* batch entries */
-	int rdma_err;	    /* the last failed librpma call's code, for the log */
-	/* run at the end of every turn, when set (rpmaf__worker_turn_end_set()) */
+	struct ibv_wc *wcs;	      /* batch entries */
+	int rdma_err;		      /* the last failed librpma call's code, for the log */
+	struct rpmaf__turn_end *ends; /* to run at the end of this turn, newest first */
+	uint32_t scq_left; /* send completions of this poll still to dispatch after this one */
+	/* run at the end of every turn, after ends, when set (rpmaf__worker_turn_end_set()) */
 	rpmaf__worker_turn_fn turn_end;
 	void *turn_end_arg;
 };
@@ -171,5 +184,31 @@ int rpmaf__worker_turn_end_set(struct rpmaf_worker *w, rpmaf__worker_turn_fn fn,
 
 /* rpmaf__worker_repost_flush -- post the queued receive buffers back to the SRQ */
 void rpmaf__worker_repost_flush(struct rpmaf_worker *w);
+
+/*
+ * rpmaf__worker_at_turn_end -- run te->fn once at the end of this turn
+ * (before the worker sleeps or passes a quiescent state of the region
+ * table: what te holds from a read-side section stays valid); nothing when
+ * it is armed already.
+ * CONCURRENCY: the worker's thread.
+ */
+static inline void
+rpmaf__worker_at_turn_end(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
+{
+	if (te->armed)
+		return;
+	te->armed = true;
+	te->next = w->ends;
+	w->ends = te;
+}
+
+/*
+ * rpmaf__worker_turn_end_cancel -- te does not run (its owner goes away).
+ * CONCURRENCY: the worker's thread.
+ */
+void rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te);
+
+/* rpmaf__worker_turn_end -- run what this turn deferred, and what that defers (poll.c) */
+void rpmaf__worker_turn_end(struct rpmaf_worker *w);
 
 #endif /* RPMAF_WORKERS_WORKER_H */

@@ -1,7 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: BSD-3-Clause
 #
-# callgrind.sh BENCH OPS DIR -- run "BENCH overhead --ops OPS" under
+# callgrind.sh BENCH OPS DIR [DEPTH] -- run "BENCH overhead --ops OPS
+# --depth DEPTH" (DEPTH 1 when not given) under
 # callgrind (instrumentation off but in the measured phases, one dump per
 # phase with every thread's cost in it, in DIR) and print the instructions
 # per operation of each phase: in all, in the device (softrdma's own
@@ -12,11 +13,12 @@ set -eu
 bench=$1
 ops=$2
 dir=$3
+depth=${4:-1}
 rm -rf "$dir"
 mkdir -p "$dir"
 
 if ! valgrind --tool=callgrind --instr-atstart=no --separate-threads=no \
-	--callgrind-out-file="$dir/cg.%p" "$bench" overhead --ops "$ops" \
+	--callgrind-out-file="$dir/cg.%p" "$bench" overhead --ops "$ops" --depth "$depth" \
 	>"$dir/out.txt" 2>"$dir/valgrind.log"; then
 	echo "callgrind.sh: the run failed; see $dir/out.txt and $dir/valgrind.log" >&2
 	cat "$dir/out.txt" >&2
@@ -55,7 +57,7 @@ for f in "$dir"/cg.*.*; do
 		}'
 done >"$dir/objects.txt"
 
-awk -v ops="$ops" '
+awk -v ops="$ops" -v depth="$depth" '
 {
 	all[$1] += $3
 	obj[$1, $2] += $3
@@ -71,7 +73,7 @@ function ratio(name, p, b) {
 	       all[b] - dev[b] ? (all[p] - dev[p]) / (all[b] - dev[b]) : 0)
 }
 END {
-	printf("instructions per operation (callgrind Ir / %u ops, every thread of the client)\n", ops)
+	printf("instructions per operation (callgrind Ir / %u ops, %u in flight, every thread of the client)\n", ops, depth)
 	printf("%-18s %7s %7s %7s %7s %7s %7s %7s %7s\n", "phase", "total", "device",
 	       "no-dev", "rpmaf", "rpma", "urcu", "libc", "other")
 	n = split("bare-write-flush pool-write-persist bare-read pool-read", ks, " ")

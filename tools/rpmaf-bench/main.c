@@ -175,7 +175,7 @@ main(int argc, char *argv[])
 	if (opts_parse(argc, argv, &o))
 		return 2;
 	if (o.mode == OPTS_OVERHEAD)
-		return overhead_run(o.ops) ? 1 : 0;
+		return overhead_run(o.ops, o.depth) ? 1 : 0;
 	if (o.mode == OPTS_SERVE) {
 		unsigned first = o.port ? o.port : UTIL_PORT_FIRST;
 

@@ -25,7 +25,7 @@ opts_usage(const char *why)
 		" [--batch B] [--port P]\n"
 		"       rpmaf-bench threads [--conns C] [--seconds S] [--window W] [--batch B]"
 		" [--port P]\n"
-		"       rpmaf-bench overhead [--ops N]\n"
+		"       rpmaf-bench overhead [--ops N] [--depth D]\n"
 		"       rpmaf-bench serve   [--port P]\n"
 		"  --conns    scale: the connection counts; threads: connections per thread (10)\n"
 		"  --seconds  measured time of each point (2)\n"
@@ -33,8 +33,9 @@ opts_usage(const char *why)
 		"  --batch    writes per admitted batch, only the last signaled (window/2)\n"
 		"  --port     serve: listen there; else: use a server already there\n"
 		"             (without it a server is forked); %u to %u\n"
-		"  --ops      overhead: operations of each measured phase (10000)\n",
-		UTIL_PORT_FIRST, UTIL_PORT_LAST);
+		"  --ops      overhead: operations of each measured phase (10000)\n"
+		"  --depth    overhead: operations in flight, 1 to %u (1)\n",
+		UTIL_PORT_FIRST, UTIL_PORT_LAST, OVERHEAD_DEPTH_MAX);
 	return -1;
 }
 
@@ -72,7 +73,7 @@ opts_mode(const char *word, struct opts *o)
 {
 	static const unsigned scale[] = {1, 10, 100, 1000};
 
-	*o = (struct opts){.seconds = 2.0, .window = 4, .ops = 10000};
+	*o = (struct opts){.seconds = 2.0, .window = 4, .ops = 10000, .depth = 1};
 	if (strcmp(word, "scale") == 0) {
 		o->mode = OPTS_SCALE;
 		memcpy(o->conns, scale, sizeof(scale));
@@ -123,6 +124,12 @@ opts_option(int opt, char *arg, struct opts *o)
 		return opts_uint(arg, 1, OVERHEAD_OPS_MAX, &o->ops)
 			   ? opts_usage("--ops: 1 to 10000000")
 			   : 0;
+	case 'd':
+		if (o->mode != OPTS_OVERHEAD)
+			return opts_usage("--depth: only for overhead");
+		return opts_uint(arg, 1, OVERHEAD_DEPTH_MAX, &o->depth)
+			   ? opts_usage("--depth: 1 to 64")
+			   : 0;
 	case 'p':
 		return opts_uint(arg, UTIL_PORT_FIRST, UTIL_PORT_LAST, &o->port)
 			   ? opts_usage("--port: out of the benchmark's range")
@@ -137,10 +144,15 @@ int
 opts_parse(int argc, char *argv[], struct opts *o)
 {
 	static const struct option longs[] = {
-	    {"conns", required_argument, NULL, 'c'},  {"seconds", required_argument, NULL, 's'},
-	    {"window", required_argument, NULL, 'w'}, {"batch", required_argument, NULL, 'b'},
-	    {"port", required_argument, NULL, 'p'},   {"ops", required_argument, NULL, 'o'},
-	    {"help", no_argument, NULL, 'h'},	      {NULL, 0, NULL, 0},
+	    {"conns", required_argument, NULL, 'c'},
+	    {"seconds", required_argument, NULL, 's'},
+	    {"window", required_argument, NULL, 'w'},
+	    {"batch", required_argument, NULL, 'b'},
+	    {"port", required_argument, NULL, 'p'},
+	    {"ops", required_argument, NULL, 'o'},
+	    {"depth", required_argument, NULL, 'd'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	int opt;
 

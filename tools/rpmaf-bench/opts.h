@@ -5,7 +5,7 @@
  * opts.h -- the command line of rpmaf-bench:
  *   rpmaf-bench scale   [--conns 1,10,100,1000] [--seconds S] [--window W] [--batch B] [--port P]
  *   rpmaf-bench threads [--conns C] [--seconds S] [--window W] [--batch B] [--port P]
- *   rpmaf-bench overhead [--ops N]
+ *   rpmaf-bench overhead [--ops N] [--depth D]
  *   rpmaf-bench serve   [--port P]
  * --port for scale and threads: a server (rpmaf-bench serve) already listens
  * there; without it the benchmark forks its own on a free port of
@@ -35,6 +35,7 @@ struct opts {
 	unsigned batch;	 /* writes per batch, only the last signaled */
 	unsigned port;	 /* 0: fork a server */
 	unsigned ops;	 /* overhead: operations of each measured phase */
+	unsigned depth;	 /* overhead: operations in flight */
 };
 
 /*

@@ -170,6 +170,7 @@ ovh_serve(int ready_fd)
 /* the client: everything but the phases' own counters */
 struct ovh {
 	unsigned ops;
+	unsigned depth; /* operations in flight, on both paths */
 	struct rpma_peer *peer;
 	void *local; /* source of the writes and destination of the reads */
 	struct rpma_mr_local *local_mr;
@@ -186,14 +187,17 @@ struct ovh {
 	bool apm;
 };
 
-/* a chain of pool operations: each callback submits the next */
+/*
+ * depth chains of pool operations, n operations in all: each callback
+ * submits the next one with the same op, until n were submitted
+ */
 struct ovh_chain {
 	struct ovh *o;
-	struct rpmaf_op op;
+	struct rpmaf_op *ops; /* depth of them */
 	struct rpmaf_work work;
 	bool write;    /* write+persist, else read */
 	bool measured; /* instrumented: start at the first, stop at the last */
-	unsigned left, i;
+	unsigned n, issued, done_ops;
 	int status;
 	sem_t done;
 };
@@ -256,8 +260,10 @@ ovh_bare_open(struct ovh *o, unsigned port)
 	int ret;
 
 	snprintf(p, sizeof(p), "%u", port);
-	if ((ret = rpma_conn_cfg_new(&ccfg)) || (ret = rpma_conn_cfg_set_sq_size(ccfg, 4)) ||
-	    (ret = rpma_conn_cfg_set_cq_size(ccfg, 4)) ||
+	/* two requests (a write and its flush) per operation in flight, one completion */
+	if ((ret = rpma_conn_cfg_new(&ccfg)) ||
+	    (ret = rpma_conn_cfg_set_sq_size(ccfg, o->depth < 2 ? 4 : 2 * o->depth)) ||
+	    (ret = rpma_conn_cfg_set_cq_size(ccfg, o->depth < 4 ? 4 : o->depth)) ||
 	    (ret = rpma_conn_cfg_set_rq_size(ccfg, 1)) ||
 	    (ret = rpma_conn_req_new(o->peer, UTIL_ADDR, p, ccfg, &req)) ||
 	    (ret = rpma_conn_req_connect(&req, NULL, &o->conn)))
@@ -286,22 +292,24 @@ ovh_bare_close(struct ovh *o)
 }
 
 /*
- * ovh_bare_wait -- poll the connection's CQ until the operation's
- * completion; while it is empty, sleep on its completion channel
+ * ovh_bare_wait -- poll the connection's CQ until it gives completions, up
+ * to the depth of them at once (*got); while it is empty, sleep on its
+ * completion channel
  */
 static int
-ovh_bare_wait(struct ovh *o)
+ovh_bare_wait(struct ovh *o, int *got)
 {
-	struct ibv_wc wc;
+	struct ibv_wc wc[OVERHEAD_DEPTH_MAX];
 	int ret;
 
-	while ((ret = rpma_cq_get_wc(o->cq, 1, &wc, NULL)) == RPMA_E_NO_COMPLETION) {
+	while ((ret = rpma_cq_get_wc(o->cq, (int)o->depth, wc, got)) == RPMA_E_NO_COMPLETION) {
 		o->sleeps++;
 		if ((ret = rpma_cq_wait(o->cq)) && ret != RPMA_E_NO_COMPLETION)
 			return ret;
 	}
-	if (ret == 0 && wc.status != IBV_WC_SUCCESS)
-		ret = RPMA_E_UNKNOWN;
+	for (int k = 0; ret == 0 && k < *got; k++)
+		if (wc[k].status != IBV_WC_SUCCESS)
+			ret = RPMA_E_UNKNOWN;
 	return ret;
 }
 
@@ -323,7 +331,23 @@ ovh_bare_op(struct ovh *o, bool write, unsigned i)
 		ret = rpma_read(o->conn, o->local_mr, off % OVH_LOCAL_SIZE, o->dst, off,
 				OVERHEAD_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL);
 	}
-	return ret ? ret : ovh_bare_wait(o);
+	return ret;
+}
+
+/* ovh_bare_run -- operations first..first+n with the depth of them in flight */
+static int
+ovh_bare_run(struct ovh *o, bool write, unsigned first, unsigned n)
+{
+	unsigned issued = 0, done = 0;
+	int got, ret = 0;
+
+	while (ret == 0 && done < n) {
+		while (ret == 0 && issued < n && issued - done < o->depth)
+			ret = ovh_bare_op(o, write, first + issued++);
+		if (ret == 0 && (ret = ovh_bare_wait(o, &got)) == 0)
+			done += (unsigned)got;
+	}
+	return ret;
 }
 
 /* ovh_bare_phase -- warm-up, then n instrumented operations; *ns the wall-clock time per op */
@@ -334,13 +358,12 @@ ovh_bare_phase(struct ovh *o, bool write, const char *name, double *ns)
 	double t0;
 	int ret = 0;
 
-	for (unsigned i = 0; i < warm && ret == 0; i++)
-		ret = ovh_bare_op(o, write, i);
+	ret = ovh_bare_run(o, write, 0, warm);
 	o->sleeps = 0;
 	t0 = util_now();
 	CALLGRIND_START_INSTRUMENTATION;
-	for (unsigned i = 0; i < o->ops && ret == 0; i++)
-		ret = ovh_bare_op(o, write, i);
+	if (ret == 0)
+		ret = ovh_bare_run(o, write, 0, o->ops);
 	CALLGRIND_STOP_INSTRUMENTATION;
 	*ns = (util_now() - t0) * 1e9 / o->ops;
 	CALLGRIND_DUMP_STATS_AT(name);
@@ -351,17 +374,23 @@ ovh_bare_phase(struct ovh *o, bool write, const char *name, double *ns)
 
 /* ------------------------------------------------------------ the pool */
 
-/* ovh_pool_yaml -- one worker sleeping when its CQs are empty, one connection to the target */
+/*
+ * ovh_pool_yaml -- one worker sleeping when its CQs are empty, one connection
+ * to the target; at depth, the send queue of the bare connection (two
+ * requests per operation) and the poll's batch as large as the bare one's,
+ * with room for the control channel's messages
+ */
 static int
-ovh_pool_yaml(char *buf, size_t size, unsigned port)
+ovh_pool_yaml(char *buf, size_t size, unsigned port, unsigned depth)
 {
+	unsigned sq = depth < 8 ? 16 : 2 * depth + 8, batch = depth < 16 ? 16 : depth;
 	int n = snprintf(buf, size,
-			 "workers: {count: 1, polling: event, batch: 16}\n"
-			 "queues: {sq: 16, messages: {size: 4K, credits: 8}}\n"
+			 "workers: {count: 1, polling: event, batch: %u}\n"
+			 "queues: {sq: %u, messages: {size: 4K, credits: 8}}\n"
 			 "targets: [{name: t0, address: %s, port: %u, connections: 1}]\n"
 			 "timeouts: {connect_ms: %u, operation_ms: 60000}\n"
 			 "log: {level: error}\n",
-			 UTIL_ADDR, port, OVH_READY_MS);
+			 batch, sq, UTIL_ADDR, port, OVH_READY_MS);
 
 	return n > 0 && (size_t)n < size ? n : -1;
 }
@@ -373,7 +402,7 @@ ovh_pool_open(struct ovh *o, unsigned port)
 	struct rpmaf_pool_region info;
 	struct rpmaf_cfg_err err;
 	char yaml[OVH_YAML_MAX];
-	int len = ovh_pool_yaml(yaml, sizeof(yaml), port), ret;
+	int len = ovh_pool_yaml(yaml, sizeof(yaml), port, o->depth), ret;
 
 	if (len < 0 || rpmaf_cfg_load_buffer("overhead", yaml, (size_t)len, NULL, &o->cfg, &err)) {
 		fprintf(stderr, "overhead: configuration: %s\n", len < 0 ? "too long" : err.msg);
@@ -402,67 +431,76 @@ ovh_pool_close(struct ovh *o)
 
 static void ovh_chain_cb(struct rpmaf_op *op, int status, void *ctx);
 
-/* ovh_chain_submit -- the chain's next operation; 0 or the submission's error */
+/* ovh_chain_submit -- the next operation, with op; 0 or the submission's error */
 static int
-ovh_chain_submit(struct ovh_chain *c)
+ovh_chain_submit(struct ovh_chain *c, struct rpmaf_op *op)
 {
 	struct ovh *o = c->o;
-	size_t off = ovh_off(c->i);
+	size_t off = ovh_off(c->issued++);
 
 	if (c->write)
-		return rpmaf_pool_write(o->pool, &c->op, OVH_REGION, off, o->local_mr,
+		return rpmaf_pool_write(o->pool, op, OVH_REGION, off, o->local_mr,
 					off % OVH_LOCAL_SIZE, OVERHEAD_SIZE, RPMAF_OP_PERSIST,
 					ovh_chain_cb, c);
-	return rpmaf_pool_read(o->pool, &c->op, OVH_REGION, off, o->local_mr, off % OVH_LOCAL_SIZE,
+	return rpmaf_pool_read(o->pool, op, OVH_REGION, off, o->local_mr, off % OVH_LOCAL_SIZE,
 			       OVERHEAD_SIZE, ovh_chain_cb, c);
 }
 
-/* ovh_chain_end -- on the worker: the chain is over (the last op, or a failure) */
+/* ovh_chain_end -- on the worker: the chains are over (every op done, or a failure) */
 static void
-ovh_chain_end(struct ovh_chain *c, int status)
+ovh_chain_end(struct ovh_chain *c)
 {
 	if (c->measured)
 		CALLGRIND_STOP_INSTRUMENTATION;
-	c->status = status;
 	sem_post(&c->done);
 }
 
-/* ovh_chain_cb -- an operation completed: submit the next one from its worker */
+/*
+ * ovh_chain_cb -- an operation completed: submit the next one from its
+ * worker; after a failure none, and the end waits for those in flight
+ */
 static void
 ovh_chain_cb(struct rpmaf_op *op, int status, void *ctx)
 {
 	struct ovh_chain *c = ctx;
 	int ret;
 
-	(void)op;
-	if (status || --c->left == 0) {
-		ovh_chain_end(c, status);
-		return;
+	c->done_ops++;
+	if (status && !c->status)
+		c->status = status;
+	if (!c->status && c->issued < c->n && (ret = ovh_chain_submit(c, op))) {
+		c->issued--; /* not submitted: no callback comes */
+		c->status = ret;
 	}
-	c->i++;
-	if ((ret = ovh_chain_submit(c)))
-		ovh_chain_end(c, ret);
+	if (c->done_ops == c->issued && (c->status || c->done_ops == c->n))
+		ovh_chain_end(c);
 }
 
-/* ovh_chain_start -- on the worker: the first operation, instrumented from here on */
+/* ovh_chain_start -- on the worker: the chains' first operations, instrumented from here on */
 static void
 ovh_chain_start(struct rpmaf_worker *w, void *arg)
 {
 	struct ovh_chain *c = arg;
-	int ret;
+	int ret = 0;
 
 	(void)w;
 	if (c->measured)
 		CALLGRIND_START_INSTRUMENTATION;
-	if ((ret = ovh_chain_submit(c)))
-		ovh_chain_end(c, ret);
+	for (unsigned k = 0; k < c->o->depth && c->issued < c->n && ret == 0; k++)
+		if ((ret = ovh_chain_submit(c, &c->ops[k])))
+			c->issued--; /* not submitted: no callback comes */
+	if (ret)
+		c->status = ret;
+	if (ret && c->done_ops == c->issued)
+		ovh_chain_end(c);
 }
 
-/* ovh_chain_run -- n operations chained on the worker; 0 or the first error */
+/* ovh_chain_run -- n operations chained on the worker, depth in flight; 0 or the first error */
 static int
 ovh_chain_run(struct ovh *o, bool write, bool measured, unsigned n)
 {
-	struct ovh_chain c = {.o = o, .write = write, .measured = measured, .left = n};
+	static struct rpmaf_op ops[OVERHEAD_DEPTH_MAX];
+	struct ovh_chain c = {.o = o, .ops = ops, .write = write, .measured = measured, .n = n};
 	int ret;
 
 	if (n == 0)
@@ -519,8 +557,8 @@ ovh_print(const struct ovh *o, const struct ovh_figs *f)
 {
 	static const char *const rows[2] = {"write", "read"};
 
-	printf("overhead: %u ops per phase, %u bytes, one at a time; region %s (%s)\n", o->ops,
-	       OVERHEAD_SIZE, OVH_REGION,
+	printf("overhead: %u ops per phase, %u bytes, %u in flight; region %s (%s)\n", o->ops,
+	       OVERHEAD_SIZE, o->depth, OVH_REGION,
 	       o->apm ? "APM: file-backed, direct write" : "GPSPM: the target persists");
 	printf("%7s %16s %16s %12s\n", "op", "pool ns/op", "bare ns/op", "pool/bare");
 	for (int k = 0; k < 2; k++)
@@ -583,9 +621,9 @@ ovh_phases(struct ovh *o, const struct spawn *srv, struct ovh_figs *f)
 
 /* overhead_run -- see overhead.h */
 int
-overhead_run(unsigned ops)
+overhead_run(unsigned ops, unsigned depth)
 {
-	struct ovh o = {.ops = ops};
+	struct ovh o = {.ops = ops, .depth = depth};
 	struct ovh_figs f = {0};
 	struct spawn srv = {0};
 	int failed;

@@ -8,11 +8,14 @@
  *   bare-write-flush    rpma_write + rpma_flush(PERSISTENT) signaled, then
  *                       rpma_cq_get_wc() on the connection's own CQ until
  *                       the completion comes (rpma_cq_wait() while it is
- *                       empty), one operation at a time
+ *                       empty); at depth D, D operations in flight on the
+ *                       one connection, up to D completions taken per poll
+ *                       and as many operations posted again
  *   bare-read           rpma_read signaled, polled the same way
- *   pool-write-persist  rpmaf_pool_write(RPMAF_OP_PERSIST), one at a time:
- *                       each operation's callback submits the next; the
- *                       worker polls event (sleeps while its CQs are empty)
+ *   pool-write-persist  rpmaf_pool_write(RPMAF_OP_PERSIST) in D chains
+ *                       (one at a time at depth 1): each operation's
+ *                       callback submits the next; the worker polls event
+ *                       (sleeps while its CQs are empty)
  *   pool-read           rpmaf_pool_read, chained the same way
  *
  * 64 bytes each, into one region of a forked server: an rpmaf_server
@@ -33,13 +36,15 @@
 #ifndef RPMAF_BENCH_OVERHEAD_H
 #define RPMAF_BENCH_OVERHEAD_H
 
-#define OVERHEAD_SIZE	 64 /* bytes of one operation */
-#define OVERHEAD_WARMUP	 64 /* operations before each measured phase, at most */
-#define OVERHEAD_OPS_MAX 10000000u
+#define OVERHEAD_SIZE	   64 /* bytes of one operation */
+#define OVERHEAD_WARMUP	   64 /* operations before each measured phase, at most */
+#define OVERHEAD_OPS_MAX   10000000u
+#define OVERHEAD_DEPTH_MAX 64 /* operations in flight, at most */
 
 /*
  * overhead_run -- fork the server, run the four phases of ops operations
- * each, print their table and the server's end.
+ * each with depth of them in flight (1 to OVERHEAD_DEPTH_MAX), print their
+ * table and the server's end.
  *
  * RETURN VALUE
  * 0; -1 after printing what failed.
@@ -47,6 +52,6 @@
  * THREAD SAFETY
  * Once per process (it forks).
  */
-int overhead_run(unsigned ops);
+int overhead_run(unsigned ops, unsigned depth);
 
 #endif

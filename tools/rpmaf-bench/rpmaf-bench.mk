@@ -12,7 +12,8 @@
 #                         (RPMAF_BENCH_CG_OPS operations a phase; profiles
 #                         in build/rpmaf-bench/callgrind)
 #   make check-rpmaf-bench-smoke   each mode for N = 1 and 10, 0.3 s a point,
-#                         overhead with 10 operations: it must exit 0 and
+#                         overhead with 10 operations and 100 at depth 32:
+#                         each must exit 0 and
 #                         print its table (figures are never checked)
 #
 # The program uses librpmaf's public API only: it links with
@@ -25,6 +26,7 @@ RPMAF_BENCH := $(BUILD)/rpmaf-bench/rpmaf-bench
 RPMAF_BENCH_SCALE_ARGS ?=
 RPMAF_BENCH_THREADS_ARGS ?=
 RPMAF_BENCH_CG_OPS ?= 20000
+RPMAF_BENCH_CG_DEPTH ?= 1
 # seconds one mode of the smoke test may take (about 5 s alone)
 RPMAF_BENCH_SMOKE_TIMEOUT ?= 120
 
@@ -48,7 +50,7 @@ bench-rpmaf: $(RPMAF_BENCH) softrdma
 
 bench-rpmaf-callgrind: $(RPMAF_BENCH) softrdma
 	@tools/softrdma-run tools/rpmaf-bench/callgrind.sh $(RPMAF_BENCH) $(RPMAF_BENCH_CG_OPS) \
-		$(BUILD)/rpmaf-bench/callgrind
+		$(BUILD)/rpmaf-bench/callgrind $(RPMAF_BENCH_CG_DEPTH)
 
 check-rpmaf-bench-smoke: $(RPMAF_BENCH) softrdma
 	@TIMEOUT=$(RPMAF_BENCH_SMOKE_TIMEOUT) tools/rpmaf-bench/smoke.sh $(RPMAF_BENCH)

@@ -38,4 +38,5 @@ run "scale N=1,10" "1 10" scale --conns 1,10 --seconds 0.3
 run "threads N=1" "1 2" threads --conns 1 --seconds 0.3
 run "threads N=10" "1 2" threads --conns 10 --seconds 0.3
 run "overhead N=10" "write read" overhead --ops 10
+run "overhead N=100 D=32" "write read" overhead --ops 100 --depth 32
 exit $failed
