@@ -101,30 +101,19 @@ close_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 
 	(void)arg;
 	rpmaf__sconn_close_all(srv, w);
-	rpmaf__sgroup_flush(g);
-	if (g->on)
-		(void)rpmaf__worker_turn_end_set(w, NULL, NULL);
-	g->on = false;
+	rpmaf__sgroup_stop(g);
 }
 
 /*
- * group_on -- each_worker()'s function: the worker flushes the server's
- * group of persists at the end of each turn (sgroup.h); a worker whose end
- * of turn is taken (by another server on the same workers) persists each
- * request alone
+ * group_on -- each_worker()'s function: the worker groups the server's
+ * persists from now on, flushed at the end of each turn that collects
+ * some (sgroup.h)
  */
 static void
 group_on(struct rpmaf_server *srv, struct rpmaf_worker *w, const void *arg)
 {
-	struct rpmaf__sgroup *g = &srv->wst[rpmaf_worker_index(w)].group;
-	int ret = rpmaf__worker_turn_end_set(w, rpmaf__sgroup_turn_end, g);
-
 	(void)arg;
-	g->on = ret == 0;
-	if (ret)
-		rpmaf__wlog(srv->log, RPMAF_LOG_NOTICE,
-			    "server: worker %u: its persists are not grouped: %s",
-			    rpmaf_worker_index(w), rpmaf_err_str(ret));
+	srv->wst[rpmaf_worker_index(w)].group.on = true;
 }
 
 /*

@@ -18,6 +18,14 @@
 #include "sconn.h"
 #include "sgroup.h"
 
+/* turn_end -- the end of a turn that collected persists: they go out together */
+static void
+turn_end(struct rpmaf__turn_end *te)
+{
+	rpmaf__sgroup_flush(
+	    (struct rpmaf__sgroup *)((char *)te - offsetof(struct rpmaf__sgroup, te)));
+}
+
 /* see sgroup.h */
 int
 rpmaf__sgroup_init(struct rpmaf__sgroup *g, struct rpmaf_server *srv, struct rpmaf_worker *w,
@@ -28,6 +36,7 @@ rpmaf__sgroup_init(struct rpmaf__sgroup *g, struct rpmaf_server *srv, struct rpm
 	memset(g, 0, sizeof(*g));
 	g->srv = srv;
 	g->w = w;
+	g->te.fn = turn_end;
 	g->cap = cap ? cap : 1;
 	g->page = page > 0 ? (uint64_t)page : 4096;
 	g->e = calloc(g->cap, sizeof(*g->e));
@@ -87,6 +96,7 @@ rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
 	if (sc->closing)
 		return 0; /* answering the others refused it: nothing more is served */
 	g->table_gen = table_gen;
+	rpmaf__worker_at_turn_end(g->w, &g->te);
 	e = &g->e[g->n++];
 	*e = (struct rpmaf__sgroup_ent){.sc = sc,
 					.req_id = m->hdr.req_id,
@@ -230,10 +240,11 @@ rpmaf__sgroup_flush(struct rpmaf__sgroup *g)
 
 /* see sgroup.h */
 void
-rpmaf__sgroup_turn_end(struct rpmaf_worker *w, void *arg)
+rpmaf__sgroup_stop(struct rpmaf__sgroup *g)
 {
-	(void)w;
-	rpmaf__sgroup_flush(arg);
+	rpmaf__sgroup_flush(g);
+	rpmaf__worker_turn_end_cancel(g->w, &g->te);
+	g->on = false;
 }
 
 /* see sgroup.h */

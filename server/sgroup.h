@@ -30,6 +30,7 @@
 #include <stdint.h>
 
 #include "../proto/wire.h"
+#include "../workers/worker.h"
 #include "prange.h"
 
 struct rpmaf_server;
@@ -59,7 +60,8 @@ struct rpmaf__sgroup_ent {
 struct rpmaf__sgroup {
 	struct rpmaf_server *srv;
 	struct rpmaf_worker *w;
-	bool on;		     /* the worker runs rpmaf__sgroup_turn_end() */
+	bool on;		     /* persists are grouped (rpmaf__sgroup_fits()) */
+	struct rpmaf__turn_end te;   /* the flush at the end of the turn that collected */
 	uint32_t n, cap;	     /* persists collected, room */
 	struct rpmaf__sgroup_ent *e; /* cap */
 	struct rpmaf__prange *runs;  /* cap: one region's ranges, merged */
@@ -120,8 +122,12 @@ int rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
  */
 void rpmaf__sgroup_flush(struct rpmaf__sgroup *g);
 
-/* rpmaf__sgroup_turn_end -- the worker's end of turn (rpmaf__worker_turn_end_set()): a flush */
-void rpmaf__sgroup_turn_end(struct rpmaf_worker *w, void *arg);
+/*
+ * rpmaf__sgroup_stop -- flush what is collected and take the group off
+ * the worker's end of turn (the worker stops serving).
+ * CONCURRENCY: the group's worker thread.
+ */
+void rpmaf__sgroup_stop(struct rpmaf__sgroup *g);
 
 /*
  * rpmaf__sgroup_drop -- connection sc closes: its persists collected will

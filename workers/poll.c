@@ -143,8 +143,6 @@ turn(struct rpmaf_worker *w, bool rcq)
 	n += run_timers(w);
 	if (w->ends)
 		rpmaf__worker_turn_end(w);
-	if (w->turn_end)
-		w->turn_end(w, w->turn_end_arg);
 	return n;
 }
 
@@ -159,21 +157,6 @@ rpmaf__worker_turn_end(struct rpmaf_worker *w)
 		te->armed = false;
 		te->fn(te);
 	}
-}
-
-/* see worker.h */
-void
-rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
-{
-	if (!te->armed)
-		return;
-	for (struct rpmaf__turn_end **p = &w->ends; *p; p = &(*p)->next) {
-		if (*p == te) {
-			*p = te->next;
-			break;
-		}
-	}
-	te->armed = false;
 }
 
 /*
@@ -393,6 +376,4 @@ rpmaf__worker_loop(struct rpmaf_worker *w)
 		(void)rpmaf__submitq_run(&w->subq, w, UINT32_MAX);
 		rpmaf__worker_turn_end(w);
 	}
-	if (w->turn_end)
-		w->turn_end(w, w->turn_end_arg);
 }

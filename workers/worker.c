@@ -457,19 +457,6 @@ rpmaf_worker_is_current(const struct rpmaf_worker *w)
 	return w && rpmaf__current == w;
 }
 
-/* see worker.h */
-int
-rpmaf__worker_turn_end_set(struct rpmaf_worker *w, rpmaf__worker_turn_fn fn, void *arg)
-{
-	if (!w || rpmaf__current != w)
-		return RPMAF_E_INVAL;
-	if (fn && w->turn_end && (w->turn_end != fn || w->turn_end_arg != arg))
-		return RPMAF_E_BUSY;
-	w->turn_end = fn;
-	w->turn_end_arg = fn ? arg : NULL;
-	return 0;
-}
-
 /* see rpmaf.h */
 int
 rpmaf_worker_submit(struct rpmaf_worker *w, struct rpmaf_work *work, rpmaf_work_fn fn, void *arg)

@@ -63,11 +63,6 @@ struct rpmaf__wstats {
 	atomic_uint cq_used, cq_used_max, conns;
 };
 
-struct rpmaf_worker;
-
-/* a function run at the end of each turn of a worker, on its thread */
-typedef void (*rpmaf__worker_turn_fn)(struct rpmaf_worker *w, void *arg);
-
 /*
  * a function run once at the end of the worker's turn in which it was
  * deferred (rpmaf__worker_at_turn_end()): what a turn collects goes out
@@ -139,9 +134,6 @@ struct rpmaf_worker {
 	int rdma_err;		      /* the last failed librpma call's code, for the log */
 	struct rpmaf__turn_end *ends; /* to run at the end of this turn, newest first */
 	uint32_t scq_left; /* send completions of this poll still to dispatch after this one */
-	/* run at the end of every turn, after ends, when set (rpmaf__worker_turn_end_set()) */
-	rpmaf__worker_turn_fn turn_end;
-	void *turn_end_arg;
 };
 
 struct rpmaf_workers {
@@ -171,17 +163,6 @@ rpmaf__stat_add(atomic_ullong *c, unsigned long long n)
 /* rpmaf__worker_repost -- queue a receive buffer to be posted back in this turn */
 void rpmaf__worker_repost(struct rpmaf_worker *w, void *buf);
 
-/*
- * rpmaf__worker_turn_end_set -- run fn(w, arg) at the end of each turn of
- * w, after the completions, submissions and timers of the turn (a server
- * answers there what it collected in the turn: its GPSPM persists, made
- * durable together); fn NULL: none. One function per worker.
- * RETURN VALUE: 0; RPMAF_E_INVAL (not on w's thread); RPMAF_E_BUSY
- * (another function is set: clear it first).
- * CONCURRENCY: w's thread (a submitted function, a callback).
- */
-int rpmaf__worker_turn_end_set(struct rpmaf_worker *w, rpmaf__worker_turn_fn fn, void *arg);
-
 /* rpmaf__worker_repost_flush -- post the queued receive buffers back to the SRQ */
 void rpmaf__worker_repost_flush(struct rpmaf_worker *w);
 
@@ -206,7 +187,19 @@ rpmaf__worker_at_turn_end(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
  * rpmaf__worker_turn_end_cancel -- te does not run (its owner goes away).
  * CONCURRENCY: the worker's thread.
  */
-void rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te);
+static inline void
+rpmaf__worker_turn_end_cancel(struct rpmaf_worker *w, struct rpmaf__turn_end *te)
+{
+	if (!te->armed)
+		return;
+	for (struct rpmaf__turn_end **p = &w->ends; *p; p = &(*p)->next) {
+		if (*p == te) {
+			*p = te->next;
+			break;
+		}
+	}
+	te->armed = false;
+}
 
 /* rpmaf__worker_turn_end -- run what this turn deferred, and what that defers (poll.c) */
 void rpmaf__worker_turn_end(struct rpmaf_worker *w);
