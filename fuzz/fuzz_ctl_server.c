@@ -87,19 +87,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	return 0;
 }
 
-/* step_recv -- a receive of len bytes of p (the client's message); a HELLO says the client's size
- */
-static void
-step_recv(const uint8_t *p, size_t len)
-{
-	struct rpmaf__proto_msg m;
-
-	if (len <= MSG_SIZE && !rpmaf__proto_msg_decode(p, len, &m, NULL) &&
-	    m.hdr.type == RPMAF__PROTO_T_HELLO && !Fw.peer_max)
-		Fw.peer_max = m.body.hello.max_msg_size;
-	fuzz_ctl_recv(p, len);
-}
-
 /* check -- the connection's invariants between steps */
 static void
 check(const struct rpmaf__sconn *sc)
@@ -141,7 +128,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (*p++ % STEP_KINDS) {
 		case 0:
 			msg = fuzz_ctl_recv_step(&p, end, &len);
-			step_recv(msg, len);
+			fuzz_ctl_recv_hello(msg, len, RPMAF__PROTO_T_HELLO);
 			break;
 		case 1:
 		case 2:

@@ -435,6 +435,19 @@ fuzz_ctl_recv(const uint8_t *p, size_t len)
 	Fw.rbuf = NULL;
 }
 
+/* see fuzz_ctl_stub.h */
+void
+fuzz_ctl_recv_hello(const uint8_t *p, size_t len, uint8_t hello)
+{
+	struct rpmaf__proto_msg m;
+
+	if (len <= Fw.buf_size && !rpmaf__proto_msg_decode(p, len, &m, NULL) &&
+	    m.hdr.type == hello && !Fw.peer_max)
+		Fw.peer_max = hello == RPMAF__PROTO_T_HELLO ? m.body.hello.max_msg_size
+							    : m.body.hello_reply.max_msg_size;
+	fuzz_ctl_recv(p, len);
+}
+
 /* wr_pop -- the oldest n work requests leave the queue */
 static void
 wr_pop(unsigned n)

@@ -106,6 +106,14 @@ const uint8_t *fuzz_ctl_recv_step(const uint8_t **pp, const uint8_t *end, size_t
 void fuzz_ctl_recv(const uint8_t *p, size_t len);
 
 /*
+ * fuzz_ctl_recv_hello -- fuzz_ctl_recv() of the peer's message; the first
+ * well-formed one of type hello (RPMAF__PROTO_T_HELLO from a client,
+ * RPMAF__PROTO_T_HELLO_REPLY from a server) says the peer's receive buffer
+ * (peer_max)
+ */
+void fuzz_ctl_recv_hello(const uint8_t *p, size_t len, uint8_t hello);
+
+/*
  * fuzz_ctl_complete -- the oldest work request completes: well (the
  * unsignaled ones before the first signaled one complete silently), or in
  * error (and every later one, flushed); dropped once the connection is closed
