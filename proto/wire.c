@@ -114,33 +114,17 @@ wr_le(struct rpmaf__proto_wr *w, size_t n, uint64_t v)
 	return 0;
 }
 
-/* see wire.h */
-int
-rpmaf__proto_wr_u8(struct rpmaf__proto_wr *w, uint8_t v)
-{
-	return wr_le(w, 1, v);
-}
+/* WR_UINT -- rpmaf__proto_wr_u<bits>() of wire.h: wr_le() of bits / 8 bytes */
+#define WR_UINT(bits)                                                                              \
+	int rpmaf__proto_wr_u##bits(struct rpmaf__proto_wr *w, uint##bits##_t v)                   \
+	{                                                                                          \
+		return wr_le(w, (bits) / 8, v);                                                    \
+	}
 
-/* see wire.h */
-int
-rpmaf__proto_wr_u16(struct rpmaf__proto_wr *w, uint16_t v)
-{
-	return wr_le(w, 2, v);
-}
-
-/* see wire.h */
-int
-rpmaf__proto_wr_u32(struct rpmaf__proto_wr *w, uint32_t v)
-{
-	return wr_le(w, 4, v);
-}
-
-/* see wire.h */
-int
-rpmaf__proto_wr_u64(struct rpmaf__proto_wr *w, uint64_t v)
-{
-	return wr_le(w, 8, v);
-}
+WR_UINT(8)
+WR_UINT(16)
+WR_UINT(32)
+WR_UINT(64)
 
 /* see wire.h */
 int
