@@ -504,10 +504,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	Cfg.queues.msg_size = MSG_SIZE;
-	Cfg.queues.msg_credits = CREDITS;
-	Cfg.queues.sq = SQ;
-	Cfg.timeouts.connect_ms = 1000;
+	fuzz_ctl_cfg(&Cfg, MSG_SIZE, CREDITS, SQ);
 	Cfg.timeouts.operation_ms = 1000;
 	Cfg.ntargets = 1;
 	Cfg.targets = &Target;

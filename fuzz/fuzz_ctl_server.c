@@ -71,10 +71,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	Cfg.queues.msg_size = MSG_SIZE;
-	Cfg.queues.msg_credits = CREDITS;
-	Cfg.queues.sq = SQ;
-	Cfg.timeouts.connect_ms = 1000;
+	fuzz_ctl_cfg(&Cfg, MSG_SIZE, CREDITS, SQ);
 	Cfg.timeouts.heartbeat_interval_ms = 1000;
 	Cfg.timeouts.heartbeat_misses = 3;
 	Log.level = RPMAF_LOG_DEBUG; /* every line formatted, then dropped */

@@ -38,6 +38,16 @@ fuzz_ctl_reset(uint32_t buf_size, uint32_t nbufs, uint32_t sq, uint32_t cq)
 	fuzz_ctl_turn();
 }
 
+/* see fuzz_ctl_stub.h */
+void
+fuzz_ctl_cfg(struct rpmaf_cfg *cfg, uint32_t msg_size, uint32_t credits, uint32_t sq)
+{
+	cfg->queues.msg_size = msg_size;
+	cfg->queues.msg_credits = credits;
+	cfg->queues.sq = sq;
+	cfg->timeouts.connect_ms = 1000;
+}
+
 /* see worker.h: the monotonic clock, plus the time the fired timers skipped */
 uint64_t
 rpmaf__now_ns(void)

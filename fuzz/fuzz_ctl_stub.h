@@ -86,6 +86,13 @@ extern struct fuzz_ctl_worker Fw;
  */
 void fuzz_ctl_reset(uint32_t buf_size, uint32_t nbufs, uint32_t sq, uint32_t cq);
 
+/*
+ * fuzz_ctl_cfg -- the part of a harness's configuration both sides share:
+ * messages of msg_size bytes, credits of them, a send queue of sq, a
+ * second to connect
+ */
+void fuzz_ctl_cfg(struct rpmaf_cfg *cfg, uint32_t msg_size, uint32_t credits, uint32_t sq);
+
 /* fuzz_ctl_drain -- run the functions submitted so far, and those they submit */
 void fuzz_ctl_drain(void);
 
