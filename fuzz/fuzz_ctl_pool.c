@@ -352,18 +352,6 @@ step_shutdown(void)
 	(void)rpmaf_worker_submit(&Fw.w, &Pc.close_work, rpmaf__pool_conn_close, &Pc);
 }
 
-/* step_recv -- the server's message; a HELLO_REPLY says the server's receive buffer */
-static void
-step_recv(const uint8_t *p, size_t len)
-{
-	struct rpmaf__proto_msg m;
-
-	if (len <= MSG_SIZE && !rpmaf__proto_msg_decode(p, len, &m, NULL) &&
-	    m.hdr.type == RPMAF__PROTO_T_HELLO_REPLY && !Fw.peer_max)
-		Fw.peer_max = m.body.hello_reply.max_msg_size;
-	fuzz_ctl_recv(p, len);
-}
-
 /* entry_check -- a live entry of the table: well formed, the target's, found by its name */
 static int
 entry_check(const struct rpmaf__regtab_entry *e, void *arg)
@@ -516,10 +504,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	Cfg.queues.msg_size = MSG_SIZE;
-	Cfg.queues.msg_credits = CREDITS;
-	Cfg.queues.sq = SQ;
-	Cfg.timeouts.connect_ms = 1000;
+	fuzz_ctl_cfg(&Cfg, MSG_SIZE, CREDITS, SQ);
 	Cfg.timeouts.operation_ms = 1000;
 	Cfg.ntargets = 1;
 	Cfg.targets = &Target;
@@ -638,7 +623,7 @@ step(const uint8_t **pp, const uint8_t *end)
 	case 0:
 		msg = fuzz_ctl_recv_step(&p, end, &len);
 		if (!Fw.closed)
-			step_recv(msg, len);
+			fuzz_ctl_recv_hello(msg, len, RPMAF__PROTO_T_HELLO_REPLY);
 		break;
 	case 1:
 	case 2:

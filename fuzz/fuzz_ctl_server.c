@@ -71,10 +71,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc;
 	(void)argv;
-	Cfg.queues.msg_size = MSG_SIZE;
-	Cfg.queues.msg_credits = CREDITS;
-	Cfg.queues.sq = SQ;
-	Cfg.timeouts.connect_ms = 1000;
+	fuzz_ctl_cfg(&Cfg, MSG_SIZE, CREDITS, SQ);
 	Cfg.timeouts.heartbeat_interval_ms = 1000;
 	Cfg.timeouts.heartbeat_misses = 3;
 	Log.level = RPMAF_LOG_DEBUG; /* every line formatted, then dropped */
@@ -85,19 +82,6 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	fuzz_assert((Wst.scratch = malloc(MSG_SIZE)) != NULL);
 	fuzz_assert(rpmaf__sregtab_init(&Srv.regs, 1) == 0);
 	return 0;
-}
-
-/* step_recv -- a receive of len bytes of p (the client's message); a HELLO says the client's size
- */
-static void
-step_recv(const uint8_t *p, size_t len)
-{
-	struct rpmaf__proto_msg m;
-
-	if (len <= MSG_SIZE && !rpmaf__proto_msg_decode(p, len, &m, NULL) &&
-	    m.hdr.type == RPMAF__PROTO_T_HELLO && !Fw.peer_max)
-		Fw.peer_max = m.body.hello.max_msg_size;
-	fuzz_ctl_recv(p, len);
 }
 
 /* check -- the connection's invariants between steps */
@@ -141,7 +125,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		switch (*p++ % STEP_KINDS) {
 		case 0:
 			msg = fuzz_ctl_recv_step(&p, end, &len);
-			step_recv(msg, len);
+			fuzz_ctl_recv_hello(msg, len, RPMAF__PROTO_T_HELLO);
 			break;
 		case 1:
 		case 2:

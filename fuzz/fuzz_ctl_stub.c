@@ -38,6 +38,16 @@ fuzz_ctl_reset(uint32_t buf_size, uint32_t nbufs, uint32_t sq, uint32_t cq)
 	fuzz_ctl_turn();
 }
 
+/* see fuzz_ctl_stub.h */
+void
+fuzz_ctl_cfg(struct rpmaf_cfg *cfg, uint32_t msg_size, uint32_t credits, uint32_t sq)
+{
+	cfg->queues.msg_size = msg_size;
+	cfg->queues.msg_credits = credits;
+	cfg->queues.sq = sq;
+	cfg->timeouts.connect_ms = 1000;
+}
+
 /* see worker.h: the monotonic clock, plus the time the fired timers skipped */
 uint64_t
 rpmaf__now_ns(void)
@@ -433,6 +443,19 @@ fuzz_ctl_recv(const uint8_t *p, size_t len)
 	fuzz_assert(ret == RPMAF_RECV_DONE);
 	free(Fw.rbuf);
 	Fw.rbuf = NULL;
+}
+
+/* see fuzz_ctl_stub.h */
+void
+fuzz_ctl_recv_hello(const uint8_t *p, size_t len, uint8_t hello)
+{
+	struct rpmaf__proto_msg m;
+
+	if (len <= Fw.buf_size && !rpmaf__proto_msg_decode(p, len, &m, NULL) &&
+	    m.hdr.type == hello && !Fw.peer_max)
+		Fw.peer_max = hello == RPMAF__PROTO_T_HELLO ? m.body.hello.max_msg_size
+							    : m.body.hello_reply.max_msg_size;
+	fuzz_ctl_recv(p, len);
 }
 
 /* wr_pop -- the oldest n work requests leave the queue */

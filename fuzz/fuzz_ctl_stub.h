@@ -86,6 +86,13 @@ extern struct fuzz_ctl_worker Fw;
  */
 void fuzz_ctl_reset(uint32_t buf_size, uint32_t nbufs, uint32_t sq, uint32_t cq);
 
+/*
+ * fuzz_ctl_cfg -- the part of a harness's configuration both sides share:
+ * messages of msg_size bytes, credits of them, a send queue of sq, a
+ * second to connect
+ */
+void fuzz_ctl_cfg(struct rpmaf_cfg *cfg, uint32_t msg_size, uint32_t credits, uint32_t sq);
+
 /* fuzz_ctl_drain -- run the functions submitted so far, and those they submit */
 void fuzz_ctl_drain(void);
 
@@ -104,6 +111,14 @@ const uint8_t *fuzz_ctl_recv_step(const uint8_t **pp, const uint8_t *end, size_t
  * on_recv, which must return RPMAF_RECV_DONE
  */
 void fuzz_ctl_recv(const uint8_t *p, size_t len);
+
+/*
+ * fuzz_ctl_recv_hello -- fuzz_ctl_recv() of the peer's message; the first
+ * well-formed one of type hello (RPMAF__PROTO_T_HELLO from a client,
+ * RPMAF__PROTO_T_HELLO_REPLY from a server) says the peer's receive buffer
+ * (peer_max)
+ */
+void fuzz_ctl_recv_hello(const uint8_t *p, size_t len, uint8_t hello);
 
 /*
  * fuzz_ctl_complete -- the oldest work request completes: well (the

@@ -198,23 +198,6 @@ cm_check_pdata(const struct cm_run *x, const struct rdma_cm_event *ev)
 	fuzz_assert(p->rnr_retry_count == m[offsetof(struct softrdma_cm_msg, rnr_retry)]);
 }
 
-/* cm_qp_attr -- creation attributes of a QP the harness puts on an id */
-static struct ibv_qp_init_attr
-cm_qp_attr(void)
-{
-	struct ibv_qp_init_attr a;
-
-	memset(&a, 0, sizeof(a));
-	a.send_cq = sfz.scq;
-	a.recv_cq = sfz.rcq;
-	a.qp_type = IBV_QPT_RC;
-	a.cap.max_send_wr = 4;
-	a.cap.max_recv_wr = 4;
-	a.cap.max_send_sge = 1;
-	a.cap.max_recv_sge = 1;
-	return a;
-}
-
 /* cm_conn_param -- connection parameters with @len bytes of the harness's private data */
 static struct rdma_conn_param
 cm_conn_param(uint8_t len)
@@ -266,7 +249,7 @@ cm_track(struct cm_run *x, const struct rdma_cm_event *ev)
 static void
 cm_react(struct cm_run *x, struct rdma_cm_event *ev)
 {
-	struct ibv_qp_init_attr a = cm_qp_attr();
+	struct ibv_qp_init_attr a = sfz_qp_attr(4, 4, 1, 0);
 	struct rdma_conn_param p = cm_conn_param(SOFTRDMA_CM_REP_PDATA);
 
 	if (ev->event == RDMA_CM_EVENT_CONNECT_REQUEST) {
@@ -450,7 +433,7 @@ static struct rdma_cm_id *
 cm_active_id(uint16_t port, int qp)
 {
 	struct sockaddr_in dst = {.sin_family = AF_INET, .sin_port = htons(port)};
-	struct ibv_qp_init_attr a = cm_qp_attr();
+	struct ibv_qp_init_attr a = sfz_qp_attr(4, 4, 1, 0);
 	struct rdma_cm_id *id;
 
 	dst.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
@@ -554,7 +537,7 @@ static void
 cm_healthy(void)
 {
 	struct rdma_conn_param p = cm_conn_param(8);
-	struct ibv_qp_init_attr a = cm_qp_attr();
+	struct ibv_qp_init_attr a = sfz_qp_attr(4, 4, 1, 0);
 	struct rdma_cm_id *act = cm_active_id(Lport, 1), *pas;
 	struct rdma_cm_event *ev;
 

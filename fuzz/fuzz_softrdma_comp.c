@@ -66,8 +66,10 @@ comp_fake_qpn(void)
 
 /* comp_out_feed -- parse @n more request bytes: valid for a responder, nothing after EOS */
 static void
-comp_out_feed(struct comp_out *o, const unsigned char *p, size_t n)
+comp_out_feed(void *arg, const unsigned char *p, size_t n)
 {
+	struct comp_out *o = arg;
+
 	while (n) {
 		struct softrdma_wire_hdr h;
 		size_t take;
@@ -96,25 +98,6 @@ comp_out_feed(struct comp_out *o, const unsigned char *p, size_t n)
 	}
 }
 
-/* comp_drain -- read what the QP sent; 1 once it closed the connection */
-static int
-comp_drain(int fd, struct comp_out *o)
-{
-	unsigned char buf[16384];
-
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-		if (n > 0) {
-			comp_out_feed(o, buf, n);
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		return 1;
-	}
-}
-
 /*
  * comp_idle -- under the QP's lock: 2 when its requester connection saw the
  * end of the stream (it reads nothing more, whatever is still written), 1
@@ -137,38 +120,6 @@ comp_idle(struct ibv_qp *qp)
 	}
 	pthread_mutex_unlock(&q->lock);
 	return idle;
-}
-
-/* comp_run -- write the answers and read the requests until done; 1 when the QP closed */
-static int
-comp_run(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, struct comp_out *o)
-{
-	uint64_t end = sfz_now_ms() + 10000;
-	size_t off = 0;
-
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int idle;
-
-		if (off < n) {
-			ssize_t w = send(fd, buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-			if (w > 0)
-				off += w;
-			else if (w < 0 && errno != EAGAIN && errno != EINTR)
-				return 1;
-		}
-		if (comp_drain(fd, o))
-			return 1;
-		idle = comp_idle(qp);
-		if (idle == 2 || (idle == 1 && off == n))
-			return 0;
-		if (sfz_now_ms() > end)
-			sfz_fail("requester: input not done in 10 s (%zu of %zu bytes written)",
-				 off, n);
-		p.events |= off < n ? POLLOUT : 0;
-		poll(&p, 1, 1);
-	}
 }
 
 /* comp_check_hello -- the QP's hello and offer: its number, ours, TCP only */
@@ -314,6 +265,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int answered[SFZ_MAX_SCRIPT] = {0};
 	uint64_t val[SFZ_MAX_SCRIPT] = {0};
 	struct comp_out out;
+	struct sfz_pump pump = {"requester", comp_out_feed, comp_idle, &out, 0};
 	struct ibv_qp *qp;
 	int nwrs, nmay = 0, closed, fd;
 	uint32_t qpn;
@@ -337,7 +289,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < nwrs; i++)
 		for (int k = 0; sfz_wc_answered(wrs[i].opcode) && k < wrs[i].nsge; k++)
 			may[nmay++] = wrs[i].sge[k];
-	closed = comp_run(qp, fd, data + 1, size - 1, &out);
+	closed = sfz_pump(qp, fd, data + 1, size - 1, &pump);
 	if (!closed)
 		fuzz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);
 	close(fd);

@@ -124,8 +124,10 @@ resp_out_atomic(struct resp_out *o, const unsigned char **p, size_t *n)
 
 /* resp_out_feed -- parse @n more bytes the QP sent */
 static void
-resp_out_feed(struct resp_out *o, const unsigned char *p, size_t n)
+resp_out_feed(void *arg, const unsigned char *p, size_t n)
 {
+	struct resp_out *o = arg;
+
 	while (n) {
 		size_t need = o->answered ? sizeof(struct softrdma_wire_hdr) : sizeof(o->buf);
 		size_t take;
@@ -158,25 +160,6 @@ resp_out_feed(struct resp_out *o, const unsigned char *p, size_t n)
 	}
 }
 
-/* resp_drain -- read what the QP sent; 1 once it closed the connection */
-static int
-resp_drain(int fd, struct resp_out *o)
-{
-	unsigned char buf[16384];
-
-	for (;;) {
-		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
-
-		if (n > 0) {
-			resp_out_feed(o, buf, n);
-			continue;
-		}
-		if (n < 0 && (errno == EAGAIN || errno == EINTR))
-			return 0;
-		return 1;
-	}
-}
-
 /*
  * resp_idle -- under the QP's lock: 2 when its responder saw the end of the
  * stream or waits for a receive WQE with no deadline (it reads nothing
@@ -202,44 +185,6 @@ resp_idle(struct ibv_qp *qp)
 	}
 	pthread_mutex_unlock(&q->lock);
 	return idle;
-}
-
-/* resp_run -- write the stream and read the answers until done; 1 when the QP closed it */
-static int
-resp_run(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, struct resp_out *o)
-{
-	uint64_t end = sfz_now_ms() + 10000;
-	size_t off = 0;
-	int shut = 0;
-
-	for (;;) {
-		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int idle;
-
-		if (off < n) {
-			ssize_t w = send(fd, buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
-
-			if (w > 0)
-				off += w;
-			else if (w < 0 && errno != EAGAIN && errno != EINTR)
-				return 1;
-		}
-		if (off == n && n < SOFTRDMA_WIRE_HELLO_LEN && !shut) {
-			/* an incomplete hello waits forever: end it as a peer would */
-			shutdown(fd, SHUT_WR);
-			shut = 1;
-		}
-		if (resp_drain(fd, o))
-			return 1;
-		idle = shut ? 0 : resp_idle(qp);
-		if (idle == 2 || (idle == 1 && off == n))
-			return 0;
-		if (sfz_now_ms() > end)
-			sfz_fail("responder: input not done in 10 s (%zu of %zu bytes written)",
-				 off, n);
-		p.events |= off < n ? POLLOUT : 0;
-		poll(&p, 1, 1);
-	}
 }
 
 /*
@@ -459,6 +404,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct ibv_qp_attr err = {.qp_state = IBV_QPS_ERR};
 	struct sfz_range may[2 * SFZ_NRECV];
 	struct resp_out out;
+	/* an incomplete hello waits forever: the pump ends it as a peer would */
+	struct sfz_pump pump = {"responder", resp_out_feed, resp_idle, &out,
+				SOFTRDMA_WIRE_HELLO_LEN};
 	struct ibv_qp *qp;
 	unsigned cfg;
 	unsigned char *w_ref;
@@ -486,11 +434,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		sfz_fail("cannot set up the responder");
 	hello_ok = resp_fixup(buf, n, qp);
 	fd = sfz_tcp_connect(qpn >> 8);
-	closed = resp_run(qp, fd, buf, n, &out);
+	closed = sfz_pump(qp, fd, buf, n, &pump);
 	/* the answer went out before the connection was attached: let it arrive */
 	for (uint64_t end = sfz_now_ms() + 1000;
 	     hello_ok && !out.answered && !closed && sfz_now_ms() < end; usleep(100))
-		closed = resp_drain(fd, &out);
+		closed = sfz_drain(fd, &pump);
 	fuzz_assert(out.answered == hello_ok);
 	if (!closed)
 		fuzz_assert(sfz_qp_state(qp) != IBV_QPS_ERR);

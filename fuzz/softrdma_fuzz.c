@@ -179,22 +179,31 @@ sfz_arena_check(const struct sfz_range *may, int n, int w_may_change)
 	sfz_region_check(SFZ_R, may, n);
 }
 
-/* sfz_qp_new -- an RC QP on the CQs of the QPs under test, in RESET */
-struct ibv_qp *
-sfz_qp_new(void)
+/* see softrdma_fuzz.h */
+struct ibv_qp_init_attr
+sfz_qp_attr(uint32_t send_wr, uint32_t recv_wr, uint32_t sge, uint32_t inline_data)
 {
 	struct ibv_qp_init_attr a;
-	struct ibv_qp *qp;
 
 	memset(&a, 0, sizeof(a));
 	a.send_cq = sfz.scq;
 	a.recv_cq = sfz.rcq;
 	a.qp_type = IBV_QPT_RC;
-	a.cap.max_send_wr = 64;
-	a.cap.max_recv_wr = 32;
-	a.cap.max_send_sge = 8;
-	a.cap.max_recv_sge = 8;
-	a.cap.max_inline_data = 64;
+	a.cap.max_send_wr = send_wr;
+	a.cap.max_recv_wr = recv_wr;
+	a.cap.max_send_sge = sge;
+	a.cap.max_recv_sge = sge;
+	a.cap.max_inline_data = inline_data;
+	return a;
+}
+
+/* sfz_qp_new -- an RC QP on the CQs of the QPs under test, in RESET */
+struct ibv_qp *
+sfz_qp_new(void)
+{
+	struct ibv_qp_init_attr a = sfz_qp_attr(64, 32, 8, 64);
+	struct ibv_qp *qp;
+
 	qp = ibv_create_qp(sfz.pd, &a);
 	if (!qp)
 		sfz_fail("ibv_create_qp: %s", strerror(errno));
@@ -802,4 +811,64 @@ sfz_env_init(const char *transport, int healthy)
 	sfz_sink_start();
 	if (healthy)
 		sfz_healthy_start();
+}
+
+/* sfz_drain -- read what the QP sent, into p->feed; 1 once it closed the connection */
+int
+sfz_drain(int fd, const struct sfz_pump *p)
+{
+	unsigned char buf[16384];
+
+	for (;;) {
+		ssize_t n = recv(fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (n > 0) {
+			p->feed(p->out, buf, (size_t)n);
+			continue;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		return 1;
+	}
+}
+
+/*
+ * sfz_pump -- the harnesses' one loop as a QP's peer: write the input @buf
+ * and read what the QP sends until the QP is done (or has read everything
+ * and the input is all written); 1 when the QP closed the connection
+ */
+int
+sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct sfz_pump *p)
+{
+	uint64_t end = sfz_now_ms() + 10000;
+	size_t off = 0;
+	int shut = 0;
+
+	for (;;) {
+		struct pollfd pfd = {.fd = fd, .events = POLLIN};
+		int idle;
+
+		if (off < n) {
+			ssize_t w = send(fd, buf + off, n - off, MSG_DONTWAIT | MSG_NOSIGNAL);
+
+			if (w > 0)
+				off += w;
+			else if (w < 0 && errno != EAGAIN && errno != EINTR)
+				return 1;
+		}
+		if (off == n && n < p->shut_below && !shut) {
+			shutdown(fd, SHUT_WR);
+			shut = 1;
+		}
+		if (sfz_drain(fd, p))
+			return 1;
+		idle = shut ? 0 : p->idle(qp);
+		if (idle == 2 || (idle == 1 && off == n))
+			return 0;
+		if (sfz_now_ms() > end)
+			sfz_fail("%s: input not done in 10 s (%zu of %zu bytes written)", p->side,
+				 off, n);
+		pfd.events |= off < n ? POLLOUT : 0;
+		poll(&pfd, 1, 1);
+	}
 }

@@ -126,6 +126,9 @@ uint64_t sfz_addr(enum sfz_region r, uint64_t off);
 void sfz_arena_reset(void);
 void sfz_arena_check(const struct sfz_range *may, int n, int w_may_change);
 
+/* creation attributes of an RC QP on the CQs of the QPs under test, @sge entries a work request */
+struct ibv_qp_init_attr sfz_qp_attr(uint32_t send_wr, uint32_t recv_wr, uint32_t sge,
+				    uint32_t inline_data);
 struct ibv_qp *sfz_qp_new(void);
 int sfz_qp_connect(struct ibv_qp *qp, uint32_t dest, int access, uint8_t rnr_retry);
 void sfz_qp_destroy(struct ibv_qp *qp);
@@ -139,6 +142,24 @@ int sfz_script_post(struct ibv_qp *qp, unsigned script, struct sfz_wr *wrs, int 
 int sfz_poll(struct ibv_cq *cq, struct ibv_wc *wc, int max, int want, int ms);
 
 void sfz_healthy_check(void);
+
+/*
+ * what sfz_pump() asks of a harness that plays a QP's peer on a socket: how
+ * to take the bytes the QP sent and whether the QP is done with the input
+ */
+struct sfz_pump {
+	const char *side; /* the QP's role, for the timeout's message */
+	/* parse @n more bytes the QP sent into @out */
+	void (*feed)(void *out, const unsigned char *buf, size_t n);
+	/* under the QP's lock: 2 when it reads nothing more, 1 when it read all the socket holds */
+	int (*idle)(struct ibv_qp *qp);
+	void *out;
+	/* an input shorter than this waits forever: the harness ends it as a peer would */
+	size_t shut_below;
+};
+
+int sfz_drain(int fd, const struct sfz_pump *p);
+int sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct sfz_pump *p);
 
 int sfz_tcp_listen(uint16_t *port);
 int sfz_tcp_connect(uint16_t port);

@@ -17,7 +17,10 @@ LIBRPMEM_VERSION := 1.0.0
 # so that a program's check written for PMDK's librpmem.pc holds
 LIBRPMEM_PC_VERSION := 1.11.0
 LIBRPMEM_SONAME := librpmem.so.1
-LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c proto/wire.c proto/status.c
+# the codec's bounded readers (proto/wire.c, proto/status.c) are librpmaf's own
+# objects: position-independent (rpmaf/rpmaf.mk compiles them -fPIC), linked from
+# librpmaf.a (RPMAF_INTERNAL_LIBS) into the library, hidden by its version script
+LIBRPMEM_SRCS := $(sort $(wildcard librpmem/src/*.c)) librpmem/rpmem_proto.c
 LIBRPMEM_HDRS := $(wildcard librpmem/src/*.h) librpmem/rpmem_proto.h \
 	librpmem/include/librpmem.h $(RPMAF_PUBLIC_HDRS) proto/wire.h proto/status.h
 LIBRPMEM_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/include
@@ -38,11 +41,14 @@ $(LIBRPMEM_OBJ)/%.o: %.c $(LIBRPMEM_HDRS)
 	$(CC) $(LIBRPMEM_CFLAGS) $(CFLAGS) -fPIC -c $< -o $@
 
 # libpmemobj dlopen()s librpmem.so.1: it finds librpmaf and librpma beside itself
-$(LIBRPMEM_SO): $(LIBRPMEM_OBJS) librpmem/src/librpmem.map $(RPMAF_SO) $(LIB_SO)
+$(LIBRPMEM_SO): $(LIBRPMEM_OBJS) librpmem/src/librpmem.map $(RPMAF_SO) $(RPMAF_A) \
+		$(BUILD)/rpmaf/exported $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) -shared -Wl,-soname,$(LIBRPMEM_SONAME) \
 		-Wl,--version-script=librpmem/src/librpmem.map -Wl,--no-undefined \
-		-Wl,-rpath,'$$ORIGIN' -o $@ $(LIBRPMEM_OBJS) -L$(BUILD)/lib -lrpmaf -lrpma -pthread
+		-Wl,-rpath,'$$ORIGIN' -o $@ $(LIBRPMEM_OBJS) -L$(BUILD)/lib $(RPMAF_INTERNAL_LIBS) \
+		-lrpma -pthread
+	@$(call rpmaf_internal_check,$@)
 	ln -sf librpmem.so.$(LIBRPMEM_VERSION) $(BUILD)/lib/$(LIBRPMEM_SONAME)
 	ln -sf $(LIBRPMEM_SONAME) $(BUILD)/lib/librpmem.so
 

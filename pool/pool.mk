@@ -83,7 +83,7 @@ CHECK_SLOW_TARGETS += check-pool-tsan check-pool-twohost
 # thread; the session's nonce, the connection's clock and the table's grace periods
 # are the harness's (link-time wraps); librpma's static library for its utilities
 POOL_FUZZ_SRCS := ctl/ctl.c $(addprefix pool/,conn.c op.c post.c session.c wait.c) regtab/regtab.c regtab/reader.c \
-	stats/counters.c stats/hist.c workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c \
+	stats/counters.c stats/hist.c workers/wlog.c workers/wtime.c workers/credit.c fuzz/fuzz_ctl_stub.c \
 	$(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 
 MODULE := pool

@@ -43,48 +43,27 @@ rd_le(struct rpmaf__proto_rd *r, const char *field, size_t n, uint64_t *v)
 	return 0;
 }
 
-/* see wire.h */
-int
-rpmaf__proto_rd_u8(struct rpmaf__proto_rd *r, const char *field, uint8_t *v)
-{
-	uint64_t x;
-	int ret = rd_le(r, field, 1, &x);
+/*
+ * RD_UINT -- rpmaf__proto_rd_u<bits>() of wire.h: rd_le() of bits / 8
+ * bytes into the caller's integer, which is left alone on an error; one
+ * body for the four widths, the same code a function written out would be
+ */
+#define RD_UINT(bits)                                                                              \
+	int rpmaf__proto_rd_u##bits(struct rpmaf__proto_rd *r, const char *field,                  \
+				    uint##bits##_t *v)                                             \
+	{                                                                                          \
+		uint64_t x;                                                                        \
+		int ret = rd_le(r, field, (bits) / 8, &x);                                         \
+                                                                                                   \
+		if (ret == 0)                                                                      \
+			*v = (uint##bits##_t)x;                                                    \
+		return ret;                                                                        \
+	}
 
-	if (ret == 0)
-		*v = (uint8_t)x;
-	return ret;
-}
-
-/* see wire.h */
-int
-rpmaf__proto_rd_u16(struct rpmaf__proto_rd *r, const char *field, uint16_t *v)
-{
-	uint64_t x;
-	int ret = rd_le(r, field, 2, &x);
-
-	if (ret == 0)
-		*v = (uint16_t)x;
-	return ret;
-}
-
-/* see wire.h */
-int
-rpmaf__proto_rd_u32(struct rpmaf__proto_rd *r, const char *field, uint32_t *v)
-{
-	uint64_t x;
-	int ret = rd_le(r, field, 4, &x);
-
-	if (ret == 0)
-		*v = (uint32_t)x;
-	return ret;
-}
-
-/* see wire.h */
-int
-rpmaf__proto_rd_u64(struct rpmaf__proto_rd *r, const char *field, uint64_t *v)
-{
-	return rd_le(r, field, 8, v);
-}
+RD_UINT(8)
+RD_UINT(16)
+RD_UINT(32)
+RD_UINT(64)
 
 /* see wire.h */
 int
@@ -135,33 +114,17 @@ wr_le(struct rpmaf__proto_wr *w, size_t n, uint64_t v)
 	return 0;
 }
 
-/* see wire.h */
-int
-rpmaf__proto_wr_u8(struct rpmaf__proto_wr *w, uint8_t v)
-{
-	return wr_le(w, 1, v);
-}
+/* WR_UINT -- rpmaf__proto_wr_u<bits>() of wire.h: wr_le() of bits / 8 bytes */
+#define WR_UINT(bits)                                                                              \
+	int rpmaf__proto_wr_u##bits(struct rpmaf__proto_wr *w, uint##bits##_t v)                   \
+	{                                                                                          \
+		return wr_le(w, (bits) / 8, v);                                                    \
+	}
 
-/* see wire.h */
-int
-rpmaf__proto_wr_u16(struct rpmaf__proto_wr *w, uint16_t v)
-{
-	return wr_le(w, 2, v);
-}
-
-/* see wire.h */
-int
-rpmaf__proto_wr_u32(struct rpmaf__proto_wr *w, uint32_t v)
-{
-	return wr_le(w, 4, v);
-}
-
-/* see wire.h */
-int
-rpmaf__proto_wr_u64(struct rpmaf__proto_wr *w, uint64_t v)
-{
-	return wr_le(w, 8, v);
-}
+WR_UINT(8)
+WR_UINT(16)
+WR_UINT(32)
+WR_UINT(64)
 
 /* see wire.h */
 int

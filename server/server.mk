@@ -54,7 +54,7 @@ MODULE_HDRS := $(SERVER_MODULE_HDRS)
 MODULE_CFLAGS := -Irpmaf/include -Iserver
 MODULE_UNIT_TESTS := tests/unit/server/test_sregion.c
 MODULE_UNIT_SRCS := server/sregion.c server/filelock.c
-MODULE_UNIT_DEP_SRCS := workers/wlog.c proto/wire.c proto/status.c
+MODULE_UNIT_DEP_SRCS := workers/wlog.c workers/wtime.c proto/wire.c proto/status.c
 MODULE_UNIT_LDFLAGS := -Wl,--wrap=pmem2_map_get_store_granularity,--wrap=rpma_mr_reg \
 	-Wl,--wrap=rpma_mr_dereg,--wrap=rpma_mr_get_descriptor_size,--wrap=rpma_mr_get_descriptor \
 	-Wl,--wrap=rpma_err_2str
@@ -62,7 +62,7 @@ MODULE_UNIT_LIBS := -lpmem2 -lurcu-memb -lurcu-common -pthread
 MODULE_FUZZ := ctl-server
 MODULE_FUZZ_SRCS := ctl/ctl.c \
 	$(addprefix server/,sconn.c serve.c scall.c sgroup.c prange.c sregion.c filelock.c churn.c) \
-	workers/wlog.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
+	workers/wlog.c workers/wtime.c workers/credit.c fuzz/fuzz_ctl_stub.c $(CONFIG_SRCS) $(CONFIG_DEP_SRCS)
 MODULE_FUZZ_CFLAGS := -Irpmaf/include -Iworkers -Iproto
 MODULE_FUZZ_DEPS := $(LIB_A)
 MODULE_FUZZ_LIBS := $(LIB_A) $(PROVIDER_LIBS) -lyaml $(CONFIG_DEP_LIBS) -lsodium -lpmem2 \

@@ -56,13 +56,15 @@ $(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
 	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
-		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
+		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh \
+		$(SOFTRDMA_SCRIPTS)/elf-nodes.sh
 	@mkdir -p $(SOFTRDMA_BUILD)/gen/verbs
 	$(SOFTRDMA_SCRIPTS)/gen-versions.sh $< $(SOFTRDMA_BUILD)/gen/libibverbs.map \
 		$(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h
 
 $(SOFTRDMA_BUILD)/gen/librdmacm.map $(SOFTRDMA_BUILD)/gen/cm/compat_symver.h: \
-		$(SOFTRDMA_REAL_LIBDIR)/librdmacm.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh
+		$(SOFTRDMA_REAL_LIBDIR)/librdmacm.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh \
+		$(SOFTRDMA_SCRIPTS)/elf-nodes.sh
 	@mkdir -p $(SOFTRDMA_BUILD)/gen/cm
 	$(SOFTRDMA_SCRIPTS)/gen-versions.sh $< $(SOFTRDMA_BUILD)/gen/librdmacm.map \
 		$(SOFTRDMA_BUILD)/gen/cm/compat_symver.h

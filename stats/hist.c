@@ -37,13 +37,10 @@ rpmaf__hist_bucket_low(size_t i)
 uint64_t
 rpmaf__hist_bucket_high(size_t i)
 {
-	size_t shift;
-
 	if (i < RPMAF__HIST_SUB)
 		return i;
-	shift = i / RPMAF__HIST_SUB - 1;
 	/* low + width - 1, written so that the last bucket ends at UINT64_MAX */
-	return rpmaf__hist_bucket_low(i) + ((((uint64_t)1) << shift) - 1);
+	return rpmaf__hist_bucket_low(i) + ((((uint64_t)1) << (i / RPMAF__HIST_SUB - 1)) - 1);
 }
 
 /* see hist.h */

@@ -17,6 +17,7 @@
 #                             says "listening on" within 10 s
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+. "$root/tools/common/service-start.sh"
 run="$root/tools/softrdma-run"
 tmp=$(mktemp -d)
 pid=
@@ -63,9 +64,5 @@ summary() {
 server_start() {
 	"$run" "$1" -c "$2" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
 	pid=$!
-	for _ in $(seq 100); do
-		grep -qF "listening on" "$tmp/srv.log" && break
-		sleep 0.1
-	done
-	grep -qF "listening on" "$tmp/srv.log" && ok || ko server "did not start"
+	service_wait "$tmp/srv.log" "$pid" "listening on" 100 && ok || ko server "did not start"
 }

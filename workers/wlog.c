@@ -8,7 +8,6 @@
 
 #include <pthread.h>
 #include <stdarg.h>
-#include <time.h>
 
 #include "wlog.h"
 
@@ -26,25 +25,6 @@ rpmaf_log_set_callback(rpmaf_log_fn fn, void *arg)
 	Log_arg = arg;
 	pthread_mutex_unlock(&Log_lock);
 	return 0;
-}
-
-/* see wlog.h */
-void
-rpmaf__wlog_time(char *buf, size_t size)
-{
-	struct timespec ts;
-	char zone[8];
-	struct tm tm;
-	size_t n;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	/* %z is +hhmm; ISO 8601's extended form, as the date and time are, is +hh:mm */
-	if (!strftime(zone, sizeof(zone), "%z", &tm))
-		zone[0] = '\0';
-	snprintf(buf + n, size - n, ".%03ld%.3s:%.2s", ts.tv_nsec / 1000000L, zone,
-		 zone[0] ? zone + 3 : "");
 }
 
 /* see wlog.h */

@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "rpmaf.h"
+#include "wtime.h"
 
 struct rpmaf__wlog {
 	FILE *out;
@@ -31,13 +32,6 @@ void rpmaf__wlog_open(struct rpmaf__wlog *l, const struct rpmaf_cfg *cfg);
 
 /* rpmaf__wlog_close -- close the file opened by rpmaf__wlog_open() */
 void rpmaf__wlog_close(struct rpmaf__wlog *l);
-
-/*
- * rpmaf__wlog_time -- the current local time as ISO 8601 with milliseconds
- * and the offset from UTC ("2026-11-27T10:59:42.123+00:00") into buf
- * (size >= 32), the form every log line of the framework starts with.
- */
-void rpmaf__wlog_time(char *buf, size_t size);
 
 /* rpmaf__wlog -- log one message at level */
 void rpmaf__wlog(const struct rpmaf__wlog *l, enum rpmaf_log_level level, const char *fmt, ...)

@@ -18,10 +18,10 @@
 #                             (check-slow)
 #
 # Each tests/unit/workers/test_*.c is one program linked with the workers'
-# pure objects (timer, slab, credit, qpmap, submit, wlog); the integration test
+# pure objects (timer, slab, credit, qpmap, submit, wlog, wtime); the integration test
 # tests/integration/workers/test_workers.c runs itself as the client process.
 
-WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c)
+WORKERS_PURE := $(addprefix workers/,timer.c slab.c credit.c qpmap.c submit.c wlog.c wtime.c)
 WORKERS_SRCS := $(sort $(wildcard workers/*.c)) regtab/reader.c
 WORKERS_HDRS := $(wildcard workers/*.h) regtab/reader.h regtab/tsan.h $(RPMAF_PUBLIC_HDRS)
 WORKERS_LIBS := -lurcu-qsbr -lurcu-memb -lurcu-common -pthread

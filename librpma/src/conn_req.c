@@ -185,15 +185,9 @@ rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 
 	rpma__conn_cfg_snapshot(cfg, &snap);
 
-	ret = rpma__info_new(addr, port, RPMA_INFO_ACTIVE, &info);
+	ret = rpma__info_new_id(addr, port, RPMA_INFO_ACTIVE, &info, &id);
 	if (ret)
 		return ret;
-
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
-		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_create_id()");
-		ret = RPMA_E_PROVIDER;
-		goto err_info_delete;
-	}
 
 	ret = rpma__info_resolve_addr(info, id, snap.timeout_ms);
 	if (ret)
@@ -214,7 +208,6 @@ rpma_conn_req_new(struct rpma_peer *peer, const char *addr, const char *port,
 
 err_destroy_id:
 	(void)rdma_destroy_id(id);
-err_info_delete:
 	rpma__info_delete(&info);
 	return ret;
 }

@@ -44,6 +44,23 @@ rpma__info_delete(struct rdma_addrinfo **info_ptr)
 
 /* see info.h */
 int
+rpma__info_new_id(const char *addr, const char *port, enum rpma_info_side side,
+		  struct rdma_addrinfo **info_ptr, struct rdma_cm_id **id_ptr)
+{
+	int ret = rpma__info_new(addr, port, side, info_ptr);
+
+	if (ret)
+		return ret;
+	if (rdma_create_id(NULL, id_ptr, NULL, RDMA_PS_TCP)) {
+		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_create_id()");
+		rpma__info_delete(info_ptr);
+		return RPMA_E_PROVIDER;
+	}
+	return 0;
+}
+
+/* see info.h */
+int
 rpma__info_resolve_addr(const struct rdma_addrinfo *info, struct rdma_cm_id *id, int timeout_ms)
 {
 	if (rdma_resolve_addr(id, info->ai_src_addr, info->ai_dst_addr, timeout_ms)) {

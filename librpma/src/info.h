@@ -32,6 +32,18 @@ int rpma__info_new(const char *addr, const char *port, enum rpma_info_side side,
 void rpma__info_delete(struct rdma_addrinfo **info_ptr);
 
 /*
+ * rpma__info_new_id -- rpma__info_new(), then a synchronous TCP-port-space
+ * id for it (*id_ptr), the start both of a connection request and of a
+ * device lookup. The caller destroys the id and deletes the information.
+ *
+ * ASSUMPTIONS: addr, info_ptr and id_ptr are not NULL.
+ * ERRORS: RPMA_E_PROVIDER (rdma_getaddrinfo() or rdma_create_id() failed;
+ * nothing is left allocated).
+ */
+int rpma__info_new_id(const char *addr, const char *port, enum rpma_info_side side,
+		      struct rdma_addrinfo **info_ptr, struct rdma_cm_id **id_ptr);
+
+/*
  * rpma__info_resolve_addr -- resolve the destination (and route) of a
  * synchronous id, within timeout_ms.
  * ERRORS: RPMA_E_PROVIDER.

@@ -169,6 +169,34 @@ rpma__post_send_wr(struct ibv_qp *qp, struct ibv_send_wr *wr)
  */
 
 /*
+ * rpma__mr_wr_local -- fill wr for opcode on len bytes of local + offset
+ * (sge holds them; local NULL: no data), imm_data in network byte order;
+ * what a post of rpma__mr_post_rdma() and rpma__mr_post_send() shares.
+ * The data path: inline, it allocates nothing and takes no lock.
+ */
+static inline void
+rpma__mr_wr_local(struct ibv_send_wr *wr, struct ibv_sge *sge, enum ibv_wr_opcode opcode,
+		  const struct rpma_mr_local *local, size_t offset, size_t len, unsigned send_flags,
+		  uint32_t imm_data, const void *op_context)
+{
+	wr->wr_id = (uint64_t)(uintptr_t)op_context;
+	wr->next = NULL;
+	wr->opcode = opcode;
+	wr->send_flags = send_flags;
+	wr->imm_data = imm_data;
+	if (local) {
+		sge->addr = (uint64_t)(uintptr_t)local->ibv_mr->addr + offset;
+		sge->length = (uint32_t)len;
+		sge->lkey = local->ibv_mr->lkey;
+		wr->sg_list = sge;
+		wr->num_sge = 1;
+	} else {
+		wr->sg_list = NULL;
+		wr->num_sge = 0;
+	}
+}
+
+/*
  * rpma__mr_post_rdma -- post one RDMA READ, WRITE or WRITE_WITH_IMM between a
  * local and a remote range (both NULL and len 0: an empty operation).
  *
@@ -184,21 +212,8 @@ rpma__mr_post_rdma(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rp
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	wr.next = NULL;
-	wr.opcode = opcode;
-	wr.send_flags = send_flags;
-	wr.imm_data = opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? htonl(imm) : 0;
-	if (local) {
-		sge.addr = (uint64_t)(uintptr_t)local->ibv_mr->addr + local_offset;
-		sge.length = (uint32_t)len;
-		sge.lkey = local->ibv_mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-	} else {
-		wr.sg_list = NULL;
-		wr.num_sge = 0;
-	}
+	rpma__mr_wr_local(&wr, &sge, opcode, local, local_offset, len, send_flags,
+			  opcode == IBV_WR_RDMA_WRITE_WITH_IMM ? htonl(imm) : 0, op_context);
 	if (remote) {
 		wr.wr.rdma.remote_addr = remote->raddr + remote_offset;
 		wr.wr.rdma.rkey = remote->rkey;
@@ -231,21 +246,8 @@ rpma__mr_post_send(struct ibv_qp *qp, enum ibv_wr_opcode opcode, const struct rp
 	struct ibv_sge sge;
 	struct ibv_send_wr wr;
 
-	wr.wr_id = (uint64_t)(uintptr_t)op_context;
-	wr.next = NULL;
-	wr.opcode = opcode;
-	wr.send_flags = send_flags;
-	wr.imm_data = opcode == IBV_WR_SEND_WITH_IMM ? htonl(imm) : 0;
-	if (src) {
-		sge.addr = (uint64_t)(uintptr_t)src->ibv_mr->addr + offset;
-		sge.length = (uint32_t)len;
-		sge.lkey = src->ibv_mr->lkey;
-		wr.sg_list = &sge;
-		wr.num_sge = 1;
-	} else {
-		wr.sg_list = NULL;
-		wr.num_sge = 0;
-	}
+	rpma__mr_wr_local(&wr, &sge, opcode, src, offset, len, send_flags,
+			  opcode == IBV_WR_SEND_WITH_IMM ? htonl(imm) : 0, op_context);
 	return rpma__post_send_wr(qp, &wr);
 }
 

@@ -39,15 +39,9 @@ rpma_utils_get_ibv_context(const char *addr, enum rpma_util_ibv_context_type typ
 		return RPMA_E_INVAL;
 	}
 
-	ret = rpma__info_new(addr, NULL, side, &info);
+	ret = rpma__info_new_id(addr, NULL, side, &info, &id);
 	if (ret)
 		return ret;
-
-	if (rdma_create_id(NULL, &id, NULL, RDMA_PS_TCP)) {
-		RPMA_LOG_ERROR_WITH_ERRNO(errno, "rdma_create_id()");
-		ret = RPMA_E_PROVIDER;
-		goto err_info_delete;
-	}
 
 	if (side == RPMA_INFO_PASSIVE)
 		ret = rpma__info_bind_addr(info, id);
@@ -68,7 +62,6 @@ rpma_utils_get_ibv_context(const char *addr, enum rpma_util_ibv_context_type typ
 
 err_destroy_id:
 	(void)rdma_destroy_id(id);
-err_info_delete:
 	rpma__info_delete(&info);
 	return ret;
 }

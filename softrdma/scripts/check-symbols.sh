@@ -20,18 +20,8 @@ list_syms() {
 	' | sort -u
 }
 
-# Print the version definitions as "NODE PARENT".
-list_nodes() {
-	readelf -V -W "$1" | awk '
-		/Version definition section/ { indef = 1; next }
-		/Version needs section/ { indef = 0 }
-		!indef { next }
-		/Flags: BASE/ { next }
-		/Name:/ { if (node != "") print node, parent; node = $NF; parent = "-"; next }
-		/Parent 1:/ { parent = $NF }
-		END { if (node != "") print node, parent }
-	'
-}
+# list_nodes LIB: the version definitions as "NODE PARENT"
+. "$(dirname "$0")/elf-nodes.sh"
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT

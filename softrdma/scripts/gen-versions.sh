@@ -8,6 +8,7 @@
 # nodes, their parents and the default symbols of each node are taken
 # verbatim from the library's .gnu.version_d and .dynsym sections.
 set -eu
+. "$(dirname "$0")/elf-nodes.sh"
 
 lib=$1
 map=$2
@@ -19,15 +20,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
 # Version nodes in definition order with their parents ("NODE PARENT|-").
-readelf -V -W "$lib" | awk '
-	/Version definition section/ { indef = 1; next }
-	/Version needs section/ { indef = 0 }
-	!indef { next }
-	/Flags: BASE/ { next }
-	/Name:/ { if (node != "") print node, parent; node = $NF; parent = "-"; next }
-	/Parent 1:/ { parent = $NF }
-	END { if (node != "") print node, parent }
-' > "$tmp/nodes"
+list_nodes "$lib" > "$tmp/nodes"
 
 # Defined dynamic symbols: "NAME VERSION default|compat".
 readelf --dyn-syms -W "$lib" | awk '

@@ -11,12 +11,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include <librpma.h>
 
 #include "rpmaf_version.h"
 #include "service.h"
+#include "wtime.h"
 
 static const char *Name = "service";
 static enum rpmaf_log_level Log_level = RPMAF_LOG_NOTICE;
@@ -29,28 +29,6 @@ service_init(const char *name)
 	Name = name;
 }
 
-/*
- * log_time -- now as ISO 8601 local time with milliseconds and the offset
- * from UTC, "2026-11-27T10:59:42.123+00:00": the form librpmaf's own lines
- * take (rpmaf.h, rpmaf_log_set_callback())
- */
-static void
-log_time(char *buf, size_t size)
-{
-	struct timespec ts;
-	char zone[8];
-	struct tm tm;
-	size_t n;
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	localtime_r(&ts.tv_sec, &tm);
-	n = strftime(buf, size, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (!strftime(zone, sizeof(zone), "%z", &tm))
-		zone[0] = '\0';
-	snprintf(buf + n, size - n, ".%03ld%.3s:%.2s", ts.tv_nsec / 1000000L, zone,
-		 zone[0] ? zone + 3 : "");
-}
-
 /* log_line -- one line "TIME NAME: LEVEL: MSG" of the daemon's log */
 static void
 log_line(enum rpmaf_log_level level, const char *msg)
@@ -59,7 +37,7 @@ log_line(enum rpmaf_log_level level, const char *msg)
 	FILE *out = Log_out ? Log_out : stderr;
 	char when[40];
 
-	log_time(when, sizeof(when));
+	rpmaf__wlog_time(when, sizeof(when));
 	flockfile(out);
 	fprintf(out, "%s %s: %s: %s\n", when, Name, names[level], msg);
 	fflush(out);

@@ -128,9 +128,10 @@ check_lib() {
 	esac
 }
 
-# table: side-by-side medians of the RESULT lines of every run
-table() {
-	awk '
+# STATS_AWK: the awk functions both tables use: median(S) and range(S, DIV,
+# UNIT), "LO-HI" of the space-separated numbers S, each divided by DIV and
+# followed by UNIT
+STATS_AWK='
 	function median(s,    n, a, i, j, t) {
 		n = split(s, a, " ")
 		for (i = 2; i <= n; i++)
@@ -139,7 +140,7 @@ table() {
 			}
 		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
 	}
-	function range(s,    n, a, i, lo, hi) {
+	function range(s, div, unit,    n, a, i, lo, hi) {
 		n = split(s, a, " ")
 		lo = hi = a[1] + 0
 		for (i = 2; i <= n; i++) {
@@ -148,8 +149,13 @@ table() {
 			if (a[i] + 0 > hi)
 				hi = a[i] + 0
 		}
-		return sprintf("%.0fk-%.0fk", lo / 1000, hi / 1000)
+		return sprintf("%.0f%s-%.0f%s", lo / div, unit, hi / div, unit)
 	}
+'
+
+# table: side-by-side medians of the RESULT lines of every run
+table() {
+	awk "$STATS_AWK"'
 	/^RESULT / {
 		delete f
 		for (i = 2; i <= NF; i++) {
@@ -177,8 +183,8 @@ table() {
 			oo = median(ops[k, "ours"]); od = median(ops[k, "debian"])
 			lo = median(p50[k, "ours"]); ld = median(p50[k, "debian"])
 			printf("| %s | %s | %s | %.0f (%s) | %.0f (%s) | %.2f | %.1f / %.1f / %.1f |",
-			       c[1], c[2], c[3], oo, range(ops[k, "ours"]), od,
-			       range(ops[k, "debian"]), od > 0 ? oo / od : 0, lo,
+			       c[1], c[2], c[3], oo, range(ops[k, "ours"], 1000, "k"), od,
+			       range(ops[k, "debian"], 1000, "k"), od > 0 ? oo / od : 0, lo,
 			       median(p99[k, "ours"]), median(p999[k, "ours"]))
 			printf(" %.1f / %.1f / %.1f | %.2f |\n", ld, median(p99[k, "debian"]),
 			       median(p999[k, "debian"]), ld > 0 ? lo / ld : 0)
@@ -271,26 +277,7 @@ cg_one() {
 # ours beside Debian's; each file is a round's cg_one output of one library,
 # named cg-LABEL-ROUND.txt
 cg_table() {
-	awk '
-	function median(s,    n, a, i, j, t) {
-		n = split(s, a, " ")
-		for (i = 2; i <= n; i++)
-			for (j = i; j > 1 && a[j - 1] + 0 > a[j] + 0; j--) {
-				t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
-			}
-		return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
-	}
-	function range(s,    n, a, i, lo, hi) {
-		n = split(s, a, " ")
-		lo = hi = a[1] + 0
-		for (i = 2; i <= n; i++) {
-			if (a[i] + 0 < lo)
-				lo = a[i] + 0
-			if (a[i] + 0 > hi)
-				hi = a[i] + 0
-		}
-		return sprintf("%.0f-%.0f", lo, hi)
-	}
+	awk "$STATS_AWK"'
 	{
 		l = FILENAME ~ /cg-ours-/ ? "ours" : "debian"
 		k = $1 " " $2 " " $3
@@ -312,7 +299,7 @@ cg_table() {
 			}
 			o = median(v[k, "ours"]); d = median(v[k, "debian"])
 			printf("| %s | %s | %s | %.0f (%s) | %.0f (%s) | %.2f |\n", c[1], c[2], c[3],
-			       o, range(v[k, "ours"]), d, range(v[k, "debian"]), d > 0 ? o / d : 0)
+			       o, range(v[k, "ours"], 1, ""), d, range(v[k, "debian"], 1, ""), d > 0 ? o / d : 0)
 		}
 	}' "$@"
 }

@@ -56,6 +56,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tools/common/service-start.sh"
 RUN="$ROOT/tools/softrdma-run"
 SECS=2
 ROUNDS=3
@@ -155,11 +156,7 @@ server_start() {
 	PMEM2_FORCE_GRANULARITY=CACHE_LINE "$RUN" "$SERVER" -c "$WORK/config.yaml" \
 		--set log.level=info >"$WORK/server.log" 2>&1 &
 	SRV_PID=$!
-	for _ in $(seq 50); do
-		grep -q "listening on" "$WORK/server.log" && return 0
-		kill -0 "$SRV_PID" 2>/dev/null || break
-		sleep 0.1
-	done
+	service_wait "$WORK/server.log" "$SRV_PID" "listening on" 50 && return 0
 	cat "$WORK/server.log" >&2
 	fail "rpma-server did not start"
 }

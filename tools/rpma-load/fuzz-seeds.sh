@@ -13,6 +13,7 @@ load=$1
 server=$2
 dir=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
+. "$root/tools/common/service-start.sh"
 port=${RPMA_LOAD_SEED_PORT:-$((17900 + RANDOM % 100))}
 tmp=$(mktemp -d)
 pid=
@@ -49,12 +50,13 @@ le32() {
 	printf "\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 24 & 255)))"
 }
 
-"$root/tools/softrdma-run" "$server" -c "$tmp/c.yaml" >/dev/null 2>"$tmp/srv.log" &
+"$root/tools/softrdma-run" "$server" -c "$tmp/c.yaml" --set log.level=notice >/dev/null \
+	2>"$tmp/srv.log" &
 pid=$!
-for _ in $(seq 100); do
-	grep -qF "listening on" "$tmp/srv.log" && break
-	sleep 0.1
-done
+service_wait "$tmp/srv.log" "$pid" "listening on" 100 || {
+	cat "$tmp/srv.log" >&2
+	exit 1
+}
 "$root/tools/softrdma-run" "$load" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify \
 	--journal "$tmp/journal" >/dev/null
 kill -TERM "$pid"

@@ -3,6 +3,8 @@
 # tools/rpma-server/rpma-server.mk -- the server tool, included by the
 # top-level Makefile (GNU make):
 #   make rpma-server         build/tools/rpma-server, linked with build/lib/librpmaf.so
+#                            and, for the log's time (workers/wtime.c) that
+#                            tools/common/service.c shares, RPMAF_INTERNAL_LIBS
 #   make check-rpma-server   its tests over softrdma (tools/rpma-server/test-rpma-server.sh)
 #   make check-rpma-server-reload   a region resized by SIGHUP while rpma-load drives it
 #                            over 100 connections: 0 failed operations, the data
@@ -30,10 +32,12 @@ INSTALL_BINS += $(RPMA_SERVER_INSTALL)
 $(RPMA_SERVER_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMA_SERVER_BIN) $(RPMA_SERVER_INSTALL): $(RPMA_SERVER_SRCS) tools/rpma-server/reload.h \
-		tools/common/service.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) $(RPMAF_SO) $(LIB_SO)
+		tools/common/service.h workers/wtime.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) $(RPMAF_SO) \
+		$(RPMAF_A) $(BUILD)/rpmaf/exported $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -o $@ $(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) \
-		-lrpmaf -lrpma -pthread
+	$(CC) $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -Iworkers -I$(dir $(VERSION_H)) -o $@ \
+		$(RPMA_SERVER_SRCS) $(LIB_LDFLAGS) $(RPMAF_INTERNAL_LIBS) -lrpma -pthread
+	@$(call rpmaf_internal_check,$@)
 
 # rpma-load (tools/rpma-load/rpma-load.mk) is the client of the tests
 check-rpma-server: $(RPMA_SERVER_BIN) $(BUILD)/tools/rpma-load softrdma

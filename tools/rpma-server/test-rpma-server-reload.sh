@@ -25,13 +25,7 @@ port=${RPMA_SERVER_TEST_PORT:-$((20800 + RANDOM % 400 * 2))}
 
 # wait_in FILE TEXT SECONDS -- wait for TEXT in FILE while the server runs
 wait_in() {
-	local i
-	for i in $(seq $(($3 * 10))); do
-		grep -qF -- "$2" "$1" 2>/dev/null && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	service_wait "$1" "$pid" "$2" $(($3 * 10))
 }
 
 # server_yaml SIZE -- the server's configuration with region data of SIZE

@@ -28,13 +28,7 @@ port=${RPMA_SERVER_TEST_PORT:-$((20000 + RANDOM % 400 * 2))}
 
 # wait_log TEXT -- wait (10 s at most) for TEXT in the running server's log
 wait_log() {
-	local i
-	for i in $(seq 100); do
-		grep -qF -- "$1" "$tmp/log" && return 0
-		kill -0 "$pid" 2>/dev/null || return 1
-		sleep 0.1
-	done
-	return 1
+	service_wait "$tmp/log" "$pid" "$1" 100
 }
 
 # config FILE EXTRA -- a server configuration on $port with region "data", plus EXTRA

@@ -52,11 +52,12 @@ $(RPMEMD_PARTS_BIN): tests/rpmemd/write_parts.c $(RPMEMD_LIB_SRCS) $(RPMEMD_HDRS
 check-rpmemd-pmempool: $(RPMEMD_PARTS_BIN)
 	@tests/rpmemd/test-pmempool.sh $(RPMEMD_PARTS_BIN)
 
-# the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c)
+# the daemon: the pool files above, served through the framework (daemon.c, rpmemd.c);
+# the codec's bounded readers (proto/wire.c, proto/status.c) and the log's time
+# (workers/wtime.c) are librpmaf's own objects, linked from RPMAF_INTERNAL_LIBS
 RPMEMD_BIN := $(BUILD)/tools/rpmemd
 RPMEMD_DAEMON_SRCS := tools/rpmemd/rpmemd.c tools/rpmemd/daemon.c tools/common/service.c \
-	librpmem/rpmem_proto.c proto/wire.c proto/status.c \
-	$(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
+	librpmem/rpmem_proto.c $(RPMEMD_LIB_SRCS) $(RPMEMD_POOL_SRCS)
 
 .PHONY: rpmemd
 rpmemd: $(RPMEMD_BIN)
@@ -67,11 +68,13 @@ INSTALL_BINS += $(RPMEMD_INSTALL)
 $(RPMEMD_INSTALL): $(INSTALL_RPATH_STAMP)
 
 $(RPMEMD_BIN) $(RPMEMD_INSTALL): $(RPMEMD_DAEMON_SRCS) $(RPMEMD_HDRS) librpmem/rpmem_proto.h \
-		tools/common/service.h $(RPMAF_PUBLIC_HDRS) $(VERSION_H) \
-		$(RPMAF_SO) $(LIB_SO)
+		tools/common/service.h workers/wtime.h proto/wire.h proto/status.h \
+		$(RPMAF_PUBLIC_HDRS) $(VERSION_H) $(RPMAF_SO) $(RPMAF_A) $(BUILD)/rpmaf/exported $(LIB_SO)
 	@mkdir -p $(@D)
-	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -I$(dir $(VERSION_H)) -Ilibrpmem -o $@ $(RPMEMD_DAEMON_SRCS) \
-		$(LIB_LDFLAGS) -lrpmaf -lrpma $(RPMEMD_POOL_LIBS) -pthread
+	$(CC) $(RPMEMD_CFLAGS) $(CFLAGS) -Irpmaf/include -Iworkers -I$(dir $(VERSION_H)) -Ilibrpmem \
+		-o $@ $(RPMEMD_DAEMON_SRCS) $(LIB_LDFLAGS) $(RPMAF_INTERNAL_LIBS) -lrpma \
+		$(RPMEMD_POOL_LIBS) -pthread
+	@$(call rpmaf_internal_check,$@)
 
 # the program: usage, bad configurations, a port taken, SIGTERM and SIGINT
 .PHONY: check-rpmemd

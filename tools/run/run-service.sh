@@ -33,6 +33,7 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tools/common/service-start.sh"
 RUN=${SOFTRDMA_RUN:-"$ROOT/tools/softrdma-run"}
 CONFIG=$ROOT/config/examples/demo.yaml
 WORKLOAD=$ROOT/config/examples/workloads/demo.yaml
@@ -152,12 +153,7 @@ say "  workload ${WORKLOAD#"$PWD"/}${DURATION:+, for $DURATION}${PORT:+, port $P
 timeout -k 5 $((3 * TIMEOUT)) "$RUN" "$BIN/rpma-server" -c "$CONFIG" "${SETS[@]}" \
 	--set log.level=notice >"$SRV_LOG" 2>&1 &
 SRV_PID=$!
-for ((i = 0; i < SERVER_TRIES; i++)); do
-	grep -qs 'rpma-server: notice: listening on' "$SRV_LOG" && break
-	kill -0 "$SRV_PID" 2>/dev/null || break
-	sleep 0.1
-done
-if ! grep -q 'rpma-server: notice: listening on' "$SRV_LOG"; then
+if ! service_wait "$SRV_LOG" "$SRV_PID" 'rpma-server: notice: listening on' "$SERVER_TRIES"; then
 	kill -0 "$SRV_PID" 2>/dev/null &&
 		fail "the server did not start listening within $((SERVER_TRIES / 10)) s"
 	wait "$SRV_PID"

@@ -12,7 +12,8 @@
 # /tmp (TMPDIR), which it removes; it kills and restarts the daemon. It talks
 # to the daemon through librpmem (build/lib/librpmem.so) and, for malformed
 # requests, through the framework (librpmaf) with the request codec
-# (librpmem/rpmem_proto.c) compiled in.
+# (librpmem/rpmem_proto.c) compiled in; the codec's bounded readers
+# (proto/wire.c, proto/status.c) are librpmaf's own objects (RPMAF_INTERNAL_LIBS).
 
 LIBRPMEM_IT_SRC := tests/integration/librpmem/test_librpmem.c
 LIBRPMEM_IT_BIN := $(BUILD)/librpmem-integration/test_librpmem
@@ -22,10 +23,12 @@ LIBRPMEM_IT_CFLAGS := $(CFLAGS_BASE) -Ilibrpmem/include -Ilibrpmem -Irpmaf/inclu
 LIBRPMEM_IT_TIMEOUT ?= 120
 
 $(LIBRPMEM_IT_BIN): $(LIBRPMEM_IT_SRC) librpmem/include/librpmem.h librpmem/rpmem_proto.c \
-		librpmem/rpmem_proto.h $(RPMAF_PUBLIC_HDRS) $(LIBRPMEM_SO) $(RPMAF_SO) $(LIB_SO)
+		librpmem/rpmem_proto.h proto/wire.h proto/status.h $(RPMAF_PUBLIC_HDRS) $(LIBRPMEM_SO) \
+		$(RPMAF_SO) $(RPMAF_A) $(BUILD)/rpmaf/exported $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(LIBRPMEM_IT_CFLAGS) $(CFLAGS) -o $@ $(LIBRPMEM_IT_SRC) librpmem/rpmem_proto.c \
-		proto/wire.c proto/status.c $(LIB_LDFLAGS) -lrpmem -lrpmaf -lrpma -lcmocka -pthread
+		$(LIB_LDFLAGS) -lrpmem $(RPMAF_INTERNAL_LIBS) -lrpma -lcmocka -pthread
+	@$(call rpmaf_internal_check,$@)
 
 .PHONY: check-librpmem-integration
 

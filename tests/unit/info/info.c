@@ -92,6 +92,37 @@ info_new_fail(void **state)
 	assert_non_null(strstr(rpma_errormsg(), "rdma_getaddrinfo(10.0.0.5, (none))"));
 }
 
+/*
+ * info_new_id -- the information and an id; when the id cannot be made,
+ * RPMA_E_PROVIDER with the information freed and nothing else left
+ */
+static void
+info_new_id(void **state)
+{
+	struct rdma_addrinfo *info = NULL;
+	struct rdma_cm_id *id = NULL;
+
+	(void)state;
+	assert_int_equal(rpma__info_new_id("10.0.0.6", "7", RPMA_INFO_ACTIVE, &info, &id), 0);
+	assert_non_null(info);
+	assert_non_null(id);
+	check_sin(info->ai_dst_addr, "10.0.0.6", 7);
+	assert_int_equal(rdma_destroy_id(id), 0);
+	rpma__info_delete(&info);
+
+	mock_fail("rdma_create_id", ENOMEM);
+	info = NULL;
+	id = NULL;
+	assert_int_equal(rpma__info_new_id("10.0.0.6", "7", RPMA_INFO_ACTIVE, &info, &id),
+			 RPMA_E_PROVIDER);
+	assert_null(info);
+	assert_null(id);
+	assert_int_equal(mock_calls("rdma_freeaddrinfo"), 2);
+	assert_non_null(strstr(rpma_errormsg(), "rdma_create_id()"));
+	assert_int_equal(mock_objects_live(), 0);
+	assert_int_equal(mock_alloc_live(), 0);
+}
+
 /* info_delete_null -- deleting nothing does nothing */
 static void
 info_delete_null(void **state)
@@ -159,6 +190,7 @@ main(void)
 	    cmocka_unit_test_setup_teardown(info_new_passive, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(info_new_active, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(info_new_fail, mock_test_setup, mock_test_teardown),
+	    cmocka_unit_test_setup_teardown(info_new_id, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(info_delete_null, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(info_bind, mock_test_setup, mock_test_teardown),
 	    cmocka_unit_test_setup_teardown(info_resolve, mock_test_setup, mock_test_teardown),
