@@ -86,6 +86,55 @@ credit_update_threshold(void **state)
 	}
 }
 
+/*
+ * credit_hold -- credits held for messages served later stay with the
+ * receiver (not returned, no CREDIT for them) until let go; the last
+ * credit still returns one of them when nothing else is owed
+ */
+static void
+credit_hold(void **state)
+{
+	struct rpmaf__proto_credit c;
+	struct rpmaf__proto_hdr h = {0};
+
+	(void)state;
+	assert_int_equal(rpmaf__proto_credit_init(&c, 8), 0);
+	assert_int_equal(rpmaf__proto_credit_start(&c, 4), 0);
+	assert_int_equal(rpmaf__proto_credit_hold(&c), RPMAF__PROTO_E_CREDITS); /* none owed */
+	assert_int_equal(rpmaf__proto_credit_reposted(&c, 6), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(rpmaf__proto_credit_hold(&c), 0);
+	assert_false(rpmaf__proto_credit_need_update(&c)); /* 1 free of 4 due */
+	assert_int_equal(rpmaf__proto_credit_returning(&c), 1);
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 1);
+	assert_int_equal(c.owed, 5);
+	assert_int_equal(c.held, 5);
+	/* two credits: nothing returned */
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 0);
+	/* the last one: not without returning, so one held goes back */
+	assert_int_equal(c.avail, 2);
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 0);
+	assert_int_equal(c.avail, 1);
+	assert_true(rpmaf__proto_credit_can_send(&c));
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 1);
+	assert_int_equal(c.held, 4);
+	assert_int_equal(c.owed, 4);
+	/* let go: returned with the next message, and due in a CREDIT again */
+	assert_int_equal(rpmaf__proto_credit_received(&c, 2), 0);
+	for (int i = 0; i < 4; i++)
+		rpmaf__proto_credit_unhold(&c);
+	rpmaf__proto_credit_unhold(&c); /* none left: nothing */
+	assert_int_equal(c.held, 0);
+	assert_true(rpmaf__proto_credit_need_update(&c));
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 4);
+	assert_int_equal(c.owed, 0);
+}
+
 /* ---------------------------------------------------------------- the simulation */
 
 enum { M_REQ, M_REPLY, M_UNSOLICITED, M_CREDIT };
@@ -367,9 +416,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(credit_rules),	  cmocka_unit_test(credit_update_threshold),
-	    cmocka_unit_test(credit_simulation),  cmocka_unit_test(credit_messages_die_out),
-	    cmocka_unit_test(heartbeat_timeline), cmocka_unit_test(heartbeat_traffic_and_off),
+	    cmocka_unit_test(credit_rules),
+	    cmocka_unit_test(credit_update_threshold),
+	    cmocka_unit_test(credit_hold),
+	    cmocka_unit_test(credit_simulation),
+	    cmocka_unit_test(credit_messages_die_out),
+	    cmocka_unit_test(heartbeat_timeline),
+	    cmocka_unit_test(heartbeat_traffic_and_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
