@@ -151,6 +151,7 @@ struct side {
 	uint32_t posted;	/* receive buffers posted */
 	uint32_t unreposted;	/* received, not posted again */
 	uint32_t replies;	/* requests received, not answered */
+	uint32_t aside;		/* of replies: copied aside, their credits held */
 	uint32_t waiting;	/* own requests not answered yet */
 	struct sim_msg q[QCAP]; /* in flight towards the peer */
 	size_t head, tail;
@@ -222,14 +223,34 @@ sim_repost(struct side *x)
 	return 1;
 }
 
-/* sim_answer -- x answers a request (after its buffer was posted again), or sends a CREDIT */
+/* sim_hold -- x copies a request aside: its credit is held until its reply */
+static int
+sim_hold(struct side *x)
+{
+	if (x->aside == x->replies || rpmaf__proto_credit_hold(&x->c))
+		return 0;
+	x->aside++;
+	return 1;
+}
+
+/*
+ * sim_answer -- x answers a request (after its buffer was posted again; a
+ * request aside lets its credit go with the reply), or sends a CREDIT
+ */
 static int
 sim_answer(struct side *x)
 {
+	bool aside = x->aside > 0;
+
+	if (aside)
+		rpmaf__proto_credit_unhold(&x->c);
 	if (x->replies && sim_send(x, M_REPLY)) {
 		x->replies--;
+		x->aside -= aside;
 		return 1;
 	}
+	if (aside)
+		assert_int_equal(rpmaf__proto_credit_hold(&x->c), 0);
 	if (rpmaf__proto_credit_need_update(&x->c))
 		return sim_send(x, M_CREDIT);
 	return 0;
@@ -258,7 +279,7 @@ sim_step(void)
 {
 	struct side *x = rnd(2) ? &A : &B, *y = x == &A ? &B : &A;
 
-	switch (rnd(6)) {
+	switch (rnd(7)) {
 	case 0:
 		sim_send(x, M_REQ);
 		break;
@@ -271,6 +292,9 @@ sim_step(void)
 		break;
 	case 4:
 		sim_repost(x);
+		break;
+	case 5:
+		sim_hold(x);
 		break;
 	default:
 		sim_answer(x);
@@ -324,6 +348,7 @@ sim_run(uint32_t wa, uint32_t wb, unsigned steps, uint64_t seed)
 	sim_drain();
 	/* every request answered, and both sides free to send */
 	assert_int_equal(A.waiting + B.waiting + A.replies + B.replies, 0);
+	assert_int_equal(A.c.held + B.c.held, 0);
 	assert_true(rpmaf__proto_credit_can_send(&A.c));
 	assert_true(rpmaf__proto_credit_can_send(&B.c));
 	assert_false(rpmaf__proto_credit_need_update(&A.c));
