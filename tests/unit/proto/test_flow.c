@@ -249,8 +249,8 @@ sim_answer(struct side *x)
 		x->aside -= aside;
 		return 1;
 	}
-	if (aside)
-		assert_int_equal(rpmaf__proto_credit_hold(&x->c), 0);
+	if (aside) /* back, unless a last credit has returned it meanwhile */
+		(void)rpmaf__proto_credit_hold(&x->c);
 	if (rpmaf__proto_credit_need_update(&x->c))
 		return sim_send(x, M_CREDIT);
 	return 0;
