@@ -222,6 +222,37 @@ post(struct rpmaf__ctl *c, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * returning -- the credits the send being committed returns: as the
+ * credit's take will count them, once the buffer being consumed is
+ * released and the credit prepare held is given back
+ */
+static uint32_t
+returning(const struct rpmaf__ctl *c)
+{
+	struct rpmaf__proto_credit after = c->credit;
+
+	after.avail++;
+	after.owed += c->rbuf ? 1 : 0;
+	return rpmaf__proto_credit_returning(&after);
+}
+
+/* see ctl.h */
+bool
+rpmaf__ctl_hold(struct rpmaf__ctl *c)
+{
+	if (c->credit.held >= c->credit.owed)
+		release(c); /* the message being consumed was copied aside: its buffer */
+	return rpmaf__proto_credit_hold(&c->credit) == 0;
+}
+
+/* see ctl.h */
+void
+rpmaf__ctl_unhold(struct rpmaf__ctl *c)
+{
+	rpmaf__proto_credit_unhold(&c->credit);
+}
+
 /* see ctl.h */
 int
 rpmaf__ctl_commit(struct rpmaf__ctl *c, void *buf, struct rpmaf__proto_msg *m)
@@ -234,7 +265,7 @@ rpmaf__ctl_commit(struct rpmaf__ctl *c, void *buf, struct rpmaf__proto_msg *m)
 		return RPMAF_E_CONNLOST;
 	}
 	/* what credit_take() will return, so that a CREDIT passes the encoder's check */
-	m->hdr.credits = c->credit.owed + (c->rbuf ? 1 : 0);
+	m->hdr.credits = returning(c);
 	/* encoded first: m may point into the receive buffer, released next */
 	len = rpmaf__proto_msg_encode(buf, send_limit(c), m, &err);
 	if (len < 0) {
@@ -285,7 +316,8 @@ credit_update(struct rpmaf__ctl *c)
 
 	if (c->failed || !c->credit.peer_window)
 		return;
-	due = rpmaf__proto_credit_need_update(&c->credit) || (c->credit_soon && c->credit.owed);
+	due = rpmaf__proto_credit_need_update(&c->credit) ||
+	      (c->credit_soon && c->credit.owed > c->credit.held);
 	if (due && rpmaf__ctl_can_send(c) && !send_own(c, RPMAF__PROTO_T_CREDIT, 0))
 		c->credit_soon = false;
 }

@@ -204,6 +204,24 @@ int rpmaf__ctl_send(struct rpmaf__ctl *c, struct rpmaf__proto_msg *m);
 int rpmaf__ctl_prepare(struct rpmaf__ctl *c, void **buf_ptr, size_t *size_ptr);
 
 /*
+ * rpmaf__ctl_hold -- keep back the credit of a message the owner copied
+ * aside to serve later (the one being consumed in on_msg, whose buffer is
+ * posted again now, or one already owed): it goes back to the peer only
+ * after rpmaf__ctl_unhold(), so that the peer cannot send more such
+ * messages than the window before they are served (doc/PROTOCOL.md,
+ * "Credits"). Not held (false) when its credit has gone back already.
+ * The last credit still returns one held credit when nothing else is owed.
+ * CONCURRENCY: the channel's worker thread.
+ */
+bool rpmaf__ctl_hold(struct rpmaf__ctl *c);
+
+/*
+ * rpmaf__ctl_unhold -- a held credit may go back with the next message
+ * (the message it kept is served now). CONCURRENCY: as rpmaf__ctl_hold().
+ */
+void rpmaf__ctl_unhold(struct rpmaf__ctl *c);
+
+/*
  * rpmaf__ctl_commit -- encode m into buf (from rpmaf__ctl_prepare()) and
  * send it; on an encoding error everything prepare took is given back.
  * RETURN VALUE: as rpmaf__ctl_send() but never RPMAF_E_AGAIN.

@@ -60,6 +60,33 @@ rpmaf__proto_credit_reposted(struct rpmaf__proto_credit *c, uint32_t n)
 }
 
 /* see credit.h */
+int
+rpmaf__proto_credit_hold(struct rpmaf__proto_credit *c)
+{
+	if (c->held >= c->owed)
+		return RPMAF__PROTO_E_CREDITS;
+	c->held++;
+	return 0;
+}
+
+/* see credit.h */
+void
+rpmaf__proto_credit_unhold(struct rpmaf__proto_credit *c)
+{
+	if (c->held)
+		c->held--;
+}
+
+/* see credit.h */
+uint32_t
+rpmaf__proto_credit_returning(const struct rpmaf__proto_credit *c)
+{
+	uint32_t free = c->owed - c->held;
+
+	return !free && c->held && c->avail == 1 ? 1 : free;
+}
+
+/* see credit.h */
 bool
 rpmaf__proto_credit_can_send(const struct rpmaf__proto_credit *c)
 {
@@ -72,11 +99,15 @@ rpmaf__proto_credit_can_send(const struct rpmaf__proto_credit *c)
 int
 rpmaf__proto_credit_take(struct rpmaf__proto_credit *c, struct rpmaf__proto_hdr *hdr)
 {
+	uint32_t n = rpmaf__proto_credit_returning(c);
+
 	if (!rpmaf__proto_credit_can_send(c))
 		return RPMAF__PROTO_E_CREDITS;
+	if (n > c->owed - c->held)
+		c->held--; /* the last credit takes a held one back with it */
 	c->avail--;
-	hdr->credits = c->owed;
-	c->owed = 0;
+	hdr->credits = n;
+	c->owed -= n;
 	return 0;
 }
 
@@ -85,5 +116,5 @@ bool
 rpmaf__proto_credit_need_update(const struct rpmaf__proto_credit *c)
 {
 	/* ceil(window / 2), at least 2 since a window is at least 3 */
-	return c->owed >= (c->window + 1) / 2 && c->avail >= 1;
+	return c->owed - c->held >= (c->window + 1) / 2 && c->avail >= 1;
 }

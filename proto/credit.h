@@ -34,6 +34,7 @@ struct rpmaf__proto_credit {
 	uint32_t peer_window; /* the peer's, from its hello; 0 until known */
 	uint32_t avail;	      /* messages this side may still send */
 	uint32_t owed;	      /* own buffers posted again, not yet returned to the peer */
+	uint32_t held;	      /* of owed: kept back by the owner (requests it has not served) */
 };
 
 /*
@@ -77,6 +78,29 @@ int rpmaf__proto_credit_received(struct rpmaf__proto_credit *c, uint32_t hdr_cre
 int rpmaf__proto_credit_reposted(struct rpmaf__proto_credit *c, uint32_t n);
 
 /*
+ * rpmaf__proto_credit_hold -- keep one owed credit back: a message the
+ * owner copied aside to serve later returns its credit only once served,
+ * so that the peer never has more such messages waiting than the window.
+ *
+ * RETURN VALUE
+ * 0; RPMAF__PROTO_E_CREDITS when every owed credit is held already.
+ */
+int rpmaf__proto_credit_hold(struct rpmaf__proto_credit *c);
+
+/*
+ * rpmaf__proto_credit_unhold -- a held credit may go back to the peer (the
+ * message it kept was served); nothing when none is held.
+ */
+void rpmaf__proto_credit_unhold(struct rpmaf__proto_credit *c);
+
+/*
+ * rpmaf__proto_credit_returning -- the credits rpmaf__proto_credit_take()
+ * would return now: those owed and not held; on the last credit with none
+ * such, one held credit (rule 3: the last credit returns credits).
+ */
+uint32_t rpmaf__proto_credit_returning(const struct rpmaf__proto_credit *c);
+
+/*
  * rpmaf__proto_credit_can_send -- a message may be sent now: two credits,
  * or the last one with credits to return (a reply always has: the request's
  * own buffer, posted again before the reply is sent).
@@ -85,7 +109,8 @@ bool rpmaf__proto_credit_can_send(const struct rpmaf__proto_credit *c);
 
 /*
  * rpmaf__proto_credit_take -- spend a credit on the message whose header is
- * hdr and put every owed credit in hdr->credits.
+ * hdr and put the credits returned (rpmaf__proto_credit_returning()) in
+ * hdr->credits.
  *
  * RETURN VALUE
  * 0; RPMAF__PROTO_E_CREDITS when rpmaf__proto_credit_can_send() is false

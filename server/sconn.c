@@ -250,10 +250,14 @@ serve_pending(struct rpmaf__sconn *sc)
 	struct rpmaf__proto_msg m;
 	int ret = 0;
 
+	/* its credit goes back with its answer (a persist collected holds it again) */
+	rpmaf__ctl_unhold(&sc->ctl);
 	/* it decoded when it came */
 	if (!rpmaf__proto_msg_decode(raw, sc->pend_len[sc->pend_head], &m, NULL) &&
-	    (ret = rpmaf__sconn_serve(sc, &m)) == RPMAF_E_AGAIN)
+	    (ret = rpmaf__sconn_serve(sc, &m)) == RPMAF_E_AGAIN) {
+		(void)rpmaf__ctl_hold(&sc->ctl);
 		return ret;
+	}
 	if (sc->closed)
 		return 0;
 	sc->pend_head = (sc->pend_head + 1) % sc->pend_cap;
@@ -274,8 +278,12 @@ preply_send(struct rpmaf__sconn *sc, const struct rpmaf__sconn_preply *p)
 	out.hdr.type = RPMAF__PROTO_T_PERSIST_REPLY;
 	out.hdr.req_id = p->req_id;
 	out.body.persist_reply.status = p->status;
-	if ((ret = rpmaf__ctl_send(&sc->ctl, &out)) == RPMAF_E_AGAIN)
+	/* the credit its request held goes back with it (or is held again) */
+	rpmaf__ctl_unhold(&sc->ctl);
+	if ((ret = rpmaf__ctl_send(&sc->ctl, &out)) == RPMAF_E_AGAIN) {
+		(void)rpmaf__ctl_hold(&sc->ctl);
 		return ret;
+	}
 	if (!ret)
 		rpmaf__srv_count(&sc->srv->st.requests, 1);
 	else if (ret == RPMAF_E_INVAL)
@@ -354,6 +362,8 @@ enqueue(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	memcpy(sc->pend + (size_t)i * sc->msg_size, sc->ctl.rbuf, len);
 	sc->pend_len[i] = (uint32_t)len;
 	sc->npend++;
+	/* its credit waits for its answer: no more than the window can wait here */
+	(void)rpmaf__ctl_hold(&sc->ctl);
 	atomic_fetch_add(&sc->srv->pending, 1);
 }
 

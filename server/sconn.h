@@ -97,8 +97,10 @@ int rpmaf__sconn_serve(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m
 /*
  * rpmaf__sconn_persist_reply -- answer the persist req_id with status
  * (a group commit's, sgroup.h): sent now, or after those waiting before it
- * once a credit comes (rpmaf__sconn_flush()); a client that lets more than
- * its window of them pile up is refused (BUSY). Nothing on a closing
+ * once a credit comes (rpmaf__sconn_flush()). Its request's credit was
+ * held (rpmaf__ctl_hold()) and goes back with it, so a client keeps no more
+ * than the window waiting; one with more than the ring holds is refused
+ * (BUSY). Nothing on a closing
  * connection. No allocation. CONCURRENCY: sc's worker thread.
  */
 void rpmaf__sconn_persist_reply(struct rpmaf__sconn *sc, uint64_t req_id, uint32_t status);

@@ -170,6 +170,9 @@ persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK && rpmaf__sgroup_wants(g, r)) {
 		ret = rpmaf__sgroup_add(g, sc, m, r, s->generation);
 		rpmaf__sregtab_read_unlock();
+		/* collected: its credit goes back with its reply (m is used no more) */
+		if (!ret && !sc->closing)
+			(void)rpmaf__ctl_hold(&sc->ctl);
 		return ret;
 	}
 	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK)

@@ -418,6 +418,14 @@ struct srv {
 	char file[128];
 };
 
+/*
+ * the server of the test running, copied as srv_start() makes it: a test
+ * whose assertion fails leaves its server running, whose lock on
+ * region.pmem made every later test's server fail (RPMAF_E_BUSY);
+ * leftover() deletes it after the test
+ */
+static struct srv Live;
+
 /* echo -- handler 7: the request back */
 static int
 echo(uint32_t id, const void *req, size_t len, void *reply, size_t max, size_t *rlen, void *arg)
@@ -504,10 +512,15 @@ static void
 srv_start(struct srv *s, const char *extra)
 {
 	memset(s->log, 0, sizeof(s->log));
+	s->ws = NULL;
+	s->s = NULL;
 	Port++;
 	s->cfg = srv_cfg(s, extra, 0);
+	Live = *s;
 	assert_int_equal(rpmaf_workers_new(s->cfg, Peer, &s->ws), 0);
+	Live = *s;
 	assert_int_equal(rpmaf_server_new(s->cfg, Peer, s->ws, &s->s), 0);
+	Live = *s;
 	assert_int_equal(rpmaf_server_handler_add(s->s, 7, echo, NULL), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 9, failing, NULL), 0);
 	assert_int_equal(rpmaf_server_handler_add(s->s, 11, durable, s), 0);
@@ -526,9 +539,32 @@ srv_end_ret(struct srv *s)
 {
 	int ret = rpmaf_server_delete(&s->s);
 
+	if (Live.cfg == s->cfg)
+		memset(&Live, 0, sizeof(Live));
 	assert_int_equal(rpmaf_workers_delete(&s->ws), 0);
 	rpmaf_cfg_delete(&s->cfg);
 	return ret;
+}
+
+/*
+ * leftover -- after each test: the server a failed test left (Live) is
+ * deleted, so that the tests after it start theirs (its failure is the
+ * test's own, reported already)
+ */
+static int
+leftover(void **state)
+{
+	(void)state;
+	if (!Live.cfg)
+		return 0;
+	fprintf(stderr, "test_server: the failed test's server (port %u) deleted\n", Port);
+	if (Live.s)
+		(void)rpmaf_server_delete(&Live.s);
+	if (Live.ws)
+		(void)rpmaf_workers_delete(&Live.ws);
+	rpmaf_cfg_delete(&Live.cfg);
+	memset(&Live, 0, sizeof(Live));
+	return 0;
 }
 
 /* srv_end -- delete the server and its workers */
@@ -1629,22 +1665,22 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_list_lookup_write),
-	    cmocka_unit_test(test_persist),
-	    cmocka_unit_test(test_app),
-	    cmocka_unit_test(test_handler_list),
-	    cmocka_unit_test(test_region_persist),
-	    cmocka_unit_test(test_wrong_key),
-	    cmocka_unit_test(test_hostile),
-	    cmocka_unit_test(test_announce),
-	    cmocka_unit_test(test_change),
-	    cmocka_unit_test(test_churn),
-	    cmocka_unit_test(test_heartbeat),
-	    cmocka_unit_test(test_max_connections),
-	    cmocka_unit_test(test_port_taken_and_stop),
-	    cmocka_unit_test(test_missing_file),
-	    cmocka_unit_test(test_region_lock),
-	    cmocka_unit_test(test_failed_start_undo),
+	    cmocka_unit_test_teardown(test_list_lookup_write, leftover),
+	    cmocka_unit_test_teardown(test_persist, leftover),
+	    cmocka_unit_test_teardown(test_app, leftover),
+	    cmocka_unit_test_teardown(test_handler_list, leftover),
+	    cmocka_unit_test_teardown(test_region_persist, leftover),
+	    cmocka_unit_test_teardown(test_wrong_key, leftover),
+	    cmocka_unit_test_teardown(test_hostile, leftover),
+	    cmocka_unit_test_teardown(test_announce, leftover),
+	    cmocka_unit_test_teardown(test_change, leftover),
+	    cmocka_unit_test_teardown(test_churn, leftover),
+	    cmocka_unit_test_teardown(test_heartbeat, leftover),
+	    cmocka_unit_test_teardown(test_max_connections, leftover),
+	    cmocka_unit_test_teardown(test_port_taken_and_stop, leftover),
+	    cmocka_unit_test_teardown(test_missing_file, leftover),
+	    cmocka_unit_test_teardown(test_region_lock, leftover),
+	    cmocka_unit_test_teardown(test_failed_start_undo, leftover),
 	};
 
 	if (getenv("SERVER_TESTS"))

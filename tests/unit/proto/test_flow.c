@@ -86,6 +86,55 @@ credit_update_threshold(void **state)
 	}
 }
 
+/*
+ * credit_hold -- credits held for messages served later stay with the
+ * receiver (not returned, no CREDIT for them) until let go; the last
+ * credit still returns one of them when nothing else is owed
+ */
+static void
+credit_hold(void **state)
+{
+	struct rpmaf__proto_credit c;
+	struct rpmaf__proto_hdr h = {0};
+
+	(void)state;
+	assert_int_equal(rpmaf__proto_credit_init(&c, 8), 0);
+	assert_int_equal(rpmaf__proto_credit_start(&c, 4), 0);
+	assert_int_equal(rpmaf__proto_credit_hold(&c), RPMAF__PROTO_E_CREDITS); /* none owed */
+	assert_int_equal(rpmaf__proto_credit_reposted(&c, 6), 0);
+	for (int i = 0; i < 5; i++)
+		assert_int_equal(rpmaf__proto_credit_hold(&c), 0);
+	assert_false(rpmaf__proto_credit_need_update(&c)); /* 1 free of 4 due */
+	assert_int_equal(rpmaf__proto_credit_returning(&c), 1);
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 1);
+	assert_int_equal(c.owed, 5);
+	assert_int_equal(c.held, 5);
+	/* two credits: nothing returned */
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 0);
+	/* the last one: not without returning, so one held goes back */
+	assert_int_equal(c.avail, 2);
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 0);
+	assert_int_equal(c.avail, 1);
+	assert_true(rpmaf__proto_credit_can_send(&c));
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 1);
+	assert_int_equal(c.held, 4);
+	assert_int_equal(c.owed, 4);
+	/* let go: returned with the next message, and due in a CREDIT again */
+	assert_int_equal(rpmaf__proto_credit_received(&c, 2), 0);
+	for (int i = 0; i < 4; i++)
+		rpmaf__proto_credit_unhold(&c);
+	rpmaf__proto_credit_unhold(&c); /* none left: nothing */
+	assert_int_equal(c.held, 0);
+	assert_true(rpmaf__proto_credit_need_update(&c));
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
+	assert_int_equal(h.credits, 4);
+	assert_int_equal(c.owed, 0);
+}
+
 /* ---------------------------------------------------------------- the simulation */
 
 enum { M_REQ, M_REPLY, M_UNSOLICITED, M_CREDIT };
@@ -102,6 +151,7 @@ struct side {
 	uint32_t posted;	/* receive buffers posted */
 	uint32_t unreposted;	/* received, not posted again */
 	uint32_t replies;	/* requests received, not answered */
+	uint32_t aside;		/* of replies: copied aside, their credits held */
 	uint32_t waiting;	/* own requests not answered yet */
 	struct sim_msg q[QCAP]; /* in flight towards the peer */
 	size_t head, tail;
@@ -173,14 +223,34 @@ sim_repost(struct side *x)
 	return 1;
 }
 
-/* sim_answer -- x answers a request (after its buffer was posted again), or sends a CREDIT */
+/* sim_hold -- x copies a request aside: its credit is held until its reply */
+static int
+sim_hold(struct side *x)
+{
+	if (x->aside == x->replies || rpmaf__proto_credit_hold(&x->c))
+		return 0;
+	x->aside++;
+	return 1;
+}
+
+/*
+ * sim_answer -- x answers a request (after its buffer was posted again; a
+ * request aside lets its credit go with the reply), or sends a CREDIT
+ */
 static int
 sim_answer(struct side *x)
 {
+	bool aside = x->aside > 0;
+
+	if (aside)
+		rpmaf__proto_credit_unhold(&x->c);
 	if (x->replies && sim_send(x, M_REPLY)) {
 		x->replies--;
+		x->aside -= aside;
 		return 1;
 	}
+	if (aside) /* back, unless a last credit has returned it meanwhile */
+		(void)rpmaf__proto_credit_hold(&x->c);
 	if (rpmaf__proto_credit_need_update(&x->c))
 		return sim_send(x, M_CREDIT);
 	return 0;
@@ -209,7 +279,7 @@ sim_step(void)
 {
 	struct side *x = rnd(2) ? &A : &B, *y = x == &A ? &B : &A;
 
-	switch (rnd(6)) {
+	switch (rnd(7)) {
 	case 0:
 		sim_send(x, M_REQ);
 		break;
@@ -222,6 +292,9 @@ sim_step(void)
 		break;
 	case 4:
 		sim_repost(x);
+		break;
+	case 5:
+		sim_hold(x);
 		break;
 	default:
 		sim_answer(x);
@@ -275,6 +348,7 @@ sim_run(uint32_t wa, uint32_t wb, unsigned steps, uint64_t seed)
 	sim_drain();
 	/* every request answered, and both sides free to send */
 	assert_int_equal(A.waiting + B.waiting + A.replies + B.replies, 0);
+	assert_int_equal(A.c.held + B.c.held, 0);
 	assert_true(rpmaf__proto_credit_can_send(&A.c));
 	assert_true(rpmaf__proto_credit_can_send(&B.c));
 	assert_false(rpmaf__proto_credit_need_update(&A.c));
@@ -367,9 +441,13 @@ int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(credit_rules),	  cmocka_unit_test(credit_update_threshold),
-	    cmocka_unit_test(credit_simulation),  cmocka_unit_test(credit_messages_die_out),
-	    cmocka_unit_test(heartbeat_timeline), cmocka_unit_test(heartbeat_traffic_and_off),
+	    cmocka_unit_test(credit_rules),
+	    cmocka_unit_test(credit_update_threshold),
+	    cmocka_unit_test(credit_hold),
+	    cmocka_unit_test(credit_simulation),
+	    cmocka_unit_test(credit_messages_die_out),
+	    cmocka_unit_test(heartbeat_timeline),
+	    cmocka_unit_test(heartbeat_traffic_and_off),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
