@@ -129,6 +129,10 @@ $$($(1)_UNIT_BINS): $$(BUILD)/$(1)/unit/%: $$$$(filter %/$$$$*.c,$$$$($(1)_UNIT_
 
 $$(foreach s,$(call module_or,$(MODULE_SANITIZERS),asan),$$(eval $$(call module_san,$(1),$$(s))))
 $(1)_SANITIZERS := $(call module_or,$(MODULE_SANITIZERS),asan)
+# each test program depends on its own TEST.c, named here (the pattern rules find it
+# only when they build it)
+$$(foreach t,$$($(1)_UNIT_TESTS),$$(eval $$(BUILD)/$(1)/unit/$$(basename $$(notdir $$(t))) \
+	$$(foreach s,$$($(1)_SANITIZERS),$$(BUILD)/$(1)/unit-$$(s)/$$(basename $$(notdir $$(t)))): $$(t)))
 $(1)_CHECK := $(call module_or,$(MODULE_CHECK),check-$(1)-unit)
 
 .PHONY: $$($(1)_CHECK) coverage-$(1)
