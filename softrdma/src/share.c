@@ -136,7 +136,9 @@ softrdma_open_checked(const char *path, const struct softrdma_backing *b, int wr
 /*
  * A descriptor of one of this process's open files that is the file @b
  * names: its own open file description (through /proc/self/fd), so the
- * application may close its descriptor; -1 when there is none.
+ * application may close its descriptor; -1 when there is none. Each entry
+ * is looked at by its /proc path, never by its number, because another
+ * thread may close that number meanwhile (and a new file take it).
  */
 static int
 softrdma_fd_scan(const struct softrdma_backing *b, int write)
@@ -154,9 +156,9 @@ softrdma_fd_scan(const struct softrdma_backing *b, int write)
 		n = atoi(d->d_name);
 		if (d->d_name[0] < '0' || d->d_name[0] > '9' || n == dirfd(dir))
 			continue;
-		if (fstat(n, &st) || st.st_dev != b->dev || st.st_ino != b->ino)
-			continue;
 		snprintf(path, sizeof(path), "/proc/self/fd/%d", n);
+		if (stat(path, &st) || st.st_dev != b->dev || st.st_ino != b->ino)
+			continue;
 		fd = softrdma_open_checked(path, b, write);
 	}
 	closedir(dir);
