@@ -119,13 +119,15 @@ send_limit(const struct rpmaf__ctl *c)
 }
 
 /*
- * credit_ok -- a message may spend a credit now, counting the receive
- * buffer being consumed, which is released before the credit is taken
+ * credit_ok -- a message may spend a credit now (an answer: one that lets
+ * a held credit go first), counting the receive buffer being consumed,
+ * which is released before the credit is taken
  */
 static bool
-credit_ok(const struct rpmaf__ctl *c)
+credit_ok(const struct rpmaf__ctl *c, bool answer)
 {
-	if (rpmaf__proto_credit_can_send(&c->credit))
+	if (answer ? rpmaf__proto_credit_can_answer(&c->credit)
+		   : rpmaf__proto_credit_can_send(&c->credit))
 		return true;
 	return c->rbuf && c->credit.avail >= 1;
 }
@@ -134,7 +136,7 @@ credit_ok(const struct rpmaf__ctl *c)
 bool
 rpmaf__ctl_can_send(const struct rpmaf__ctl *c)
 {
-	if (c->failed || !c->wconn || !credit_ok(c) || c->ninflight >= c->inflight_max)
+	if (c->failed || !c->wconn || !credit_ok(c, true) || c->ninflight >= c->inflight_max)
 		return false;
 	return c->w->slab.nfree > 0 && c->wconn->acct.sq.used < c->wconn->acct.sq.cap &&
 	       c->w->cq.used < c->w->cq.cap;
@@ -163,7 +165,7 @@ rpmaf__ctl_prepare(struct rpmaf__ctl *c, void **buf_ptr, size_t *size_ptr)
 
 	if (c->failed || !c->wconn)
 		return RPMAF_E_CONNLOST;
-	if (!credit_ok(c) || c->ninflight >= c->inflight_max)
+	if (!credit_ok(c, false) || c->ninflight >= c->inflight_max)
 		return RPMAF_E_AGAIN;
 	if (rpmaf_worker_buf_get(c->w, &buf))
 		return RPMAF_E_AGAIN;

@@ -210,7 +210,6 @@ int rpmaf__ctl_prepare(struct rpmaf__ctl *c, void **buf_ptr, size_t *size_ptr);
  * after rpmaf__ctl_unhold(), so that the peer cannot send more such
  * messages than the window before they are served (doc/PROTOCOL.md,
  * "Credits"). Not held (false) when its credit has gone back already.
- * The last credit still returns one held credit when nothing else is owed.
  * CONCURRENCY: the channel's worker thread.
  */
 bool rpmaf__ctl_hold(struct rpmaf__ctl *c);
@@ -256,7 +255,12 @@ void rpmaf__ctl_credit_soon(struct rpmaf__ctl *c);
  */
 void rpmaf__ctl_credit_due(struct rpmaf__ctl *c);
 
-/* rpmaf__ctl_can_send -- whether rpmaf__ctl_send() would not return RPMAF_E_AGAIN now */
+/*
+ * rpmaf__ctl_can_send -- whether a message may go now: the answer of a
+ * message copied aside (after rpmaf__ctl_unhold()) would not get
+ * RPMAF_E_AGAIN from rpmaf__ctl_send(); another message still gets it on
+ * the last credit when every credit owed is held (rule 3).
+ */
 bool rpmaf__ctl_can_send(const struct rpmaf__ctl *c);
 
 /*

@@ -81,9 +81,7 @@ rpmaf__proto_credit_unhold(struct rpmaf__proto_credit *c)
 uint32_t
 rpmaf__proto_credit_returning(const struct rpmaf__proto_credit *c)
 {
-	uint32_t free = c->owed - c->held;
-
-	return !free && c->held && c->avail == 1 ? 1 : free;
+	return c->owed - c->held;
 }
 
 /* see credit.h */
@@ -92,7 +90,14 @@ rpmaf__proto_credit_can_send(const struct rpmaf__proto_credit *c)
 {
 	if (c->peer_window == 0)
 		return c->avail >= 1;
-	return c->avail >= 2 || (c->avail == 1 && c->owed > 0);
+	return c->avail >= 2 || (c->avail == 1 && c->owed > c->held);
+}
+
+/* see credit.h */
+bool
+rpmaf__proto_credit_can_answer(const struct rpmaf__proto_credit *c)
+{
+	return rpmaf__proto_credit_can_send(c) || (c->peer_window && c->avail >= 1 && c->held);
 }
 
 /* see credit.h */
@@ -103,8 +108,6 @@ rpmaf__proto_credit_take(struct rpmaf__proto_credit *c, struct rpmaf__proto_hdr 
 
 	if (!rpmaf__proto_credit_can_send(c))
 		return RPMAF__PROTO_E_CREDITS;
-	if (n > c->owed - c->held)
-		c->held--; /* the last credit takes a held one back with it */
 	c->avail--;
 	hdr->credits = n;
 	c->owed -= n;

@@ -95,17 +95,28 @@ void rpmaf__proto_credit_unhold(struct rpmaf__proto_credit *c);
 
 /*
  * rpmaf__proto_credit_returning -- the credits rpmaf__proto_credit_take()
- * would return now: those owed and not held; on the last credit with none
- * such, one held credit (rule 3: the last credit returns credits).
+ * would return now: those owed and not held.
  */
 uint32_t rpmaf__proto_credit_returning(const struct rpmaf__proto_credit *c);
 
 /*
  * rpmaf__proto_credit_can_send -- a message may be sent now: two credits,
- * or the last one with credits to return (a reply always has: the request's
- * own buffer, posted again before the reply is sent).
+ * or the last one with credits not held to return (a reply to a message
+ * consumed at once always has: the request's own buffer, posted again
+ * before the reply is sent). A held credit never goes back but with the
+ * answer of the message it kept, so the peer never has more messages
+ * copied aside than the window.
  */
 bool rpmaf__proto_credit_can_send(const struct rpmaf__proto_credit *c);
+
+/*
+ * rpmaf__proto_credit_can_answer -- the answer of a message copied aside
+ * may be sent now, once rpmaf__proto_credit_unhold() lets its credit go:
+ * as rpmaf__proto_credit_can_send(), or the last credit with a held one.
+ * Such answers never wait for the peer, which is why the last credit never
+ * has to return a held credit with another message (doc/PROTOCOL.md, rule 3).
+ */
+bool rpmaf__proto_credit_can_answer(const struct rpmaf__proto_credit *c);
 
 /*
  * rpmaf__proto_credit_take -- spend a credit on the message whose header is

@@ -583,21 +583,12 @@ rpmaf__sconn_new(struct rpmaf_server *srv, struct rpmaf_worker *w, struct rpma_c
 	sc->w = w;
 	sc->conn = conn;
 	sc->msg_size = (uint32_t)cfg->queues.msg_size;
-	/*
-	 * the window, and two more: a message that returns no credit of its own
-	 * (an announcement, a heartbeat's reply) sent on the last credit gives
-	 * a held one back (rule 3), so a request or two beyond the window can
-	 * wait while the others are served
-	 */
-	sc->pend_cap = cfg->queues.msg_credits + 2;
+	/* a held credit goes back only with its answer: no more than the window waits */
+	sc->pend_cap = cfg->queues.msg_credits;
 	sc->pend = malloc((size_t)sc->pend_cap * sc->msg_size);
 	sc->pend_len = calloc(sc->pend_cap, sizeof(*sc->pend_len));
-	/*
-	 * a turn collects at most a poll batch and the requests that waited (see
-	 * on_msg()); twice that, as an entry is small and a refusal closes the
-	 * connection
-	 */
-	sc->preply_cap = 2 * (sc->pend_cap + (cfg->workers.batch ? cfg->workers.batch : 1));
+	/* a turn collects at most a poll batch and the requests that waited (see on_msg()) */
+	sc->preply_cap = sc->pend_cap + (cfg->workers.batch ? cfg->workers.batch : 1);
 	sc->preply = calloc(sc->preply_cap, sizeof(*sc->preply));
 	if (!sc->pend || !sc->pend_len || !sc->preply) {
 		ret = RPMAF_E_NOMEM;

@@ -88,8 +88,8 @@ credit_update_threshold(void **state)
 
 /*
  * credit_hold -- credits held for messages served later stay with the
- * receiver (not returned, no CREDIT for them) until let go; the last
- * credit still returns one of them when nothing else is owed
+ * receiver (not returned, no CREDIT for them) until let go, even on the
+ * last credit, which then goes only to an answer that lets one go
  */
 static void
 credit_hold(void **state)
@@ -113,16 +113,22 @@ credit_hold(void **state)
 	/* two credits: nothing returned */
 	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
 	assert_int_equal(h.credits, 0);
-	/* the last one: not without returning, so one held goes back */
 	assert_int_equal(c.avail, 2);
 	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
 	assert_int_equal(h.credits, 0);
+	/* the last one: only for the answer of a message kept aside, its credit let go */
 	assert_int_equal(c.avail, 1);
+	assert_false(rpmaf__proto_credit_can_send(&c));
+	assert_true(rpmaf__proto_credit_can_answer(&c));
+	assert_int_equal(rpmaf__proto_credit_take(&c, &h), RPMAF__PROTO_E_CREDITS);
+	assert_int_equal(c.held, 5);
+	rpmaf__proto_credit_unhold(&c);
 	assert_true(rpmaf__proto_credit_can_send(&c));
 	assert_int_equal(rpmaf__proto_credit_take(&c, &h), 0);
 	assert_int_equal(h.credits, 1);
 	assert_int_equal(c.held, 4);
 	assert_int_equal(c.owed, 4);
+	assert_false(rpmaf__proto_credit_can_answer(&c)); /* no credit at all */
 	/* let go: returned with the next message, and due in a CREDIT again */
 	assert_int_equal(rpmaf__proto_credit_received(&c, 2), 0);
 	for (int i = 0; i < 4; i++)
@@ -249,8 +255,8 @@ sim_answer(struct side *x)
 		x->aside -= aside;
 		return 1;
 	}
-	if (aside) /* back, unless a last credit has returned it meanwhile */
-		(void)rpmaf__proto_credit_hold(&x->c);
+	if (aside) /* back: a held credit never goes with another message */
+		assert_int_equal(rpmaf__proto_credit_hold(&x->c), 0);
 	if (rpmaf__proto_credit_need_update(&x->c))
 		return sim_send(x, M_CREDIT);
 	return 0;
@@ -271,6 +277,8 @@ sim_check(const struct side *x, const struct side *y)
 	assert_int_equal(x->c.avail + inflight + y->c.owed + returning + y->unreposted,
 			 y->c.window);
 	assert_int_equal(y->posted + y->unreposted, y->c.window);
+	/* every request copied aside keeps its credit: never more aside than the window */
+	assert_int_equal(y->aside, y->c.held);
 }
 
 /* sim_step -- one random action of the running traffic */
