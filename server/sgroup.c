@@ -83,21 +83,13 @@ rpmaf__sgroup_wants(const struct rpmaf__sgroup *g, const struct rpmaf__sregion *
 	       r->granularity == PMEM2_GRANULARITY_PAGE;
 }
 
-/* see sgroup.h */
-int
-rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
-		  const struct rpmaf__proto_msg *m, struct rpmaf__sregion *r, uint64_t table_gen)
+/* ent_fill -- e for persist m of sc on r, with everything m says copied */
+static void
+ent_fill(struct rpmaf__sgroup_ent *e, struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m,
+	 struct rpmaf__sregion *r)
 {
 	const struct rpmaf__proto_persist_req *p = &m->body.persist_req;
-	struct rpmaf__sgroup_ent *e;
 
-	if (g->n && (g->n == g->cap || table_gen != g->table_gen))
-		rpmaf__sgroup_flush(g);
-	if (sc->closing)
-		return 0; /* answering the others refused it: nothing more is served */
-	g->table_gen = table_gen;
-	rpmaf__worker_at_turn_end(g->w, &g->te);
-	e = &g->e[g->n++];
 	*e = (struct rpmaf__sgroup_ent){.sc = sc,
 					.req_id = m->hdr.req_id,
 					.r = r,
@@ -108,6 +100,30 @@ rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
 					.t0 = rpmaf__now_ns(),
 					.version = sc->sess.version};
 	memcpy(e->name, p->name, p->name_len);
+}
+
+/*
+ * see sgroup.h; m is copied before a flush makes room, as the flush's
+ * replies give the receive buffer m may lie in back to the peer
+ */
+int
+rpmaf__sgroup_add(struct rpmaf__sgroup *g, struct rpmaf__sconn *sc,
+		  const struct rpmaf__proto_msg *m, struct rpmaf__sregion *r, uint64_t table_gen)
+{
+	struct rpmaf__sgroup_ent aside;
+
+	if (g->n && (g->n == g->cap || table_gen != g->table_gen)) {
+		ent_fill(&aside, sc, m, r);
+		rpmaf__sgroup_flush(g);
+		if (sc->closing)
+			return 0; /* answering the others refused it: nothing more is served */
+		g->e[g->n] = aside;
+	} else {
+		ent_fill(&g->e[g->n], sc, m, r);
+	}
+	g->n++;
+	g->table_gen = table_gen;
+	rpmaf__worker_at_turn_end(g->w, &g->te);
 	return 0;
 }
 
