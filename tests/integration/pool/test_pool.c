@@ -2460,6 +2460,7 @@ struct changer {
 	atomic_int inflight;
 	atomic_ullong ok, failed;
 	atomic_int first_failed;
+	atomic_bool first_at_submit; /* the first failure came from the submission, not its end */
 	atomic_int busy[INFLIGHT];
 	struct rpmaf_op ops[INFLIGHT];
 };
@@ -2513,8 +2514,10 @@ changer_submit(struct changer *c, unsigned k, unsigned n)
 	if (ret) {
 		atomic_store(&c->busy[k], 0);
 		atomic_fetch_sub(&c->inflight, 1);
-		if (!atomic_fetch_add(&c->failed, 1))
+		if (!atomic_fetch_add(&c->failed, 1)) {
 			atomic_store(&c->first_failed, ret);
+			atomic_store(&c->first_at_submit, true);
+		}
 	}
 }
 
@@ -2612,10 +2615,13 @@ chg_load(struct rpmaf_pool *pool)
 		assert_int_equal(atomic_load(&c->inflight), 0);
 		if (atomic_load(&c->failed))
 			fail_msg(
-			    "changer %u: %llu of %llu operations failed, the first with %d", t,
-			    (unsigned long long)atomic_load(&c->failed),
+			    "changer %u: %llu of %llu operations failed, the first with %d "
+			    "(%s)",
+			    t, (unsigned long long)atomic_load(&c->failed),
 			    (unsigned long long)(atomic_load(&c->failed) + atomic_load(&c->ok)),
-			    atomic_load(&c->first_failed));
+			    atomic_load(&c->first_failed),
+			    atomic_load(&c->first_at_submit) ? "when submitted"
+							     : "at its completion");
 		assert_true(atomic_load(&c->ok) > 0);
 	}
 }
