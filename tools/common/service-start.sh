@@ -7,7 +7,7 @@
 # bench-gpspm.sh), the walk-through (run-service.sh), the seed writer
 # (fuzz-seeds.sh), the tools' tests (tool-test.sh, test-rpma-server*.sh) and
 # the examples' runner (examples/run-lib.sh, for service_kill_tree). It
-# defines functions and runs nothing.
+# defines functions and sets SERVICE_PID empty; it runs nothing.
 #
 # The messages of service_fail and service_need start with the script's name
 # without ".sh" (bench-cdf for bench-cdf.sh), also the make target that
