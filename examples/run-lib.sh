@@ -4,7 +4,8 @@
 # and tests/interop/run-interop.sh run an example pair over softrdma: start a
 # server under timeout and wait for its "server: listening on" line, run
 # clients again while they could not connect, check what each side printed
-# (examples/expectations.sh, sourced from here), kill and reap what is left,
+# (examples/expectations.sh, sourced from here), kill and reap what is left
+# (service_kill_tree of tools/common/service-start.sh, sourced from here),
 # count and report the results. Sourced, not run; defines functions, the
 # constants below and the pass/fail counters only.
 #
@@ -18,6 +19,8 @@
 
 # shellcheck source=examples/expectations.sh
 . "${BASH_SOURCE[0]%/*}/expectations.sh"
+# shellcheck source=tools/common/service-start.sh
+. "${BASH_SOURCE[0]%/*}/../tools/common/service-start.sh"
 
 ADDR=127.0.0.1
 CLIENT_TRIES=5     # times a client is started while it cannot connect
@@ -36,21 +39,12 @@ rl_init() {
 	trap 'exit 130' INT TERM
 }
 
-# rl_kill_tree PID -- kill a process and all its descendants, children first
-rl_kill_tree() {
-	local child
-	for child in $(pgrep -P "$1" 2>/dev/null); do
-		rl_kill_tree "$child"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-
 # rl_cleanup -- kill whatever the script started and is still running,
 # remove the work directory
 rl_cleanup() {
 	local pid
 	for pid in "${PIDS[@]}"; do
-		rl_kill_tree "$pid"
+		service_kill_tree "$pid"
 	done
 	PIDS=()
 	rm -rf "$WORK"
@@ -63,7 +57,7 @@ rl_reap() {
 	for pid in "${PIDS[@]}"; do
 		if kill -0 "$pid" 2>/dev/null; then
 			echo "  killing leftover process $pid"
-			rl_kill_tree "$pid"
+			service_kill_tree "$pid"
 		fi
 	done
 	PIDS=()

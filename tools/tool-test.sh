@@ -13,8 +13,9 @@
 #                             its standard output ($tmp/out) or error ($tmp/err)
 #   summary NAME              the line "NAME: P passed, F failed"; the exit status
 #   server_start SERVER CONFIG  start rpma-server SERVER on CONFIG in the background
-#                             ($pid; log in $tmp/srv.log) and count a check: it
-#                             says "listening on" within 10 s
+#                             ($pid; its output in $tmp/srv.log) and count a
+#                             check: it says "listening on" within 10 s
+#   server_stop               SIGTERM the server $pid and count a check: it exits 0
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/tools/common/service-start.sh"
@@ -62,7 +63,15 @@ summary() {
 }
 
 server_start() {
-	"$run" "$1" -c "$2" --set log.level=notice >"$tmp/srv.out" 2>"$tmp/srv.log" &
-	pid=$!
-	service_wait "$tmp/srv.log" "$pid" "listening on" 100 && ok || ko server "did not start"
+	service_start "$tmp/srv.log" "listening on" 100 "$run" "$1" -c "$2" --set log.level=notice &&
+		ok || ko server "did not start"
+	pid=$SERVICE_PID
+}
+
+server_stop() {
+	local rc
+	service_stop "$pid"
+	rc=$?
+	pid=
+	[ "$rc" -eq 0 ] && ok || ko server-stop "exit $rc after SIGTERM"
 }

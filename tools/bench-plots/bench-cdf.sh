@@ -30,6 +30,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tools/common/service-start.sh"
+. "$ROOT/tools/common/script-options.sh"
 RUN="$ROOT/tools/softrdma-run"
 SECS=2
 SIZE=64
@@ -40,23 +41,7 @@ OUT=$ROOT/doc/bench/latency-cdf.csv
 HEADER="kind,size,upper_us,count,cumulative"
 KINDS=(write_persist read call)
 
-usage() {
-	sed -n '/^# usage:/,/^#   -o/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-while getopts "t:s:q:p:b:o:h" opt; do
-	case $opt in
-	t) SECS=$OPTARG ;;
-	s) SIZE=$OPTARG ;;
-	q) QD=$OPTARG ;;
-	p) PORT=$OPTARG ;;
-	b) BUILD=$OPTARG ;;
-	o) OUT=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-[ "$OPTIND" -gt "$#" ] || usage
+options_parse "t:SECS s:SIZE q:QD p:PORT b:BUILD o:OUT" "$@"
 for v in "$SIZE" "$QD" "$PORT"; do
 	[[ $v =~ ^[1-9][0-9]*$ ]] || {
 		echo "bench-cdf: '$v' is not a positive integer" >&2
@@ -70,54 +55,14 @@ done
 
 SERVER=$BUILD/tools/rpma-server
 LOAD=$BUILD/tools/rpma-load
-for b in "$SERVER" "$LOAD"; do
-	[ -x "$b" ] || {
-		echo "bench-cdf: $b is missing (make bench-cdf builds it)" >&2
-		exit 1
-	}
-done
+service_need "$SERVER" "$LOAD"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-cdf.XXXXXX") || exit 1
-SRV_PID=
-
-# cleanup -- stop the server if it still runs, remove the work directory
-cleanup() {
-	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
+service_workdir || exit 1
+trap service_cleanup EXIT
 trap 'exit 1' INT TERM
 
-# fail -- say why and stop
-fail() {
-	echo "bench-cdf: $*" >&2
-	exit 1
-}
-
-cat >"$WORK/config.yaml" <<EOC
-workers: {count: 1, polling: event}
-queues: {sq: 128, messages: {size: 8K, credits: 32}}
-listen: {address: 127.0.0.1, port: $PORT, max_connections: 8}
-targets: [{name: bench, address: 127.0.0.1, port: $PORT, connections: 1}]
-regions:
-  - {name: data, size: 64M, backing: {file: $WORK/region, create: true},
-     usage: [read, write, flush], persistence: apm, direct_write: true}
-log: {level: warning}
-EOC
-
-# server_start -- rpma-server on the configuration, waited for until it listens
-# (the region is an ordinary file, where rpma-server refuses persistence apm:
-# PMEM2_FORCE_GRANULARITY, libpmem2's testing switch, calls it persistent
-# memory, so that the APM path is measured; nothing is durable here:
-# doc/DURABILITY.md)
-server_start() {
-	PMEM2_FORCE_GRANULARITY=CACHE_LINE "$RUN" "$SERVER" -c "$WORK/config.yaml" \
-		--set log.level=info >"$WORK/server.log" 2>&1 &
-	SRV_PID=$!
-	service_wait "$WORK/server.log" "$SRV_PID" "listening on" 50 && return 0
-	cat "$WORK/server.log" >&2
-	fail "rpma-server did not start"
-}
+service_config "$WORK/config.yaml" "$PORT" "$WORK/region" sq=128 msg=8K credits=32 \
+	target=bench size=64M persistence=apm level=warning
 
 # load_run KIND -- one rpma-load run of KIND; its histogram in $WORK/hist.KIND
 load_run() {
@@ -131,26 +76,28 @@ duration: ${SECS}s
 EOW
 	"$RUN" "$LOAD" -c "$WORK/config.yaml" -w "$WORK/workload.yaml" \
 		--histogram "$WORK/hist.$1" >"$WORK/load.out" 2>"$WORK/load.err" ||
-		fail "rpma-load $1 failed: $(grep -v '^ \|^usage:' "$WORK/load.err" | tail -n 3)"
+		service_fail "rpma-load $1 failed: $(grep -v '^ \|^usage:' "$WORK/load.err" | tail -n 3)"
 	[ "$(head -n 1 "$WORK/hist.$1")" = "$HEADER" ] ||
-		fail "rpma-load $1: the histogram does not start with the line $HEADER"
-	grep -q "^$1,," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no row of $1"
-	grep -q "^total,," "$WORK/hist.$1" || fail "rpma-load $1: the histogram has no total"
+		service_fail "rpma-load $1: the histogram does not start with the line $HEADER"
+	grep -q "^$1,," "$WORK/hist.$1" ||
+		service_fail "rpma-load $1: the histogram has no row of $1"
+	grep -q "^total,," "$WORK/hist.$1" ||
+		service_fail "rpma-load $1: the histogram has no total"
 	# the kind's rows only; its last one is at the cumulative fraction 1
 	grep "^$1,," "$WORK/hist.$1" >"$WORK/rows.$1"
 	tail -n 1 "$WORK/rows.$1" | grep -qE ',1\.0+$' ||
-		fail "rpma-load $1: the kind's last row is not at the cumulative fraction 1"
+		service_fail "rpma-load $1: the kind's last row is not at the cumulative fraction 1"
 }
 
-version=$("$LOAD" --version) || fail "$LOAD --version failed"
-server_start
+version=$("$LOAD" --version) || service_fail "$LOAD --version failed"
+service_start_apm "$RUN" "$SERVER" "$WORK/config.yaml" "$WORK/server.log" ||
+	service_fail "rpma-server did not start"
 for kind in "${KINDS[@]}"; do
 	echo "bench-cdf: $kind, $SIZE B, queue depth $QD, $SECS s" >&2
 	load_run "$kind"
 done
-kill -TERM "$SRV_PID"
-wait "$SRV_PID" || fail "rpma-server exited with $?"
-SRV_PID=
+service_stop "$SERVICE_PID" || service_fail "rpma-server exited with $?"
+SERVICE_PID=
 
 commit=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
 git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || commit="$commit with local changes"
@@ -169,6 +116,6 @@ git -C "$ROOT" diff --quiet HEAD -- 2>/dev/null || commit="$commit with local ch
 	for kind in "${KINDS[@]}"; do
 		cat "$WORK/rows.$kind"
 	done
-} >"$WORK/out.csv" || fail "cannot assemble the data file"
-mv "$WORK/out.csv" "$OUT" || fail "cannot write $OUT"
+} >"$WORK/out.csv" || service_fail "cannot assemble the data file"
+mv "$WORK/out.csv" "$OUT" || service_fail "cannot write $OUT"
 echo "bench-cdf: wrote $OUT" >&2

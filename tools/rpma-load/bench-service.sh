@@ -57,6 +57,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tools/common/service-start.sh"
+. "$ROOT/tools/common/script-options.sh"
 RUN="$ROOT/tools/softrdma-run"
 SECS=2
 ROUNDS=3
@@ -67,31 +68,13 @@ KINDS_ARG=write_persist,read,call
 QDS_ARG=1,32
 WORKERS_ARG=1,2
 
-usage() {
-	sed -n '/^# usage:/,/^#   -w/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-while getopts "t:r:p:m:b:k:q:w:h" opt; do
-	case $opt in
-	t) SECS=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	p) PORT=$OPTARG ;;
-	m) MODE=$OPTARG ;;
-	b) BUILD=$OPTARG ;;
-	k) KINDS_ARG=$OPTARG ;;
-	q) QDS_ARG=$OPTARG ;;
-	w) WORKERS_ARG=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-[ "$OPTIND" -gt "$#" ] || usage
+options_parse "t:SECS r:ROUNDS p:PORT m:MODE b:BUILD k:KINDS_ARG q:QDS_ARG w:WORKERS_ARG" "$@"
 case $MODE in
 event) BARE_WAIT=() ;;
 busy) BARE_WAIT=(-b) ;;
-*) usage ;;
+*) options_usage w ;;
 esac
-[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || usage
+[[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || options_usage w
 
 # the framework's kinds, rpma-bench's names for the same operation
 declare -A BARE_OP=([write_persist]=write_flush [read]=read [call]=pingpong)
@@ -99,73 +82,36 @@ IFS=, read -r -a KINDS <<<"$KINDS_ARG"
 IFS=, read -r -a QDS <<<"$QDS_ARG"
 IFS=, read -r -a WORKERS <<<"$WORKERS_ARG"
 SIZES=(64 4096)
-for k in "${KINDS[@]}"; do [ -n "${BARE_OP[$k]:-}" ] || usage; done
-for q in "${QDS[@]}"; do [[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 32 ] || usage; done
-for w in "${WORKERS[@]}"; do [[ $w == 1 || $w == 2 ]] || usage; done
+for k in "${KINDS[@]}"; do [ -n "${BARE_OP[$k]:-}" ] || options_usage w; done
+for q in "${QDS[@]}"; do
+	[[ $q =~ ^[0-9]+$ ]] && [ "$q" -ge 1 ] && [ "$q" -le 32 ] || options_usage w
+done
+for w in "${WORKERS[@]}"; do [[ $w == 1 || $w == 2 ]] || options_usage w; done
 
 SERVER=$BUILD/tools/rpma-server
 LOAD=$BUILD/tools/rpma-load
 BARE=$BUILD/bench/rpma-bench-ours
-for b in "$SERVER" "$LOAD" "$BARE"; do
-	[ -x "$b" ] || {
-		echo "bench-service: $b is missing (make bench-service builds it)" >&2
-		exit 1
-	}
-done
+service_need "$SERVER" "$LOAD" "$BARE"
 
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/bench-service.XXXXXX") || exit 1
-SRV_PID=
+service_workdir || exit 1
 BARE_PIDS=()
 
 # cleanup -- stop whatever is still running, remove the work directory
 cleanup() {
-	[ -n "$SRV_PID" ] && kill -KILL "$SRV_PID" 2>/dev/null && wait "$SRV_PID" 2>/dev/null
 	for p in "${BARE_PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
-	rm -rf "$WORK"
+	service_cleanup
 }
 trap cleanup EXIT
 trap 'exit 1' INT TERM
 
-# fail -- say why and stop
-fail() {
-	echo "bench-service: $*" >&2
-	exit 1
-}
-
-# write_config W -- the configuration of both sides with W workers
-write_config() {
-	cat >"$WORK/config.yaml" <<EOF
-workers: {count: $1, polling: $MODE}
-queues: {sq: 128, messages: {size: 8K, credits: 32}}
-listen: {address: 127.0.0.1, port: $PORT, max_connections: 8}
-targets: [{name: bench, address: 127.0.0.1, port: $PORT, connections: $1}]
-regions:
-  - {name: data, size: $((128 * $1))K, backing: {file: $WORK/region, create: true},
-     usage: [read, write, flush], persistence: apm, direct_write: true}
-log: {level: warning}
-EOF
-}
-
-# server_start -- rpma-server on the configuration, waited for until it listens
-# (the region is an ordinary file, where rpma-server refuses persistence apm:
-# PMEM2_FORCE_GRANULARITY, libpmem2's testing switch, calls it persistent
-# memory, as rpma-bench declares direct write to PMem on its memory; both
-# measure the APM path, neither is durable here: doc/DURABILITY.md)
-server_start() {
+# fw_server W -- rpma-server with W workers on a new region, listening
+fw_server() {
 	rm -f "$WORK/region"
-	PMEM2_FORCE_GRANULARITY=CACHE_LINE "$RUN" "$SERVER" -c "$WORK/config.yaml" \
-		--set log.level=info >"$WORK/server.log" 2>&1 &
-	SRV_PID=$!
-	service_wait "$WORK/server.log" "$SRV_PID" "listening on" 50 && return 0
-	cat "$WORK/server.log" >&2
-	fail "rpma-server did not start"
-}
-
-# server_stop -- SIGTERM, and its exit status
-server_stop() {
-	kill -TERM "$SRV_PID"
-	wait "$SRV_PID" || fail "rpma-server exited with $?"
-	SRV_PID=
+	service_config "$WORK/config.yaml" "$PORT" "$WORK/region" workers="$1" polling="$MODE" \
+		sq=128 msg=8K credits=32 target=bench conns="$1" size=$((128 * $1))K persistence=apm \
+		level=warning
+	service_start_apm "$RUN" "$SERVER" "$WORK/config.yaml" "$WORK/server.log" ||
+		service_fail "rpma-server did not start"
 }
 
 # load_case W KIND SIZE QD -- one rpma-load run; prints "ops/s p99"
@@ -181,7 +127,7 @@ duration: ${SECS}s
 EOF
 	"$RUN" "$LOAD" -c "$WORK/config.yaml" -w "$WORK/workload.yaml" --json \
 		>"$WORK/load.json" 2>"$WORK/load.err" ||
-		fail "rpma-load $2 size $3 qd $4 workers $1 failed: $(tail -n 3 "$WORK/load.err")"
+		service_fail "rpma-load $2 size $3 qd $4 workers $1 failed: $(tail -n 3 "$WORK/load.err")"
 	sed -n 's/.*"total":{[^}]*"ops_per_sec":\([0-9.]*\),.*"p99_us":\([0-9.]*\),.*/\1 \2/p' \
 		"$WORK/load.json"
 }
@@ -190,14 +136,14 @@ EOF
 # $WORK/fw (one line "kind size ops/s p99" each)
 fw_group() {
 	: >"$WORK/fw"
-	write_config "$1"
-	server_start
+	fw_server "$1"
 	for kind in "${KINDS[@]}"; do
 		for size in "${SIZES[@]}"; do
 			echo "$kind $size $(load_case "$1" "$kind" "$size" "$2")" >>"$WORK/fw"
 		done
 	done
-	server_stop
+	service_stop "$SERVICE_PID" || service_fail "rpma-server exited with $?"
+	SERVICE_PID=
 }
 
 # bare_group W QD -- W rpma-bench processes at once at queue depth QD; their
@@ -211,7 +157,7 @@ bare_group() {
 		BARE_PIDS+=($!)
 	done
 	for p in "${BARE_PIDS[@]}"; do
-		wait "$p" || fail "rpma-bench failed: $(tail -n 3 "$WORK"/bare.*)"
+		wait "$p" || service_fail "rpma-bench failed: $(tail -n 3 "$WORK"/bare.*)"
 	done
 	BARE_PIDS=()
 }
@@ -244,7 +190,7 @@ group() {
 			fw=$(awk -v k="$kind" -v s="$size" '$1 == k && $2 == s { print $3, $4 }' \
 				"$WORK/fw")
 			bare=$(bare_case "$kind" "$size" "$2")
-			[ -n "$fw" ] && [ -n "$bare" ] || fail "no figures for $kind $size $2"
+			[ -n "$fw" ] && [ -n "$bare" ] || service_fail "no figures for $kind $size $2"
 			echo "$kind $size $2 $1 $fw $bare" >>"$WORK/figures"
 		done
 	done

@@ -15,24 +15,12 @@ dir=$3
 root=$(cd "$(dirname "$0")/../.." && pwd)
 . "$root/tools/common/service-start.sh"
 port=${RPMA_LOAD_SEED_PORT:-$((17900 + RANDOM % 100))}
-tmp=$(mktemp -d)
-pid=
-trap '[ -n "$pid" ] && kill -9 "$pid" 2>/dev/null; rm -rf "$tmp"' EXIT
+service_workdir
+trap service_cleanup EXIT
 
-cat >"$tmp/c.yaml" <<YAML
-workers: {count: 1, polling: event}
-queues: {sq: 16, messages: {size: 4K, credits: 8}}
-listen: {address: 127.0.0.1, port: $port, max_connections: 2}
-targets: [{name: srv, address: 127.0.0.1, port: $port, connections: 1}]
-regions:
-  - name: data
-    size: 8K
-    backing: {file: $tmp/data.pmem, create: true}
-    persistence: gpspm
-timeouts: {connect_ms: 2000, operation_ms: 3000}
-log: {level: error}
-YAML
-cat >"$tmp/w.yaml" <<YAML
+service_config "$WORK/c.yaml" "$port" "$WORK/data.pmem" sq=16 credits=8 max=2 size=8K \
+	connect_ms=2000 operation_ms=3000
+cat >"$WORK/w.yaml" <<YAML
 region: data
 mix:
   - {kind: write_persist, weight: 1}
@@ -50,20 +38,17 @@ le32() {
 	printf "\\x$(printf %02x $(($1 >> 16 & 255)))\\x$(printf %02x $(($1 >> 24 & 255)))"
 }
 
-"$root/tools/softrdma-run" "$server" -c "$tmp/c.yaml" --set log.level=notice >/dev/null \
-	2>"$tmp/srv.log" &
-pid=$!
-service_wait "$tmp/srv.log" "$pid" "listening on" 100 || {
-	cat "$tmp/srv.log" >&2
+service_start "$WORK/srv.log" "listening on" 100 "$root/tools/softrdma-run" "$server" \
+	-c "$WORK/c.yaml" --set log.level=notice || {
+	cat "$WORK/srv.log" >&2
 	exit 1
 }
-"$root/tools/softrdma-run" "$load" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --verify \
-	--journal "$tmp/journal" >/dev/null
-kill -TERM "$pid"
-wait "$pid"
-pid=
-"$load" --verify-file "$tmp/data.pmem" --journal "$tmp/journal"
+"$root/tools/softrdma-run" "$load" -c "$WORK/c.yaml" -w "$WORK/w.yaml" --verify \
+	--journal "$WORK/journal" >/dev/null
+service_stop "$SERVICE_PID"
+SERVICE_PID=
+"$load" --verify-file "$WORK/data.pmem" --journal "$WORK/journal"
 mkdir -p "$dir"
-{ le32 "$(stat -c %s "$tmp/journal")"; cat "$tmp/journal" "$tmp/data.pmem"; } >"$dir/real-journal"
-{ le32 4294967295; cat "$tmp/data.pmem"; } >"$dir/real-scan"
+{ le32 "$(stat -c %s "$WORK/journal")"; cat "$WORK/journal" "$WORK/data.pmem"; } >"$dir/real-journal"
+{ le32 4294967295; cat "$WORK/data.pmem"; } >"$dir/real-scan"
 echo "$dir: real-journal, real-scan"

@@ -23,19 +23,8 @@ server=$2
 port=${RPMA_LOAD_TEST_PORT:-17890}
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=${TSAN_SUPP:?}"
 
-cat >"$tmp/c.yaml" <<YAML
-workers: {count: 2, polling: event}
-queues: {sq: 64, messages: {size: 4K, credits: 16}}
-listen: {address: 127.0.0.1, port: $port, max_connections: 8}
-targets: [{name: srv, address: 127.0.0.1, port: $port, connections: 3}]
-regions:
-  - name: data
-    size: 4M
-    backing: {file: $tmp/data.pmem, create: true}
-    persistence: gpspm
-timeouts: {connect_ms: 5000, operation_ms: 10000}
-log: {level: error}
-YAML
+service_config "$tmp/c.yaml" "$port" "$tmp/data.pmem" workers=2 conns=3 size=4M connect_ms=5000 \
+	operation_ms=10000
 cat >"$tmp/w.yaml" <<YAML
 region: data
 mix:
@@ -94,9 +83,5 @@ rc=$?
 [ "$rc" -eq 130 ] && ok || ko interrupted "exit $rc, expected 130"
 grep -q "ThreadSanitizer" "$tmp/err" && ko interrupted "a ThreadSanitizer report" || ok
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" -eq 0 ] && ok || ko server-stop "exit $rc after SIGTERM"
+server_stop
 summary rpma-load-tsan

@@ -25,19 +25,7 @@ server=$2
 port=${RPMA_LOAD_TEST_PORT:-$((17800 + RANDOM % 50))}
 silent_port=$((port + 50))
 
-cat >"$tmp/c.yaml" <<YAML
-workers: {count: 1, polling: event}
-queues: {sq: 64, messages: {size: 4K, credits: 16}}
-listen: {address: 127.0.0.1, port: $port, max_connections: 8}
-targets: [{name: srv, address: 127.0.0.1, port: $port, connections: 2}]
-regions:
-  - name: data
-    size: 1M
-    backing: {file: $tmp/data.pmem, create: true}
-    persistence: gpspm
-timeouts: {connect_ms: 2000, operation_ms: 3000}
-log: {level: error}
-YAML
+service_config "$tmp/c.yaml" "$port" "$tmp/data.pmem" conns=2 connect_ms=2000 operation_ms=3000
 cat >"$tmp/w.yaml" <<YAML
 region: data
 mix:
@@ -299,11 +287,7 @@ expect json 0 '^\{"version":.*"seconds":.*"verify":\{"checked":[1-9]' -c "$tmp/c
 expect run-count 0 "^total +400 " -c "$tmp/c.yaml" -w "$tmp/count.yaml" --verify --journal "$tmp/journal" \
 	--set workload.threads=1
 
-kill -TERM "$pid"
-wait "$pid"
-rc=$?
-pid=
-[ "$rc" -eq 0 ] && ok || ko server-stop "exit $rc after SIGTERM"
+server_stop
 
 expect verify-file 0 "records good, 0 bad \(against the journal\)" \
 	--verify-file "$tmp/data.pmem" --journal "$tmp/journal"
@@ -331,21 +315,28 @@ else
 	echo "test-rpma-load: verify-file-holes not run: no tmpfs can be mounted here (not root)"
 fi
 
+# load_server_killed ARGS... -- a new server, and a --verify run of rpma-load ARGS against it
+# (40 s at most, output in $tmp/out and $tmp/err) whose operations time out after 1 s, during
+# which the server is killed (SIGKILL, 1.5 s in); rc: the run's exit status, ms: its time
+load_server_killed() {
+	server_start "$server" "$tmp/c.yaml"
+	start=$(date +%s%N)
+	timeout 40 "$run" "$TOOL" -c "$tmp/c.yaml" -w "$tmp/w.yaml" \
+		--set timeouts.operation_ms=1000 --verify "$@" >"$tmp/out" 2>"$tmp/err" &
+	load=$!
+	sleep 1.5
+	kill -9 "$pid"
+	wait "$pid" 2>/dev/null
+	pid=
+	wait "$load"
+	rc=$?
+	ms=$((($(date +%s%N) - start) / 1000000))
+}
+
 # the server killed during a run: the run stops (no healthy connection past
 # timeouts.operation_ms) with a clear error, the records it cannot read back
 # are "not checked (target unreachable)", never bad
-server_start "$server" "$tmp/c.yaml"
-start=$(date +%s%N)
-timeout 40 "$run" "$TOOL" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.duration=30s \
-	--set timeouts.operation_ms=1000 --verify >"$tmp/out" 2>"$tmp/err" &
-load=$!
-sleep 1.5
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-pid=
-wait "$load"
-rc=$?
-ms=$((($(date +%s%N) - start) / 1000000))
+load_server_killed --set workload.duration=30s
 echo "server killed: exit $rc after $ms ms"
 [ "$rc" -eq 1 ] && ok || ko unreachable "exit $rc, expected 1"
 [ "$ms" -lt 10000 ] && ok || ko unreachable "took $ms ms of a 30 s run"
@@ -364,17 +355,8 @@ grep -qE "; failed: [1-9][0-9]* timeout;" "$tmp/out" && ok ||
 
 # with --keep-running the run goes on to its end through the loss (a fault test measures what
 # comes after); its operations fail meanwhile, each counted once, and the timeline shows when
-server_start "$server" "$tmp/c.yaml"
-timeout 40 "$run" "$TOOL" -c "$tmp/c.yaml" -w "$tmp/w.yaml" --set workload.duration=4s \
-	--set timeouts.operation_ms=1000 --verify --keep-running --json="$tmp/k.json" \
-	--timeline "$tmp/k.csv" >"$tmp/out" 2>"$tmp/err" &
-load=$!
-sleep 1.5
-kill -9 "$pid"
-wait "$pid" 2>/dev/null
-pid=
-wait "$load"
-rc=$?
+load_server_killed --set workload.duration=4s --keep-running --json="$tmp/k.json" \
+	--timeline "$tmp/k.csv"
 echo "server killed, --keep-running: exit $rc"
 [ "$rc" -eq 1 ] && ok || ko keep-running "exit $rc, expected 1"
 python3 - "$tmp/k.json" "$tmp/k.csv" <<'PY' && ok || ko keep-running "see above"

@@ -24,6 +24,8 @@
 set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+. "$ROOT/tools/common/service-start.sh"
+. "$ROOT/tools/common/script-options.sh"
 RUN="$ROOT/tools/softrdma-run"
 SECS=2
 ROUNDS=3
@@ -31,22 +33,8 @@ PORT=$((20000 + RANDOM % 999 * 10))
 DIR=
 BUILDS=()
 
-usage() {
-	sed -n '/^# usage:/,/^#   -b/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-while getopts "t:r:p:d:b:h" opt; do
-	case $opt in
-	t) SECS=$OPTARG ;;
-	r) ROUNDS=$OPTARG ;;
-	p) PORT=$OPTARG ;;
-	d) DIR=$OPTARG ;;
-	b) BUILDS+=("$(cd "$OPTARG" && pwd)") || exit 2 ;;
-	*) usage ;;
-	esac
-done
-[ "$OPTIND" -gt "$#" ] || usage
+options_parse "t:SECS r:ROUNDS p:PORT d:DIR b:BUILDS[]" "$@"
+for i in "${!BUILDS[@]}"; do BUILDS[i]=$(cd "${BUILDS[i]}" && pwd) || exit 2; done
 [ "${#BUILDS[@]}" -gt 0 ] || BUILDS=("$ROOT/build")
 if [ -z "$DIR" ]; then
 	DIR=/tmp
@@ -54,22 +42,12 @@ if [ -z "$DIR" ]; then
 fi
 FSTYPE=$(stat -f -c %T "$DIR")
 case $FSTYPE in
-tmpfs | ramfs)
-	echo "bench-gpspm: $DIR is on $FSTYPE: an msync there makes nothing durable" >&2
-	exit 1
-	;;
+tmpfs | ramfs) service_fail "$DIR is on $FSTYPE: an msync there makes nothing durable" ;;
 esac
 
-for b in "${BUILDS[@]}"; do
-	for t in rpma-server rpma-load; do
-		[ -x "$b/tools/$t" ] || {
-			echo "bench-gpspm: $b/tools/$t is missing (make bench-gpspm builds it)" >&2
-			exit 1
-		}
-	done
-done
+for b in "${BUILDS[@]}"; do service_need "$b/tools/rpma-server" "$b/tools/rpma-load"; done
 
-WORK=$(mktemp -d "$DIR/bench-gpspm.XXXXXX") || exit 1
+service_workdir "$DIR" || exit 1
 SRV_PIDS=()
 
 # cleanup -- stop the servers, remove the work directory
@@ -79,24 +57,11 @@ cleanup() {
 }
 trap cleanup EXIT
 
-# config I -- the configuration of build I's server and client
-config() {
-	cat >"$WORK/c$1.yaml" <<YAML
-workers: {count: 1, polling: event}
-queues: {sq: 128, messages: {size: 4K, credits: 64}}
-listen: {address: 127.0.0.1, port: $((PORT + $1)), max_connections: 4}
-targets: [{name: srv, address: 127.0.0.1, port: $((PORT + $1)), connections: 1}]
-regions:
-  - {name: data, size: 64M, backing: {file: $WORK/region$1.pmem, create: true}, persistence: gpspm}
-timeouts: {connect_ms: 4000, operation_ms: 10000}
-log: {level: error}
-YAML
-}
-
 # server_start I -- build I's server, answering once a persist went through
 server_start() {
 	local b=${BUILDS[$1]} pid
-	config "$1"
+	service_config "$WORK/c$1.yaml" $((PORT + $1)) "$WORK/region$1.pmem" sq=128 credits=64 \
+		max=4 size=64M connect_ms=4000 operation_ms=10000
 	"$RUN" "$b/tools/rpma-server" -c "$WORK/c$1.yaml" >"$WORK/srv$1.out" 2>"$WORK/srv$1.log" &
 	pid=$!
 	SRV_PIDS+=("$pid")

@@ -34,6 +34,7 @@ set -u
 
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
 . "$ROOT/tools/common/service-start.sh"
+. "$ROOT/tools/common/script-options.sh"
 RUN=${SOFTRDMA_RUN:-"$ROOT/tools/softrdma-run"}
 CONFIG=$ROOT/config/examples/demo.yaml
 WORKLOAD=$ROOT/config/examples/workloads/demo.yaml
@@ -44,23 +45,7 @@ TIMEOUT=30
 SERVER_TRIES=50 # tenths of a second to wait for the server's "listening on"
 DRAIN_TRIES=150 # tenths of a second to wait for the server's exit after SIGTERM
 
-usage() {
-	sed -n '/^# usage:/,/^#   -b/s/^# \{0,1\}//p' "$0" >&2
-	exit 2
-}
-
-while getopts "c:w:p:d:t:b:h" opt; do
-	case $opt in
-	c) CONFIG=$OPTARG ;;
-	w) WORKLOAD=$OPTARG ;;
-	p) PORT=$OPTARG ;;
-	d) DURATION=$OPTARG ;;
-	t) TIMEOUT=$OPTARG ;;
-	b) BIN=$OPTARG ;;
-	*) usage ;;
-	esac
-done
-[ "$OPTIND" -gt "$#" ] || usage
+options_parse "c:CONFIG w:WORKLOAD p:PORT d:DURATION t:TIMEOUT b:BIN" "$@"
 
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/rpma-run.XXXXXX") || {
 	echo "run: FAIL: cannot create a temporary directory"
@@ -70,7 +55,6 @@ REGION=$WORK/region.pmem
 JOURNAL=$WORK/journal
 SRV_LOG=$WORK/server.log
 LOAD_OUT=$WORK/load.out
-SRV_PID=
 LOAD_PID=
 TAIL_PID=
 
@@ -86,34 +70,11 @@ say() {
 	echo "run: $*"
 }
 
-# kill_tree PID -- SIGKILL a process and all its descendants, children first
-kill_tree() {
-	local child
-	for child in $(pgrep -P "$1" 2>/dev/null); do
-		kill_tree "$child"
-	done
-	kill -KILL "$1" 2>/dev/null
-}
-
-# stop PID TRIES -- SIGTERM a process this script started (timeout passes it
-# on to the program), wait TRIES tenths of a second for it to end, then
-# SIGKILL it and its children; returns its exit status (137 when killed)
-stop() {
-	local i
-	kill -TERM "$1" 2>/dev/null
-	for ((i = 0; i < $2; i++)); do
-		kill -0 "$1" 2>/dev/null || break
-		sleep 0.1
-	done
-	kill -0 "$1" 2>/dev/null && kill_tree "$1"
-	wait "$1" 2>/dev/null
-}
-
 # cleanup -- stop whatever still runs, remove the work directory
 cleanup() {
 	[ -n "$TAIL_PID" ] && kill -TERM "$TAIL_PID" 2>/dev/null
-	[ -n "$LOAD_PID" ] && stop "$LOAD_PID" 20
-	[ -n "$SRV_PID" ] && stop "$SRV_PID" 20
+	[ -n "$LOAD_PID" ] && service_stop "$LOAD_PID" 20
+	[ -n "$SERVICE_PID" ] && service_stop "$SERVICE_PID" 20
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -150,15 +111,14 @@ say "  workload ${WORKLOAD#"$PWD"/}${DURATION:+, for $DURATION}${PORT:+, port $P
 
 # 1. the server, in the background, until it listens; it has the whole run
 # (three steps) to live
-timeout -k 5 $((3 * TIMEOUT)) "$RUN" "$BIN/rpma-server" -c "$CONFIG" "${SETS[@]}" \
-	--set log.level=notice >"$SRV_LOG" 2>&1 &
-SRV_PID=$!
-if ! service_wait "$SRV_LOG" "$SRV_PID" 'rpma-server: notice: listening on' "$SERVER_TRIES"; then
-	kill -0 "$SRV_PID" 2>/dev/null &&
+if ! service_start "$SRV_LOG" 'rpma-server: notice: listening on' "$SERVER_TRIES" \
+	timeout -k 5 $((3 * TIMEOUT)) "$RUN" "$BIN/rpma-server" -c "$CONFIG" "${SETS[@]}" \
+	--set log.level=notice; then
+	kill -0 "$SERVICE_PID" 2>/dev/null &&
 		fail "the server did not start listening within $((SERVER_TRIES / 10)) s"
-	wait "$SRV_PID"
+	wait "$SERVICE_PID"
 	rc=$?
-	SRV_PID=
+	SERVICE_PID=
 	fail "the server exited with status $rc before it listened"
 fi
 say "server: $(sed -n 's/.*rpma-server: notice: \(listening on\)/\1/p' "$SRV_LOG" | head -n 1)"
@@ -185,9 +145,9 @@ verified=$(grep -o 'verify: .*' "$LOAD_OUT")
 
 # 3. the server drains, persists and exits 0 on SIGTERM
 say "server: SIGTERM"
-stop "$SRV_PID" "$DRAIN_TRIES"
+service_stop "$SERVICE_PID" "$DRAIN_TRIES"
 rc=$?
-SRV_PID=
+SERVICE_PID=
 [ "$rc" -eq 137 ] && fail "the server did not exit within $((DRAIN_TRIES / 10)) s of SIGTERM"
 step_status "the server, stopped with SIGTERM," "$rc"
 say "server: drained and exited 0"
