@@ -181,6 +181,9 @@ generation_is(struct rpmaf__pool_conn *pc, struct rpmaf__pool_op *o, void **obj)
 	bool ok;
 
 	e = rpmaf__regtab_lookup_str(pc->pool->tab, o->name);
+	/* replaced since the lookup found it (a change announced meanwhile): its successor */
+	if (e && rpmaf__regtab_entry_check(e))
+		e = rpmaf__regtab_lookup(pc->pool->tab, o->name, strlen(o->name));
 	ok = e && rpmaf__regtab_entry_check(e) == 0 &&
 	     rpmaf__regtab_entry_continues(e, o->generation) &&
 	     (e->generation == o->generation ||
