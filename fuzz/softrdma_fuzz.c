@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rc_qp.h"
 #include "softrdma_fuzz.h"
 
 struct sfz_env sfz = {.sink_fd = -1};
@@ -212,44 +213,20 @@ sfz_qp_new(void)
 
 /*
  * sfz_qp_connect -- @qp through INIT and RTR to RTS towards QP @dest on this
- * host; its receive side waits 10 us per RNR retry. 0 or the errno of the
- * failing transition.
+ * host (MTU 4096, 16 READs or atomics in flight each way, no GRH); its
+ * receive side waits 10 us per RNR retry. 0 or the errno of the failing
+ * transition.
  */
 int
 sfz_qp_connect(struct ibv_qp *qp, uint32_t dest, int access, uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_qp_path p = {.dest_qpn = dest,
+			       .access = access,
+			       .rnr_retry = rnr_retry,
+			       .mtu = IBV_MTU_4096,
+			       .rd_atomic = 16};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 16;
-	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_qp_to_rts(qp, &p);
 }
 
 /* sfz_qp_destroy -- destroy a QP of the harness, which must succeed */

@@ -48,6 +48,8 @@ SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRC
 SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
 SOFTRDMA_HDRS := $(wildcard $(SOFTRDMA_SRC)/*.h)
 
+# how the tests, the harnesses and the benchmark bring a QP up (tests/support/rc_qp.h)
+SOFTRDMA_SUPPORT_HDRS := $(SOFTRDMA_ROOT)/tests/support/rc_qp.h
 SOFTRDMA_TEST_SRCS := $(wildcard $(SOFTRDMA_TESTS)/test_*.c)
 SOFTRDMA_TEST_BINS := $(patsubst $(SOFTRDMA_TESTS)/%.c,$(SOFTRDMA_BUILD)/tests/%,$(SOFTRDMA_TEST_SRCS))
 
@@ -58,9 +60,9 @@ softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
 
 # The benchmark links against the real rdma-core; tools/softrdma-bench runs it
 # under softrdma-run.
-$(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
+$(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c $(SOFTRDMA_SUPPORT_HDRS)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $< -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -I$(SOFTRDMA_ROOT)/tests/support -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
 		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh \
@@ -106,9 +108,10 @@ $(SOFTRDMA_BUILD)/.symbols-ok: $(SOFTRDMA_BUILD)/libibverbs.so.1 \
 	@touch $@
 
 # Tests are compiled and linked against the real rdma-core.
-$(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h)
+$(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h) $(SOFTRDMA_SUPPORT_HDRS)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -I$(SOFTRDMA_ROOT)/tests/support -pthread -o $@ $< \
+		-lcmocka -lrdmacm -libverbs
 
 softrdma-tests: $(SOFTRDMA_TEST_BINS)
 
@@ -152,7 +155,7 @@ CHECK_TARGETS += check-softrdma
 SOFTRDMA_FUZZ_SRCS := $(addprefix softrdma/src/,$(filter-out compat.c,$(SOFTRDMA_VERBS_SRCS))) \
 	fuzz/softrdma_fuzz.c
 SOFTRDMA_FUZZ_CM_SRCS := $(addprefix softrdma/src/,$(filter cm%,$(filter-out cm_stubs.c,$(SOFTRDMA_CM_SRCS))))
-SOFTRDMA_FUZZ_CFLAGS := -Isoftrdma/src -Wno-gnu-variable-sized-type-not-at-end \
+SOFTRDMA_FUZZ_CFLAGS := -Isoftrdma/src -Itests/support -Wno-gnu-variable-sized-type-not-at-end \
 	-DSOFTRDMA_MR_KEY_STEP=1
 
 MODULE := softrdma
@@ -163,6 +166,7 @@ MODULE_LIBS := -pthread
 MODULE_UNIT_TESTS :=
 MODULE_FUZZ := $(subst _,-,$(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_softrdma_*.c)))
 MODULE_FUZZ_SRCS_softrdma-cm := $(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS)
+MODULE_FUZZ_DEPS := tests/support/rc_qp.h
 include mk/module.mk
 
 # The seed recorder runs real softrdma traffic in one process and keeps what softrdma's
@@ -170,8 +174,8 @@ include mk/module.mk
 # without sanitizers, from the harnesses' sources.
 SOFTRDMA_FUZZ_RECORD := $(BUILD)/fuzz/softrdma-record
 
-$(SOFTRDMA_FUZZ_RECORD): fuzz/softrdma_record.c fuzz/softrdma_fuzz.h $(SOFTRDMA_FUZZ_SRCS) \
-		$(SOFTRDMA_FUZZ_CM_SRCS) $(SOFTRDMA_HDRS)
+$(SOFTRDMA_FUZZ_RECORD): fuzz/softrdma_record.c fuzz/softrdma_fuzz.h tests/support/rc_qp.h \
+		$(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS) $(SOFTRDMA_HDRS)
 	@mkdir -p $(@D)
 	$(CLANG) $(CFLAGS_COMMON) -O1 $(SOFTRDMA_FUZZ_CFLAGS) -pthread -o $@ $< \
 		$(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS) -Wl,--wrap=recv,--wrap=readv,--wrap=close

@@ -32,6 +32,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "rc_qp.h"
+
 #define MSG	  8
 #define BIG	  (1u << 20)
 #define BUF_SIZE  (4u * BIG)
@@ -323,46 +325,19 @@ ep_target(struct ep *e, int shared)
 static void
 ep_connect(struct ep *e)
 {
-	struct ibv_qp_attr a;
+	struct rc_qp_path p = {.dest_qpn = e->remote.qpn,
+			       .access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_LOCAL_WRITE,
+			       .rnr_retry = 7,
+			       .mtu = IBV_MTU_4096,
+			       .rd_atomic = 16,
+			       .loopback = 1};
+	int err = rc_qp_to_rts(e->qp, &p);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags =
-	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		goto fail;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = e->remote.qpn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		goto fail;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		goto fail;
-	return;
-fail:
-	perror("ibv_modify_qp");
-	exit(1);
+	if (err) {
+		fprintf(stderr, "ibv_modify_qp: %s\n", strerror(err));
+		exit(1);
+	}
 }
 
 /* Busy-poll @cq for one completion; exit on an error status. */
