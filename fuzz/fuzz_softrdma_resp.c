@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -158,33 +157,6 @@ resp_out_feed(void *arg, const unsigned char *p, size_t n)
 			o->answered = 1;
 		}
 	}
-}
-
-/*
- * resp_idle -- under the QP's lock: 2 when its responder saw the end of the
- * stream or waits for a receive WQE with no deadline (it reads nothing
- * more, whatever is still written), 1 when it has read
- * everything the socket holds, 0 when it is not done (or not attached)
- */
-static int
-resp_idle(struct ibv_qp *qp)
-{
-	struct softrdma_qp *q = (struct softrdma_qp *)qp;
-	struct softrdma_conn *c;
-	int idle = 0, pending;
-
-	pthread_mutex_lock(&q->lock);
-	c = q->in;
-	if (c && !c->dead) {
-		if (c->eos)
-			idle = 2; /* nothing after the marker is read */
-		else if (c->rx == SOFTRDMA_RX_WAIT_RWQE)
-			idle = c->rnr_deadline ? 0 : 2;
-		else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
-			idle = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
-	return idle;
 }
 
 /*
@@ -405,8 +377,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sfz_range may[2 * SFZ_NRECV];
 	struct resp_out out;
 	/* an incomplete hello waits forever: the pump ends it as a peer would */
-	struct sfz_pump pump = {"responder", resp_out_feed, resp_idle, &out,
-				SOFTRDMA_WIRE_HELLO_LEN};
+	struct sfz_pump pump = {.responder = 1,
+				.feed = resp_out_feed,
+				.out = &out,
+				.shut_below = SOFTRDMA_WIRE_HELLO_LEN};
 	struct ibv_qp *qp;
 	unsigned cfg;
 	unsigned char *w_ref;

@@ -18,6 +18,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -790,6 +791,34 @@ sfz_env_init(const char *transport, int healthy)
 		sfz_healthy_start();
 }
 
+/*
+ * sfz_qp_idle -- whether the QP's side the pump @p plays against is done with
+ * the input: 2 when it reads nothing more, whatever is still written (it saw
+ * the end of the stream, or its responder waits for a receive WQE with no
+ * deadline), 1 when it has read everything its socket holds, 0 when it is not
+ * done (or, a requester, still connecting; a responder, not attached)
+ */
+static int
+sfz_qp_idle(struct ibv_qp *qp, const struct sfz_pump *p)
+{
+	struct softrdma_qp *q = (struct softrdma_qp *)qp;
+	struct softrdma_conn *c;
+	int idle = 0, pending;
+
+	pthread_mutex_lock(&q->lock);
+	c = p->responder ? q->in : q->out;
+	if (!c || c->dead || (!p->responder && c->connecting))
+		idle = 0;
+	else if (c->eos)
+		idle = 2; /* nothing after the marker is read */
+	else if (p->responder && c->rx == SOFTRDMA_RX_WAIT_RWQE)
+		idle = c->rnr_deadline ? 0 : 2;
+	else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
+		idle = 1;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
 /* sfz_drain -- read what the QP sent, into p->feed; 1 once it closed the connection */
 int
 sfz_drain(int fd, const struct sfz_pump *p)
@@ -839,12 +868,12 @@ sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct s
 		}
 		if (sfz_drain(fd, p))
 			return 1;
-		idle = shut ? 0 : p->idle(qp);
+		idle = shut ? 0 : sfz_qp_idle(qp, p);
 		if (idle == 2 || (idle == 1 && off == n))
 			return 0;
 		if (sfz_now_ms() > end)
-			sfz_fail("%s: input not done in 10 s (%zu of %zu bytes written)", p->side,
-				 off, n);
+			sfz_fail("%s: input not done in 10 s (%zu of %zu bytes written)",
+				 p->responder ? "responder" : "requester", off, n);
 		pfd.events |= off < n ? POLLOUT : 0;
 		poll(&pfd, 1, 1);
 	}
