@@ -71,23 +71,13 @@ comp_out_feed(void *arg, const unsigned char *p, size_t n)
 
 	while (n) {
 		struct softrdma_wire_hdr h;
-		size_t take;
 
 		if (o->skip) {
-			take = o->skip < n ? o->skip : n;
-			o->skip -= take;
-			p += take;
-			n -= take;
+			sfz_skip(&o->skip, &p, &n);
 			continue;
 		}
-		take = sizeof(h) - o->have < n ? sizeof(h) - o->have : n;
-		memcpy(o->buf + o->have, p, take);
-		o->have += take;
-		p += take;
-		n -= take;
-		if (o->have < sizeof(h))
+		if (!sfz_gather(o->buf, &o->have, sizeof(h), &p, &n))
 			continue;
-		o->have = 0;
 		memcpy(&h, o->buf, sizeof(h));
 		softrdma__wire_hdr_from_le(&h);
 		fuzz_assert(!o->eos);

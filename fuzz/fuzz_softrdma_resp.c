@@ -104,14 +104,7 @@ resp_out_header(struct resp_out *o, const unsigned char *buf)
 static void
 resp_out_atomic(struct resp_out *o, const unsigned char **p, size_t *n)
 {
-	size_t take = sizeof(o->atomic_val) - o->atomic_have;
-
-	take = take < *n ? take : *n;
-	memcpy(o->atomic_val + o->atomic_have, *p, take);
-	o->atomic_have += take;
-	*p += take;
-	*n -= take;
-	if (o->atomic_have < sizeof(o->atomic_val))
+	if (!sfz_gather(o->atomic_val, &o->atomic_have, sizeof(o->atomic_val), p, n))
 		return;
 	o->in_atomic = 0;
 	if (o->nresp < 64) {
@@ -129,27 +122,17 @@ resp_out_feed(void *arg, const unsigned char *p, size_t n)
 
 	while (n) {
 		size_t need = o->answered ? sizeof(struct softrdma_wire_hdr) : sizeof(o->buf);
-		size_t take;
 
 		if (o->skip) {
-			take = o->skip < n ? o->skip : n;
-			o->skip -= take;
-			p += take;
-			n -= take;
+			sfz_skip(&o->skip, &p, &n);
 			continue;
 		}
 		if (o->in_atomic) {
 			resp_out_atomic(o, &p, &n);
 			continue;
 		}
-		take = need - o->have < n ? need - o->have : n;
-		memcpy(o->buf + o->have, p, take);
-		o->have += take;
-		p += take;
-		n -= take;
-		if (o->have < need)
+		if (!sfz_gather(o->buf, &o->have, need, &p, &n))
 			continue;
-		o->have = 0;
 		if (o->answered) {
 			resp_out_header(o, o->buf);
 		} else {

@@ -819,6 +819,41 @@ sfz_qp_idle(struct ibv_qp *qp, const struct sfz_pump *p)
 	return idle;
 }
 
+/*
+ * sfz_skip -- pass over up to *@skip bytes of the @n at *@p (a payload a
+ * harness does not parse): *@p and *@n move past them, *@skip counts them
+ * off
+ */
+void
+sfz_skip(uint64_t *skip, const unsigned char **p, size_t *n)
+{
+	size_t take = *skip < *n ? (size_t)*skip : *n;
+
+	*skip -= take;
+	*p += take;
+	*n -= take;
+}
+
+/*
+ * sfz_gather -- add bytes of the @n at *@p to @buf, which holds *@have of
+ * the @need a harness parses at once: 1 when it holds them all (*@have back
+ * to 0 for the next), 0 when the bytes ran out first
+ */
+int
+sfz_gather(unsigned char *buf, size_t *have, size_t need, const unsigned char **p, size_t *n)
+{
+	size_t take = need - *have < *n ? need - *have : *n;
+
+	memcpy(buf + *have, *p, take);
+	*have += take;
+	*p += take;
+	*n -= take;
+	if (*have < need)
+		return 0;
+	*have = 0;
+	return 1;
+}
+
 /* sfz_drain -- read what the QP sent, into p->feed; 1 once it closed the connection */
 int
 sfz_drain(int fd, const struct sfz_pump *p)

@@ -158,6 +158,8 @@ struct sfz_pump {
 	size_t shut_below;
 };
 
+void sfz_skip(uint64_t *skip, const unsigned char **p, size_t *n);
+int sfz_gather(unsigned char *buf, size_t *have, size_t need, const unsigned char **p, size_t *n);
 int sfz_drain(int fd, const struct sfz_pump *p);
 int sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct sfz_pump *p);
 
