@@ -163,17 +163,17 @@ check-install:
 
 # ---------------------------------------------------------------- fuzzing
 # Every harness is fuzz/fuzz_NAME.c with its seeds in fuzz/corpus/fuzz_NAME/; a module
-# declares its own (MODULE_FUZZ, mk/module.mk; softrdma's in fuzz/softrdma-fuzz.mk), each
-# registered with $(eval $(call fuzz_targets,NAME,BIN)) and named in FUZZ_NAMES. make fuzz
-# builds every registered harness, make check-fuzz runs each for FUZZ_CHECK_SECONDS, make
-# fuzz-run for SECONDS (tools/fuzz-run.sh).
+# declares its own (MODULE_FUZZ, mk/module.mk), which the template names in FUZZ_NAMES and
+# FUZZ_ALL_BINS and gives the targets of fuzz_targets. make fuzz builds every registered
+# harness, make check-fuzz runs each for FUZZ_CHECK_SECONDS, make fuzz-run for SECONDS
+# (tools/fuzz-run.sh).
 FUZZ_NAMES :=
 FUZZ_ALL_BINS :=
 SECONDS ?= 60
 FUZZ_CHECK_SECONDS ?= 10
 
 # fuzz_targets NAME,BINS -- fuzz-NAME builds the harnesses BINS, check-fuzz-NAME runs them
-# for FUZZ_CHECK_SECONDS, fuzz-run-NAME for SECONDS; make fuzz and check-fuzz take them
+# for FUZZ_CHECK_SECONDS, fuzz-run-NAME for SECONDS
 define fuzz_targets
 .PHONY: fuzz-$(1) check-fuzz-$(1) fuzz-run-$(1)
 fuzz-$(1): $(2)
@@ -181,7 +181,6 @@ check-fuzz-$(1): $(2)
 	@tools/fuzz-run.sh $$(FUZZ_CHECK_SECONDS) $(2)
 fuzz-run-$(1): $(2)
 	@tools/fuzz-run.sh $$(SECONDS) $(2)
-FUZZ_ALL_BINS += $(2)
 endef
 
 # the modules' harnesses are registered below: these take the whole list (second expansion)

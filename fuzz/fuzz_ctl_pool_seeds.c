@@ -234,6 +234,14 @@ handlers(struct seed *s, uint64_t req_id, uint32_t total, uint32_t start, const 
 	recv(s, &m);
 }
 
+/* begin_ready -- a new input without a key, its connection made ready (handshake()) */
+static void
+begin_ready(struct seed *s)
+{
+	begin(s, false);
+	handshake(s, false);
+}
+
 /*
  * handshake_v2 -- a server of version 2: HELLO, AUTH with a key, the region
  * list (r0 GPSPM, r1 APM), the handler list (handler 1 idempotent): ready
@@ -328,8 +336,7 @@ save(const struct seed *s, const char *dir, const char *name)
 static void
 calls(struct seed *s)
 {
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64); /* handler 1, 16 bytes, 64 back: req_id 3 */
 	steps(s, S_DONE, 1);
 	app_reply(s, 3, RPMAF__PROTO_S_OK);
@@ -345,8 +352,7 @@ calls(struct seed *s)
 static void
 operations(struct seed *s)
 {
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_OP, 0x08, 0); /* flush r0: PERSIST_REQ 3 */
 	steps(s, S_DONE, 1);
 	persist_reply(s, 3);
@@ -372,8 +378,7 @@ main(int argc, char *argv[])
 	if (argc != 2 || !s)
 		die("usage: fuzz_ctl_pool_seeds DIR");
 
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	save(s, argv[1], "handshake");
 
 	begin(s, true);
@@ -392,8 +397,7 @@ main(int argc, char *argv[])
 	operations(s);
 	save(s, argv[1], "operations");
 
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	announce(s, RPMAF__PROTO_EV_ADDED, region(2, 11, RPMAF__PROTO_PERSIST_NONE), 11);
 	announce(s, RPMAF__PROTO_EV_CHANGED, region(0, 12, RPMAF__PROTO_PERSIST_GPSPM), 12);
 	announce(s, RPMAF__PROTO_EV_REMOVED, region(1, 13, RPMAF__PROTO_PERSIST_APM), 13);
@@ -409,8 +413,7 @@ main(int argc, char *argv[])
 	save(s, argv[1], "list-pages");
 
 	/* lost with a call waiting, connected again: r1 is gone from the new listing */
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64);
 	steps(s, S_DISCONNECT, 2);
 	sessions(s, false);
@@ -425,8 +428,7 @@ main(int argc, char *argv[])
 	save(s, argv[1], "handshake-timeout");
 
 	/* ready, then silent: heartbeats sent, completed, then the peer is lost */
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	for (int i = 0; i < 16; i++) {
 		steps(s, S_TIMER, 3);
 		steps(s, S_DONE, 1);
@@ -434,14 +436,12 @@ main(int argc, char *argv[])
 	save(s, argv[1], "heartbeats");
 
 	/* a call waiting when the send fails, another when the pool shuts down */
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64);
 	steps(s, S_FAIL, 1);
 	save(s, argv[1], "send-fails");
 
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64);
 	op(s, S_OP, 0x01, 0);
 	steps(s, S_SHUTDOWN, 1);
@@ -473,16 +473,14 @@ main(int argc, char *argv[])
 	}
 
 	/* posts that fail: the first of a write and its flush, the second, a call's send */
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	post_fails(s, 0);
 	op(s, S_OP, 0x11, 0); /* persistent write r1: the write fails, nothing posted */
 	post_fails(s, 1);
 	op(s, S_OP, 0x11, 1); /* its flush fails: the connection fails */
 	save(s, argv[1], "post-fails");
 
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	post_fails(s, 0);
 	op(s, S_CALL, 0x11, 64);
 	save(s, argv[1], "post-fails-call");
@@ -492,8 +490,7 @@ main(int argc, char *argv[])
 	 * operation that was a call before (its reply buffer freed since), a
 	 * PERSIST_REPLY to a call
 	 */
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64); /* req_id 3 */
 	steps(s, S_DONE, 1);
 	app_reply(s, 3, RPMAF__PROTO_S_OK);
@@ -502,8 +499,7 @@ main(int argc, char *argv[])
 	app_reply(s, 4, RPMAF__PROTO_S_OK);
 	save(s, argv[1], "reply-type-mismatch");
 
-	begin(s, false);
-	handshake(s, false);
+	begin_ready(s);
 	op(s, S_CALL, 0x11, 64); /* req_id 3 */
 	steps(s, S_DONE, 1);
 	persist_reply(s, 3);

@@ -189,7 +189,7 @@ fuzz_attr(const uint8_t *data, size_t size)
 		return;
 	}
 	for (unsigned i = 0; i < n; i++) {
-		memcpy(uuids[i], attr.uuid, POOL_HDR_UUID_LEN);
+		memcpy(uuids[i], attr.id.uuid, POOL_HDR_UUID_LEN);
 		uuids[i][0] ^= (unsigned char)i;
 	}
 	for (unsigned i = 0; i < n; i++) {

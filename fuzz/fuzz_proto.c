@@ -16,7 +16,7 @@
  * - a rejected message returns one of the decoder's codes with a non-empty
  *   message (AddressSanitizer checks that nothing is read out of bounds);
  * - decoding and encoding never allocate (malloc, calloc and realloc calls
- *   of this thread are counted at link time);
+ *   of this thread are counted at link time, tests/support/count_alloc.c);
  * - a session either accepts a message and stays open, or refuses it with
  *   one of its documented codes and closes;
  * - an accepted key is 32 to 64 bytes whose hex form is the input (case
@@ -32,49 +32,11 @@
 #include <string.h>
 
 #include "auth.h"
+#include "count_alloc.h"
 #include "fuzz_assert.h"
 #include "list.h"
 #include "msg.h"
 #include "session.h"
-
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *ptr, size_t size);
-void __real_free(void *ptr);
-
-/* allocations made by this thread (libFuzzer's other threads do not count) */
-static _Thread_local long Allocs;
-
-/* __wrap_malloc -- count the allocations of the code under test */
-void *
-__wrap_malloc(size_t size)
-{
-	Allocs++;
-	return __real_malloc(size);
-}
-
-/* __wrap_calloc -- the same for calloc */
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	Allocs++;
-	return __real_calloc(n, size);
-}
-
-/* __wrap_realloc -- the same for realloc */
-void *
-__wrap_realloc(void *ptr, size_t size)
-{
-	Allocs++;
-	return __real_realloc(ptr, size);
-}
-
-/* __wrap_free -- not counted: only allocations matter */
-void
-__wrap_free(void *ptr)
-{
-	__real_free(ptr);
-}
 
 static uint8_t Out[RPMAF__PROTO_MSG_MAX];
 
@@ -231,7 +193,7 @@ fuzz_message(const uint8_t *data, size_t size)
 	struct rpmaf__proto_err err = {0};
 	struct rpmaf__proto_msg m;
 	struct rpmaf__proto_hdr h;
-	long before = Allocs;
+	long before = count_alloc();
 	int hret = rpmaf__proto_hdr_decode(data, size, &h, NULL);
 	int ret = rpmaf__proto_msg_decode(data, size, &m, &err);
 
@@ -240,14 +202,14 @@ fuzz_message(const uint8_t *data, size_t size)
 		fuzz_assert(decode_code_ok(ret) || (data == NULL && ret == RPMAF__PROTO_E_INVAL));
 		fuzz_assert(err.code == ret && err.msg[0] != '\0');
 		fuzz_assert(memchr(err.msg, '\0', sizeof(err.msg)) != NULL);
-		fuzz_assert(Allocs == before);
+		fuzz_assert(count_alloc() == before);
 		return;
 	}
 	fuzz_assert(m.hdr.body_len == size - RPMAF__PROTO_HDR_SIZE);
 	check_ptrs(&m, data, size);
 	fuzz_assert(rpmaf__proto_msg_encode(Out, sizeof(Out), &m, NULL) == (int)size);
 	fuzz_assert(memcmp(Out, data, size) == 0);
-	fuzz_assert(Allocs == before);
+	fuzz_assert(count_alloc() == before);
 	if (m.hdr.type == RPMAF__PROTO_T_REGION_LIST)
 		check_list_rebuilt(&m, data, size);
 	check_sessions(&m);

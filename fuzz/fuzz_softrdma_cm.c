@@ -49,6 +49,7 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "rc_qp.h"
 #include "softrdma_fuzz.h"
 
 #define MSG_LEN	 sizeof(struct softrdma_cm_msg)
@@ -198,19 +199,16 @@ cm_check_pdata(const struct cm_run *x, const struct rdma_cm_event *ev)
 	fuzz_assert(p->rnr_retry_count == m[offsetof(struct softrdma_cm_msg, rnr_retry)]);
 }
 
-/* cm_conn_param -- connection parameters with @len bytes of the harness's private data */
+/*
+ * cm_conn_param -- connection parameters with @len bytes of the harness's
+ * private data, and transport retries without limit
+ */
 static struct rdma_conn_param
 cm_conn_param(uint8_t len)
 {
-	struct rdma_conn_param p;
+	struct rdma_conn_param p = rc_conn_param(Pdata, len);
 
-	memset(&p, 0, sizeof(p));
-	p.private_data = Pdata;
-	p.private_data_len = len;
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
 	p.retry_count = 7;
-	p.rnr_retry_count = 7;
 	return p;
 }
 

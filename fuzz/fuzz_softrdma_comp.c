@@ -40,7 +40,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -72,23 +71,13 @@ comp_out_feed(void *arg, const unsigned char *p, size_t n)
 
 	while (n) {
 		struct softrdma_wire_hdr h;
-		size_t take;
 
 		if (o->skip) {
-			take = o->skip < n ? o->skip : n;
-			o->skip -= take;
-			p += take;
-			n -= take;
+			sfz_skip(&o->skip, &p, &n);
 			continue;
 		}
-		take = sizeof(h) - o->have < n ? sizeof(h) - o->have : n;
-		memcpy(o->buf + o->have, p, take);
-		o->have += take;
-		p += take;
-		n -= take;
-		if (o->have < sizeof(h))
+		if (!sfz_gather(o->buf, &o->have, sizeof(h), &p, &n))
 			continue;
-		o->have = 0;
 		memcpy(&h, o->buf, sizeof(h));
 		softrdma__wire_hdr_from_le(&h);
 		fuzz_assert(!o->eos);
@@ -96,30 +85,6 @@ comp_out_feed(void *arg, const unsigned char *p, size_t n)
 		o->skip = h.len;
 		o->eos = h.op == SOFTRDMA_OP_EOS;
 	}
-}
-
-/*
- * comp_idle -- under the QP's lock: 2 when its requester connection saw the
- * end of the stream (it reads nothing more, whatever is still written), 1
- * when it has read everything the socket holds, 0 when it is not done
- */
-static int
-comp_idle(struct ibv_qp *qp)
-{
-	struct softrdma_qp *q = (struct softrdma_qp *)qp;
-	struct softrdma_conn *c;
-	int idle = 0, pending;
-
-	pthread_mutex_lock(&q->lock);
-	c = q->out;
-	if (c && !c->dead && !c->connecting) {
-		if (c->eos)
-			idle = 2; /* nothing after the marker is read */
-		else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
-			idle = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
-	return idle;
 }
 
 /* comp_check_hello -- the QP's hello and offer: its number, ours, TCP only */
@@ -265,7 +230,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int answered[SFZ_MAX_SCRIPT] = {0};
 	uint64_t val[SFZ_MAX_SCRIPT] = {0};
 	struct comp_out out;
-	struct sfz_pump pump = {"requester", comp_out_feed, comp_idle, &out, 0};
+	struct sfz_pump pump = {.responder = 0, .feed = comp_out_feed, .out = &out};
 	struct ibv_qp *qp;
 	int nwrs, nmay = 0, closed, fd;
 	uint32_t qpn;

@@ -44,7 +44,6 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -105,14 +104,7 @@ resp_out_header(struct resp_out *o, const unsigned char *buf)
 static void
 resp_out_atomic(struct resp_out *o, const unsigned char **p, size_t *n)
 {
-	size_t take = sizeof(o->atomic_val) - o->atomic_have;
-
-	take = take < *n ? take : *n;
-	memcpy(o->atomic_val + o->atomic_have, *p, take);
-	o->atomic_have += take;
-	*p += take;
-	*n -= take;
-	if (o->atomic_have < sizeof(o->atomic_val))
+	if (!sfz_gather(o->atomic_val, &o->atomic_have, sizeof(o->atomic_val), p, n))
 		return;
 	o->in_atomic = 0;
 	if (o->nresp < 64) {
@@ -130,27 +122,17 @@ resp_out_feed(void *arg, const unsigned char *p, size_t n)
 
 	while (n) {
 		size_t need = o->answered ? sizeof(struct softrdma_wire_hdr) : sizeof(o->buf);
-		size_t take;
 
 		if (o->skip) {
-			take = o->skip < n ? o->skip : n;
-			o->skip -= take;
-			p += take;
-			n -= take;
+			sfz_skip(&o->skip, &p, &n);
 			continue;
 		}
 		if (o->in_atomic) {
 			resp_out_atomic(o, &p, &n);
 			continue;
 		}
-		take = need - o->have < n ? need - o->have : n;
-		memcpy(o->buf + o->have, p, take);
-		o->have += take;
-		p += take;
-		n -= take;
-		if (o->have < need)
+		if (!sfz_gather(o->buf, &o->have, need, &p, &n))
 			continue;
-		o->have = 0;
 		if (o->answered) {
 			resp_out_header(o, o->buf);
 		} else {
@@ -158,33 +140,6 @@ resp_out_feed(void *arg, const unsigned char *p, size_t n)
 			o->answered = 1;
 		}
 	}
-}
-
-/*
- * resp_idle -- under the QP's lock: 2 when its responder saw the end of the
- * stream or waits for a receive WQE with no deadline (it reads nothing
- * more, whatever is still written), 1 when it has read
- * everything the socket holds, 0 when it is not done (or not attached)
- */
-static int
-resp_idle(struct ibv_qp *qp)
-{
-	struct softrdma_qp *q = (struct softrdma_qp *)qp;
-	struct softrdma_conn *c;
-	int idle = 0, pending;
-
-	pthread_mutex_lock(&q->lock);
-	c = q->in;
-	if (c && !c->dead) {
-		if (c->eos)
-			idle = 2; /* nothing after the marker is read */
-		else if (c->rx == SOFTRDMA_RX_WAIT_RWQE)
-			idle = c->rnr_deadline ? 0 : 2;
-		else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
-			idle = 1;
-	}
-	pthread_mutex_unlock(&q->lock);
-	return idle;
 }
 
 /*
@@ -405,8 +360,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct sfz_range may[2 * SFZ_NRECV];
 	struct resp_out out;
 	/* an incomplete hello waits forever: the pump ends it as a peer would */
-	struct sfz_pump pump = {"responder", resp_out_feed, resp_idle, &out,
-				SOFTRDMA_WIRE_HELLO_LEN};
+	struct sfz_pump pump = {.responder = 1,
+				.feed = resp_out_feed,
+				.out = &out,
+				.shut_below = SOFTRDMA_WIRE_HELLO_LEN};
 	struct ibv_qp *qp;
 	unsigned cfg;
 	unsigned char *w_ref;

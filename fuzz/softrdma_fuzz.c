@@ -18,11 +18,13 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rc_qp.h"
 #include "softrdma_fuzz.h"
 
 struct sfz_env sfz = {.sink_fd = -1};
@@ -212,44 +214,20 @@ sfz_qp_new(void)
 
 /*
  * sfz_qp_connect -- @qp through INIT and RTR to RTS towards QP @dest on this
- * host; its receive side waits 10 us per RNR retry. 0 or the errno of the
- * failing transition.
+ * host (MTU 4096, 16 READs or atomics in flight each way, no GRH); its
+ * receive side waits 10 us per RNR retry. 0 or the errno of the failing
+ * transition.
  */
 int
 sfz_qp_connect(struct ibv_qp *qp, uint32_t dest, int access, uint8_t rnr_retry)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_qp_path p = {.dest_qpn = dest,
+			       .access = access,
+			       .rnr_retry = rnr_retry,
+			       .mtu = IBV_MTU_4096,
+			       .rd_atomic = 16};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = dest;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	a.ah_attr.port_num = 1;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 16;
-	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_qp_to_rts(qp, &p);
 }
 
 /* sfz_qp_destroy -- destroy a QP of the harness, which must succeed */
@@ -813,6 +791,69 @@ sfz_env_init(const char *transport, int healthy)
 		sfz_healthy_start();
 }
 
+/*
+ * sfz_qp_idle -- whether the QP's side the pump @p plays against is done with
+ * the input: 2 when it reads nothing more, whatever is still written (it saw
+ * the end of the stream, or its responder waits for a receive WQE with no
+ * deadline), 1 when it has read everything its socket holds, 0 when it is not
+ * done (or, a requester, still connecting; a responder, not attached)
+ */
+static int
+sfz_qp_idle(struct ibv_qp *qp, const struct sfz_pump *p)
+{
+	struct softrdma_qp *q = (struct softrdma_qp *)qp;
+	struct softrdma_conn *c;
+	int idle = 0, pending;
+
+	pthread_mutex_lock(&q->lock);
+	c = p->responder ? q->in : q->out;
+	if (!c || c->dead || (!p->responder && c->connecting))
+		idle = 0;
+	else if (c->eos)
+		idle = 2; /* nothing after the marker is read */
+	else if (p->responder && c->rx == SOFTRDMA_RX_WAIT_RWQE)
+		idle = c->rnr_deadline ? 0 : 2;
+	else if (!ioctl(c->fd, FIONREAD, &pending) && !pending)
+		idle = 1;
+	pthread_mutex_unlock(&q->lock);
+	return idle;
+}
+
+/*
+ * sfz_skip -- pass over up to *@skip bytes of the @n at *@p (a payload a
+ * harness does not parse): *@p and *@n move past them, *@skip counts them
+ * off
+ */
+void
+sfz_skip(uint64_t *skip, const unsigned char **p, size_t *n)
+{
+	size_t take = *skip < *n ? (size_t)*skip : *n;
+
+	*skip -= take;
+	*p += take;
+	*n -= take;
+}
+
+/*
+ * sfz_gather -- add bytes of the @n at *@p to @buf, which holds *@have of
+ * the @need a harness parses at once: 1 when it holds them all (*@have back
+ * to 0 for the next), 0 when the bytes ran out first
+ */
+int
+sfz_gather(unsigned char *buf, size_t *have, size_t need, const unsigned char **p, size_t *n)
+{
+	size_t take = need - *have < *n ? need - *have : *n;
+
+	memcpy(buf + *have, *p, take);
+	*have += take;
+	*p += take;
+	*n -= take;
+	if (*have < need)
+		return 0;
+	*have = 0;
+	return 1;
+}
+
 /* sfz_drain -- read what the QP sent, into p->feed; 1 once it closed the connection */
 int
 sfz_drain(int fd, const struct sfz_pump *p)
@@ -862,12 +903,12 @@ sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct s
 		}
 		if (sfz_drain(fd, p))
 			return 1;
-		idle = shut ? 0 : p->idle(qp);
+		idle = shut ? 0 : sfz_qp_idle(qp, p);
 		if (idle == 2 || (idle == 1 && off == n))
 			return 0;
 		if (sfz_now_ms() > end)
-			sfz_fail("%s: input not done in 10 s (%zu of %zu bytes written)", p->side,
-				 off, n);
+			sfz_fail("%s: input not done in 10 s (%zu of %zu bytes written)",
+				 p->responder ? "responder" : "requester", off, n);
 		pfd.events |= off < n ? POLLOUT : 0;
 		poll(&pfd, 1, 1);
 	}

@@ -148,16 +148,18 @@ void sfz_healthy_check(void);
  * to take the bytes the QP sent and whether the QP is done with the input
  */
 struct sfz_pump {
-	const char *side; /* the QP's role, for the timeout's message */
+	/* the QP's role: 1 its responder (the pump watches its incoming connection), 0 its
+	 * requester */
+	int responder;
 	/* parse @n more bytes the QP sent into @out */
 	void (*feed)(void *out, const unsigned char *buf, size_t n);
-	/* under the QP's lock: 2 when it reads nothing more, 1 when it read all the socket holds */
-	int (*idle)(struct ibv_qp *qp);
 	void *out;
 	/* an input shorter than this waits forever: the harness ends it as a peer would */
 	size_t shut_below;
 };
 
+void sfz_skip(uint64_t *skip, const unsigned char **p, size_t *n);
+int sfz_gather(unsigned char *buf, size_t *have, size_t need, const unsigned char **p, size_t *n);
 int sfz_drain(int fd, const struct sfz_pump *p);
 int sfz_pump(struct ibv_qp *qp, int fd, const uint8_t *buf, size_t n, const struct sfz_pump *p);
 

@@ -14,6 +14,9 @@
 #   MODULE_SRCS            its sources (default: NAME/*.c)
 #   MODULE_HDRS            what its builds depend on besides (default: the *.h beside
 #                          MODULE_SRCS)
+#   MODULE_BASE_CFLAGS     the tree's flags its tests and harnesses build with (default:
+#                          CFLAGS_BASE; softrdma's files, which say themselves what they
+#                          need of the C library, take CFLAGS_COMMON)
 #   MODULE_CFLAGS          its -I and -D, for the tests and the harnesses
 #   MODULE_LIBS            the libraries its sources need
 #   MODULE_UNIT_TESTS      the test programs, one TEST.c each (default: every
@@ -64,11 +67,12 @@ $(1)_FUZZ_DEPS_$(2) := $(MODULE_FUZZ_DEPS_$(2)) $(MODULE_FUZZ_DEPS)
 $$($(1)_FUZZ_BIN_$(2)): fuzz/fuzz_$(subst -,_,$(2)).c $$($(1)_FUZZ_SRCS_$(2)) $$($(1)_HDRS) \
 		$$(wildcard fuzz/*.h) $$($(1)_FUZZ_DEPS_$(2))
 	@mkdir -p $$(@D)
-	$$(CLANG) $$(CFLAGS_BASE) -O1 $$($(1)_FUZZ_CFLAGS_$(2)) $$(FUZZ_FLAGS) -o $$@ $$< \
+	$$(CLANG) $$($(1)_BASE_CFLAGS) -O1 $$($(1)_FUZZ_CFLAGS_$(2)) $$(FUZZ_FLAGS) -o $$@ $$< \
 		$$($(1)_FUZZ_SRCS_$(2)) $$($(1)_FUZZ_LIBS_$(2))
 
 $(1)_FUZZ_BINS += $$($(1)_FUZZ_BIN_$(2))
 FUZZ_NAMES += fuzz_$(subst -,_,$(2))
+FUZZ_ALL_BINS += $$($(1)_FUZZ_BIN_$(2))
 $$(eval $$(call fuzz_targets,$(2),$$($(1)_FUZZ_BIN_$(2))))
 endef
 
@@ -97,7 +101,7 @@ $(1)_UNIT_HELPERS := $$(foreach f,$$(wildcard $$(addsuffix *.c,$$($(1)_TEST_DIRS
 	$$(filter test_%,$$(notdir $$(f))),,$$(f))) \
 	$(MODULE_UNIT_HELPERS)
 $(1)_UNIT_SRCS := $(call module_or,$(MODULE_UNIT_SRCS),$($(1)_SRCS))
-$(1)_UNIT_CFLAGS := $$(CFLAGS_BASE) -O0 $(MODULE_CFLAGS) $$(patsubst %/,-I%,$$($(1)_TEST_DIRS)) \
+$(1)_UNIT_CFLAGS := $$($(1)_BASE_CFLAGS) -O0 $(MODULE_CFLAGS) $$(patsubst %/,-I%,$$($(1)_TEST_DIRS)) \
 	$(MODULE_UNIT_CFLAGS)
 $(1)_UNIT_LDFLAGS := $(MODULE_UNIT_LDFLAGS)
 $(1)_UNIT_LIBS := -lcmocka $(MODULE_UNIT_LIBS) $(MODULE_LIBS)
@@ -155,6 +159,7 @@ endef
 define module_rules
 $(1)_SRCS := $(call module_or,$(MODULE_SRCS),$(sort $(wildcard $(1)/*.c)))
 $(1)_HDRS := $(call module_or,$(MODULE_HDRS),$$(wildcard $$(addsuffix *.h,$$(sort $$(dir $$($(1)_SRCS))))))
+$(1)_BASE_CFLAGS := $(call module_or,$(MODULE_BASE_CFLAGS),$$(CFLAGS_BASE))
 $(1)_CFLAGS := $(MODULE_CFLAGS)
 $(1)_LIBS := $(MODULE_LIBS)
 $(1)_UNIT_DEP_SRCS := $(MODULE_UNIT_DEP_SRCS)
@@ -162,6 +167,8 @@ $(1)_FUZZ_BINS :=
 $(if $(filter rpmaf,$(MODULE_LIB)),RPMAF_MODULES += $(1))
 $(if $(strip $(MODULE_UNIT_TESTS)),$$(eval $$(call module_unit,$(1))))
 $$(foreach h,$(MODULE_FUZZ),$$(eval $$(call module_fuzz,$(1),$$(h))))
+$(if $(and $(word 2,$(MODULE_FUZZ)),$(if $(filter $(1),$(MODULE_FUZZ)),,$(1))),$$(eval $$(call \
+	fuzz_targets,$(1),$$($(1)_FUZZ_BINS))))
 CLEAN_DIRS += $$(BUILD)/$(1)
 endef
 

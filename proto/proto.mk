@@ -19,12 +19,17 @@ MODULE := proto
 MODULE_LIB := rpmaf
 MODULE_CFLAGS := -Iproto
 MODULE_LIBS := -lsodium
-MODULE_UNIT_CFLAGS := -DPROTO_TOP_DIR='"$(abspath .)"'
-# the tests count allocations, to show that the codec makes none
+MODULE_UNIT_CFLAGS := -Itests/support -DPROTO_TOP_DIR='"$(abspath .)"'
+# the tests and the harness count allocations, to show that the codec makes none
+# (tests/support/count_alloc.c)
+MODULE_UNIT_HELPERS := tests/support/count_alloc.c
 MODULE_UNIT_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 MODULE_CHECK := check-proto
 MODULE_FUZZ := proto
-MODULE_FUZZ_LIBS := -lsodium -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+MODULE_FUZZ_SRCS := $(sort $(wildcard proto/*.c)) tests/support/count_alloc.c
+MODULE_FUZZ_CFLAGS := -Iproto -Itests/support
+MODULE_FUZZ_DEPS := tests/support/count_alloc.h
+MODULE_FUZZ_LIBS := -lsodium -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc
 include mk/module.mk
 
 .PHONY: proto-seeds

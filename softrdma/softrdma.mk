@@ -4,12 +4,19 @@
 # included by the top-level Makefile:
 #   make softrdma         build build/softrdma/{libibverbs,librdmacm}.so.1
 #   make check-softrdma   softrdma's own tests and external programs, both transports
+#   make fuzz-softrdma    build/fuzz/fuzz_softrdma_* (libFuzzer, mk/module.mk): what softrdma
+#                         parses from a peer (check-fuzz-softrdma runs them,
+#                         fuzz-run-softrdma SECONDS=N longer; SOFTRDMA_FUZZ_DEEP=1 in the
+#                         environment makes fuzz_softrdma_cm connect a real pair through
+#                         the CM's listener after every input, not every 64th)
+#   make softrdma-fuzz-seeds   record the seeds fuzz/corpus/fuzz_softrdma_*/rec-* again
 #
 # SOFTRDMA_VARIANT=asan or tsan builds the same libraries with gcc's
 # AddressSanitizer+UndefinedBehaviorSanitizer or ThreadSanitizer into
 # build/softrdma-asan or build/softrdma-tsan (see tests/sanitize/sanitize.mk).
-# Everything here is built with the project's CC (gcc: tests/sanitize/run-sanitized.sh
-# preloads gcc's sanitizer runtimes), CFLAGS_COMMON and CFLAGS.
+# Everything here but the harnesses and their seed recorder (clang) is built with the
+# project's CC (gcc: tests/sanitize/run-sanitized.sh preloads gcc's sanitizer runtimes),
+# CFLAGS_COMMON and CFLAGS.
 #
 # Debian packages needed beyond build-essential (none extra at run time):
 SOFTRDMA_DEB_PACKAGES := libibverbs-dev librdmacm-dev libcmocka-dev rdmacm-utils \
@@ -41,6 +48,8 @@ SOFTRDMA_VERBS_OBJS := $(addprefix $(SOFTRDMA_BUILD)/verbs/,$(SOFTRDMA_VERBS_SRC
 SOFTRDMA_CM_OBJS := $(addprefix $(SOFTRDMA_BUILD)/cm/,$(SOFTRDMA_CM_SRCS:.c=.o))
 SOFTRDMA_HDRS := $(wildcard $(SOFTRDMA_SRC)/*.h)
 
+# how the tests, the harnesses and the benchmark bring a QP up (tests/support/rc_qp.h)
+SOFTRDMA_SUPPORT_HDRS := $(SOFTRDMA_ROOT)/tests/support/rc_qp.h
 SOFTRDMA_TEST_SRCS := $(wildcard $(SOFTRDMA_TESTS)/test_*.c)
 SOFTRDMA_TEST_BINS := $(patsubst $(SOFTRDMA_TESTS)/%.c,$(SOFTRDMA_BUILD)/tests/%,$(SOFTRDMA_TEST_SRCS))
 
@@ -51,9 +60,9 @@ softrdma: $(SOFTRDMA_BUILD)/libibverbs.so.1 $(SOFTRDMA_BUILD)/librdmacm.so.1 \
 
 # The benchmark links against the real rdma-core; tools/softrdma-bench runs it
 # under softrdma-run.
-$(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c
+$(SOFTRDMA_BUILD)/softrdma-bench: $(SOFTRDMA_TOP)/bench/softrdma-bench.c $(SOFTRDMA_SUPPORT_HDRS)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -o $@ $< -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -I$(SOFTRDMA_ROOT)/tests/support -o $@ $< -libverbs
 
 $(SOFTRDMA_BUILD)/gen/libibverbs.map $(SOFTRDMA_BUILD)/gen/verbs/compat_symver.h: \
 		$(SOFTRDMA_REAL_LIBDIR)/libibverbs.so.1 $(SOFTRDMA_SCRIPTS)/gen-versions.sh \
@@ -99,9 +108,10 @@ $(SOFTRDMA_BUILD)/.symbols-ok: $(SOFTRDMA_BUILD)/libibverbs.so.1 \
 	@touch $@
 
 # Tests are compiled and linked against the real rdma-core.
-$(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h)
+$(SOFTRDMA_BUILD)/tests/%: $(SOFTRDMA_TESTS)/%.c $(wildcard $(SOFTRDMA_TESTS)/*.h) $(SOFTRDMA_SUPPORT_HDRS)
 	@mkdir -p $(dir $@)
-	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -pthread -o $@ $< -lcmocka -lrdmacm -libverbs
+	$(SOFTRDMA_CC) $(CFLAGS_COMMON) $(CFLAGS) -I$(SOFTRDMA_ROOT)/tests/support -pthread -o $@ $< \
+		-lcmocka -lrdmacm -libverbs
 
 softrdma-tests: $(SOFTRDMA_TEST_BINS)
 
@@ -135,3 +145,43 @@ $(SOFTRDMA_RUN_INSTALL): $(SOFTRDMA_ROOT)/tools/softrdma-run $(INSTALL_STAMP)
 	chmod 755 $@
 
 CHECK_TARGETS += check-softrdma
+
+# The libFuzzer harnesses (mk/module.mk), linked with softrdma's sources and the
+# harnesses' environment (fuzz/softrdma_fuzz.c): the verbs library but the ABI stubs of
+# compat.c, which need the generated symbol versions; the CM harness also the CM's
+# sources (but cm_stubs.c, for the same reason). clang warns about resp.c's WQE buffer,
+# a GNU extension; keys move by 1 at each registration (not at random), so that a
+# seed's recorded keys match.
+SOFTRDMA_FUZZ_SRCS := $(addprefix softrdma/src/,$(filter-out compat.c,$(SOFTRDMA_VERBS_SRCS))) \
+	fuzz/softrdma_fuzz.c
+SOFTRDMA_FUZZ_CM_SRCS := $(addprefix softrdma/src/,$(filter cm%,$(filter-out cm_stubs.c,$(SOFTRDMA_CM_SRCS))))
+SOFTRDMA_FUZZ_CFLAGS := -Isoftrdma/src -Itests/support -Wno-gnu-variable-sized-type-not-at-end \
+	-DSOFTRDMA_MR_KEY_STEP=1
+
+MODULE := softrdma
+MODULE_SRCS := $(SOFTRDMA_FUZZ_SRCS)
+MODULE_BASE_CFLAGS := $(CFLAGS_COMMON)
+MODULE_CFLAGS := $(SOFTRDMA_FUZZ_CFLAGS)
+MODULE_LIBS := -pthread
+MODULE_UNIT_TESTS :=
+MODULE_FUZZ := $(subst _,-,$(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_softrdma_*.c)))
+MODULE_FUZZ_SRCS_softrdma-cm := $(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS)
+MODULE_FUZZ_DEPS := tests/support/rc_qp.h
+include mk/module.mk
+
+# The seed recorder runs real softrdma traffic in one process and keeps what softrdma's
+# receive paths read (recv, readv and close are wrapped at link time): it is built
+# without sanitizers, from the harnesses' sources.
+SOFTRDMA_FUZZ_RECORD := $(BUILD)/fuzz/softrdma-record
+
+$(SOFTRDMA_FUZZ_RECORD): fuzz/softrdma_record.c fuzz/softrdma_fuzz.h tests/support/rc_qp.h \
+		$(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS) $(SOFTRDMA_HDRS)
+	@mkdir -p $(@D)
+	$(CLANG) $(CFLAGS_COMMON) -O1 $(SOFTRDMA_FUZZ_CFLAGS) -pthread -o $@ $< \
+		$(SOFTRDMA_FUZZ_SRCS) $(SOFTRDMA_FUZZ_CM_SRCS) -Wl,--wrap=recv,--wrap=readv,--wrap=close
+
+.PHONY: softrdma-fuzz-seeds
+softrdma-fuzz-seeds: $(SOFTRDMA_FUZZ_RECORD)
+	rm -f $(addsuffix /rec-*,$(addprefix fuzz/corpus/,$(notdir $(softrdma_FUZZ_BINS))))
+	$(SOFTRDMA_FUZZ_RECORD) tcp fuzz/corpus
+	$(SOFTRDMA_FUZZ_RECORD) shm fuzz/corpus

@@ -32,6 +32,8 @@
 
 #include <infiniband/verbs.h>
 
+#include "rc_qp.h"
+
 #define MSG	  8
 #define BIG	  (1u << 20)
 #define BUF_SIZE  (4u * BIG)
@@ -43,6 +45,8 @@
  * either, and both sides of a ratio are measured the same way.
  */
 #define ROUNDS 5
+/* the rounds of a latency benchmark before those it times */
+#define WARMUP 100
 
 enum cmd { CMD_SEND_PP = 1, CMD_IDLE, CMD_QUIT };
 
@@ -323,46 +327,19 @@ ep_target(struct ep *e, int shared)
 static void
 ep_connect(struct ep *e)
 {
-	struct ibv_qp_attr a;
+	struct rc_qp_path p = {.dest_qpn = e->remote.qpn,
+			       .access = IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ |
+					 IBV_ACCESS_LOCAL_WRITE,
+			       .rnr_retry = 7,
+			       .mtu = IBV_MTU_4096,
+			       .rd_atomic = 16,
+			       .loopback = 1};
+	int err = rc_qp_to_rts(e->qp, &p);
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags =
-	    IBV_ACCESS_REMOTE_WRITE | IBV_ACCESS_REMOTE_READ | IBV_ACCESS_LOCAL_WRITE;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS))
-		goto fail;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_4096;
-	a.dest_qp_num = e->remote.qpn;
-	a.max_dest_rd_atomic = 16;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-			      IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER))
-		goto fail;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = 7;
-	a.max_rd_atomic = 16;
-	if (ibv_modify_qp(e->qp, &a,
-			  IBV_QP_STATE | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT | IBV_QP_RNR_RETRY |
-			      IBV_QP_SQ_PSN | IBV_QP_MAX_QP_RD_ATOMIC))
-		goto fail;
-	return;
-fail:
-	perror("ibv_modify_qp");
-	exit(1);
+	if (err) {
+		fprintf(stderr, "ibv_modify_qp: %s\n", strerror(err));
+		exit(1);
+	}
 }
 
 /* Busy-poll @cq for one completion; exit on an error status. */
@@ -409,26 +386,44 @@ post(struct ep *e, enum ibv_wr_opcode op, uint32_t off, uint32_t len, uint64_t r
 	}
 }
 
-/* 8-byte one-sided latency: post to completion. */
+/*
+ * The latency of @round with @op: the median and 99th percentile of ITERS
+ * rounds, each timed from its start to its end, after WARMUP untimed ones.
+ */
 static struct stats
-bench_lat(struct ep *e, enum ibv_wr_opcode op)
+time_rounds(struct ep *e, enum ibv_wr_opcode op, void (*round)(struct ep *, enum ibv_wr_opcode))
 {
 	uint64_t *s = calloc(iters, sizeof(*s));
-	struct ibv_wc wc;
 	struct stats st;
 	int i;
 
-	for (i = 0; i < iters + 100; i++) {
+	for (i = 0; i < iters + WARMUP; i++) {
 		uint64_t t = now_ns();
 
-		post(e, op, 0, MSG, 0, IBV_SEND_SIGNALED);
-		wait_wc(e->cq, &wc);
-		if (i >= 100)
-			s[i - 100] = now_ns() - t;
+		round(e, op);
+		if (i >= WARMUP)
+			s[i - WARMUP] = now_ns() - t;
 	}
 	st = summarize(s, iters);
 	free(s);
 	return st;
+}
+
+/* One 8-byte one-sided @op, posted and completed. */
+static void
+lat_round(struct ep *e, enum ibv_wr_opcode op)
+{
+	struct ibv_wc wc;
+
+	post(e, op, 0, MSG, 0, IBV_SEND_SIGNALED);
+	wait_wc(e->cq, &wc);
+}
+
+/* 8-byte one-sided latency: post to completion. */
+static struct stats
+bench_lat(struct ep *e, enum ibv_wr_opcode op)
+{
+	return time_rounds(e, op, lat_round);
 }
 
 /*
@@ -460,36 +455,31 @@ bench_bw(struct ep *e, enum ibv_wr_opcode op)
 	return best;
 }
 
+/* One 8-byte @op out and the peer's answer back: both completions. */
+static void
+send_round(struct ep *e, enum ibv_wr_opcode op)
+{
+	struct ibv_wc wc;
+	int got;
+
+	post(e, op, 0, MSG, 0, IBV_SEND_SIGNALED | IBV_SEND_INLINE);
+	for (got = 0; got < 2; got++) {
+		wait_wc(e->cq, &wc);
+		if (wc.opcode == IBV_WC_RECV)
+			post_recv(e, 2 * BIG, MSG);
+	}
+}
+
 /* 8-byte SEND ping-pong; the peer answers every message. */
 static struct stats
 bench_send(struct ep *e, int ctl)
 {
-	uint64_t *s = calloc(iters, sizeof(*s));
-	int cmd = CMD_SEND_PP, i, got;
-	struct ibv_wc wc;
-	struct stats st;
+	int cmd = CMD_SEND_PP;
 
 	post_recv(e, 2 * BIG, MSG);
 	if (xfer(ctl, &cmd, sizeof(cmd), 1) || xfer(ctl, &cmd, sizeof(cmd), 0))
 		exit(1);
-	for (i = 0; i < iters + 100; i++) {
-		uint64_t t = now_ns();
-
-		post(e, IBV_WR_SEND, 0, MSG, 0, IBV_SEND_SIGNALED | IBV_SEND_INLINE);
-		/* both the send completion and the answer */
-		for (got = 0; got < 2;) {
-			wait_wc(e->cq, &wc);
-			if (wc.opcode == IBV_WC_RECV) {
-				post_recv(e, 2 * BIG, MSG);
-			}
-			got++;
-		}
-		if (i >= 100)
-			s[i - 100] = now_ns() - t;
-	}
-	st = summarize(s, iters);
-	free(s);
-	return st;
+	return time_rounds(e, IBV_WR_SEND, send_round);
 }
 
 /* CPU seconds (user + system, all threads) of this process so far. */
@@ -524,7 +514,7 @@ peer_main(int ctl)
 			for (i = 0; i < 4; i++)
 				post_recv(&e, 2 * BIG, MSG);
 			xfer(ctl, &cmd, sizeof(cmd), 1);
-			for (i = 0; i < iters + 100;) {
+			for (i = 0; i < iters + WARMUP;) {
 				wait_wc(e.cq, &wc);
 				if (wc.opcode != IBV_WC_RECV)
 					continue;

@@ -100,6 +100,44 @@ softrdma_cm_fill(struct softrdma_cm_id *id, struct softrdma_cm_msg *m, uint8_t t
 }
 
 /*
+ * The start of rdma_connect() and rdma_accept(), under the CM's lock: @id must be in
+ * @state (else EINVAL); @m is its REQ or REP (@type, at most @max bytes of private
+ * data) for @param, and the QP it names is secured for the peer. 0 or an errno.
+ */
+static int
+softrdma_cm_conn_msg(struct softrdma_cm_id *id, enum softrdma_cm_state state,
+		     struct softrdma_cm_msg *m, uint8_t type, struct rdma_conn_param *param,
+		     int max)
+{
+	int err;
+
+	if (id->state != state)
+		return EINVAL;
+	err = softrdma_cm_fill(id, m, type, param, max);
+	if (!err)
+		err = softrdma__cm_secure_qp(id, m->qpn);
+	return err;
+}
+
+/*
+ * The end of rdma_connect() and rdma_accept(), under the CM's lock: when @err is 0
+ * (what starts the connection went out) @id moves to @state, then the lock is
+ * released and a synchronous id waits for ESTABLISHED. 0, or -1 with errno.
+ */
+static int
+softrdma_cm_conn_sent(struct softrdma_cm_id *id, enum softrdma_cm_state state, int err)
+{
+	if (!err)
+		id->state = state;
+	pthread_mutex_unlock(&softrdma__cm.lock);
+	if (err)
+		return softrdma__cm_err(err);
+	if (id->sync)
+		return softrdma__cm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED);
+	return 0;
+}
+
+/*
  * Open (when needed) the id's TCP socket and start a non-blocking connect to
  * the destination's CM port (softrdma__cm.lock held). Returns 0 or an errno; on error
  * the socket is closed.
@@ -154,13 +192,8 @@ rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	if (id->inherited)
 		return softrdma__cm_err(EIO);
 	pthread_mutex_lock(&softrdma__cm.lock);
-	if (id->state != CM_ROUTE) {
-		err = EINVAL;
-		goto out;
-	}
-	err = softrdma_cm_fill(id, &id->out_req, SOFTRDMA_CM_REQ, param, SOFTRDMA_CM_REQ_PDATA);
-	if (!err)
-		err = softrdma__cm_secure_qp(id, id->out_req.qpn);
+	err = softrdma_cm_conn_msg(id, CM_ROUTE, &id->out_req, SOFTRDMA_CM_REQ, param,
+				   SOFTRDMA_CM_REQ_PDATA);
 	if (err)
 		goto out;
 	memcpy(id->out_req.secret, id->secret, sizeof(id->secret));
@@ -181,18 +214,13 @@ rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 		id->retry_at = now + SOFTRDMA_CM_RETRY_NS;
 		err = 0;
 	}
-	if (err)
-		goto out;
-	id->state = CM_CONNECTING;
-	pthread_mutex_unlock(&softrdma__cm.lock);
-	softrdma__cm_kick();
-	errno = saved;
-	if (id->sync)
-		return softrdma__cm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED);
-	return 0;
+	if (!err) {
+		/* the CM thread takes the new socket once the lock is released */
+		softrdma__cm_kick();
+		errno = saved;
+	}
 out:
-	pthread_mutex_unlock(&softrdma__cm.lock);
-	return softrdma__cm_err(err);
+	return softrdma_cm_conn_sent(id, CM_CONNECTING, err);
 }
 
 /* Complete a connection after CONNECT_RESPONSE (id without QP at connect). */
@@ -233,33 +261,20 @@ rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	if (id->inherited)
 		return softrdma__cm_err(EIO);
 	pthread_mutex_lock(&softrdma__cm.lock);
-	if (id->state != CM_REQ_RCVD) {
-		err = EINVAL;
-		goto out;
-	}
-	err = softrdma_cm_fill(id, &m, SOFTRDMA_CM_REP, param, SOFTRDMA_CM_REP_PDATA);
-	if (!err)
-		err = softrdma__cm_secure_qp(id, m.qpn);
+	err = softrdma_cm_conn_msg(id, CM_REQ_RCVD, &m, SOFTRDMA_CM_REP, param,
+				   SOFTRDMA_CM_REP_PDATA);
 	if (err)
 		goto out;
 	if (param)
 		id->rnr_retry = param->rnr_retry_count > 7 ? 7 : param->rnr_retry_count;
 	err = softrdma__cm_qp_connect(id);
-	if (err)
-		goto out;
-	err = softrdma__cm_send(id, &m);
-	if (err)
-		goto out;
+	if (!err)
+		err = softrdma__cm_send(id, &m);
 	/* the QP has its own entry now, and any hello it sends went out at RTR */
-	softrdma__cm_forget_request(id);
-	id->state = CM_ACCEPTING;
-	pthread_mutex_unlock(&softrdma__cm.lock);
-	if (id->sync)
-		return softrdma__cm_sync_wait(id, RDMA_CM_EVENT_ESTABLISHED);
-	return 0;
+	if (!err)
+		softrdma__cm_forget_request(id);
 out:
-	pthread_mutex_unlock(&softrdma__cm.lock);
-	return softrdma__cm_err(err);
+	return softrdma_cm_conn_sent(id, CM_ACCEPTING, err);
 }
 
 /* Reject a connection request with up to 148 bytes of private data. */

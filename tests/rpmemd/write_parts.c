@@ -71,15 +71,15 @@ static int
 attr_make(struct pool_hdr_attr *attr, uint32_t compat, uint32_t incompat, int remote)
 {
 	memset(attr, 0, sizeof(*attr));
-	memcpy(attr->signature, "PMEMOBJ", 8);
-	attr->major = 6;
-	attr->compat_features = compat;
-	attr->incompat_features = incompat;
-	if (getrandom(attr->poolset_uuid, 16, 0) != 16 || getrandom(attr->uuid, 16, 0) != 16 ||
-	    getrandom(attr->prev_uuid, 16, 0) != 16)
+	memcpy(attr->id.signature, "PMEMOBJ", 8);
+	attr->id.major = 6;
+	attr->id.compat_features = compat;
+	attr->id.incompat_features = incompat;
+	if (getrandom(attr->id.poolset_uuid, 16, 0) != 16 ||
+	    getrandom(attr->id.uuid, 16, 0) != 16 || getrandom(attr->prev_uuid, 16, 0) != 16)
 		return -1;
 	if (!remote)
-		memcpy(attr->prev_uuid, attr->uuid, POOL_HDR_UUID_LEN);
+		memcpy(attr->prev_uuid, attr->id.uuid, POOL_HDR_UUID_LEN);
 	memcpy(attr->next_uuid, attr->prev_uuid, POOL_HDR_UUID_LEN);
 	arch_flags(attr->user_flags);
 	return 0;

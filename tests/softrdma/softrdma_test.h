@@ -26,6 +26,8 @@
 #include <rdma/rdma_cma.h>
 #include <cmocka.h>
 
+#include "rc_qp.h"
+
 #define T_WAIT_MS 10000
 
 /* Local write plus remote write and read: what most QPs and MRs here allow. */
@@ -175,24 +177,6 @@ t_resolve(struct rdma_event_channel *ch, uint16_t port)
 }
 
 /*
- * Connection parameters with one outstanding READ each way and RNR retries
- * without limit, carrying @len bytes of private data at @data.
- */
-static inline struct rdma_conn_param
-t_conn_param(const void *data, uint8_t len)
-{
-	struct rdma_conn_param p;
-
-	memset(&p, 0, sizeof(p));
-	p.private_data = data;
-	p.private_data_len = len;
-	p.responder_resources = 1;
-	p.initiator_depth = 1;
-	p.rnr_retry_count = 7;
-	return p;
-}
-
-/*
  * Init attributes of an RC QP on @cq (NULL: CQs made by rdma_create_qp())
  * with @send_wr and @recv_wr WRs of @sge SGEs each.
  */
@@ -249,50 +233,21 @@ t_open_dev(void)
 
 /*
  * Drive @qp through INIT and RTR to RTS towards QP number @remote on
- * 127.0.0.1, with QP access flags @access and @rnr_retry RNR retries.
- * Returns 0 or the error of the first ibv_modify_qp() that failed.
+ * 127.0.0.1 (MTU 1024, one READ or atomic in flight each way), with QP access
+ * flags @access and @rnr_retry RNR retries. Returns 0 or the error of the
+ * first ibv_modify_qp() that failed.
  */
 static inline int
 t_qp_to_rts(struct ibv_qp *qp, uint32_t remote, int access, int rnr_retry)
 {
-	struct ibv_qp_attr a;
-	int err;
+	struct rc_qp_path p = {.dest_qpn = remote,
+			       .access = access,
+			       .rnr_retry = (uint8_t)rnr_retry,
+			       .mtu = IBV_MTU_1024,
+			       .rd_atomic = 1,
+			       .loopback = 1};
 
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_INIT;
-	a.port_num = 1;
-	a.qp_access_flags = access;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_PKEY_INDEX | IBV_QP_PORT | IBV_QP_ACCESS_FLAGS);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTR;
-	a.path_mtu = IBV_MTU_1024;
-	a.dest_qp_num = remote;
-	a.max_dest_rd_atomic = 1;
-	a.min_rnr_timer = 1;
-	a.ah_attr.is_global = 1;
-	a.ah_attr.port_num = 1;
-	/* ::ffff:127.0.0.1 */
-	a.ah_attr.grh.dgid.raw[10] = 0xff;
-	a.ah_attr.grh.dgid.raw[11] = 0xff;
-	a.ah_attr.grh.dgid.raw[12] = 127;
-	a.ah_attr.grh.dgid.raw[15] = 1;
-	err = ibv_modify_qp(qp, &a,
-			    IBV_QP_STATE | IBV_QP_AV | IBV_QP_PATH_MTU | IBV_QP_DEST_QPN |
-				IBV_QP_RQ_PSN | IBV_QP_MAX_DEST_RD_ATOMIC | IBV_QP_MIN_RNR_TIMER);
-	if (err)
-		return err;
-	memset(&a, 0, sizeof(a));
-	a.qp_state = IBV_QPS_RTS;
-	a.timeout = 14;
-	a.retry_cnt = 7;
-	a.rnr_retry = rnr_retry;
-	a.max_rd_atomic = 1;
-	return ibv_modify_qp(qp, &a,
-			     IBV_QP_STATE | IBV_QP_SQ_PSN | IBV_QP_TIMEOUT | IBV_QP_RETRY_CNT |
-				 IBV_QP_RNR_RETRY | IBV_QP_MAX_QP_RD_ATOMIC);
+	return rc_qp_to_rts(qp, &p);
 }
 
 /* t_qp_to_rts(), which must succeed. */

@@ -133,7 +133,7 @@ test_cm_churn(void **state)
 	struct rdma_event_channel *cch = rdma_create_event_channel();
 	int64_t end = t_now_ms() + churn_ms();
 	struct rdma_cm_id *lis, *srv, *cli;
-	struct rdma_conn_param cp = t_conn_param(NULL, 0);
+	struct rdma_conn_param cp = rc_conn_param(NULL, 0);
 	struct rdma_cm_event *ev;
 	uint16_t port;
 	int rounds = 0;

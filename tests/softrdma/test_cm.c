@@ -121,7 +121,7 @@ connect_to_request(struct conn *c, size_t cpd_len)
 	struct rdma_cm_event *ev;
 
 	pattern(cpd, sizeof(cpd), 1);
-	p = t_conn_param(cpd, cpd_len);
+	p = rc_conn_param(cpd, cpd_len);
 	p.retry_count = 7;
 	assert_int_equal(rdma_connect(c->cli, &p), 0);
 	ev = t_event(c->sch, RDMA_CM_EVENT_CONNECT_REQUEST);
@@ -191,7 +191,7 @@ test_connect_accept(void **state)
 	connect_to_request(c, 10); /* receiver sees 56 bytes, zero padded */
 	t_create_qp(c->srv);
 	pattern(apd, sizeof(apd), 3);
-	p = t_conn_param(apd, 20); /* client sees 196 bytes, zero padded */
+	p = rc_conn_param(apd, 20); /* client sees 196 bytes, zero padded */
 	assert_int_equal(rdma_accept(c->srv, &p), 0);
 	ev = t_event(c->cch, RDMA_CM_EVENT_ESTABLISHED);
 	assert_ptr_equal(ev->id, c->cli);

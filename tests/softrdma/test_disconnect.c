@@ -112,7 +112,7 @@ t_receiver_round(struct rdma_event_channel *ch, uint16_t port, struct t_rbufs *b
 	r.addr = (uintptr_t)b->mem;
 	r.rkey = rmr->rkey;
 	r.len = sizeof(b->mem);
-	p = t_conn_param(&r, sizeof(r));
+	p = rc_conn_param(&r, sizeof(r));
 	if (rdma_connect(id, &p) || t_expect(ch, RDMA_CM_EVENT_ESTABLISHED)) {
 		rc = 6;
 		goto out;
@@ -162,7 +162,7 @@ t_sender_accept(struct rdma_event_channel *ch, struct t_remote *r)
 	assert_int_equal(rdma_ack_cm_event(ev), 0);
 	qa = t_rc_attr(NULL, 8, 4, 1);
 	assert_int_equal(rdma_create_qp(id, NULL, &qa), 0);
-	p = t_conn_param(NULL, 0);
+	p = rc_conn_param(NULL, 0);
 	assert_int_equal(rdma_accept(id, &p), 0);
 	return id;
 }

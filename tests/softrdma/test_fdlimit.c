@@ -411,7 +411,7 @@ static void
 d_client(const struct d_server *s, uint8_t seed)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_conn_param p = t_conn_param(NULL, 0);
+	struct rdma_conn_param p = rc_conn_param(NULL, 0);
 	char out[D_MSG], in[D_MSG];
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *id;

@@ -238,7 +238,7 @@ c_session(uint16_t port, uint8_t seed)
 {
 	struct rdma_event_channel *ch = rdma_create_event_channel();
 	struct f_hello h = {.seed = seed};
-	struct rdma_conn_param p = t_conn_param(&h, sizeof(h));
+	struct rdma_conn_param p = rc_conn_param(&h, sizeof(h));
 	struct rdma_cm_id *id = NULL;
 	char *buf = f_shared_buf_new();
 	struct ibv_mr *mr;
@@ -380,7 +380,7 @@ f_world_check(struct f_world *w, uint8_t seed)
 static void
 f_world_new(struct f_world *w)
 {
-	struct rdma_conn_param p = t_conn_param(NULL, 0);
+	struct rdma_conn_param p = rc_conn_param(NULL, 0);
 	struct rdma_cm_event *ev;
 	int i;
 
@@ -439,7 +439,7 @@ f_world_free(struct f_world *w)
 static void
 f_serve(struct f_world *w)
 {
-	struct rdma_conn_param p = t_conn_param(NULL, 0);
+	struct rdma_conn_param p = rc_conn_param(NULL, 0);
 	struct rdma_cm_event *ev = t_try_event(w->sch, T_WAIT_MS);
 	struct rdma_cm_id *id;
 	struct ibv_wc wc;

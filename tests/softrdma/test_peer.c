@@ -830,7 +830,7 @@ test_hostile_takeover(void **state)
 {
 	struct hostile *h = *state;
 	struct rdma_event_channel *ch = rdma_create_event_channel();
-	struct rdma_conn_param p = t_conn_param(NULL, 0);
+	struct rdma_conn_param p = rc_conn_param(NULL, 0);
 	unsigned char buf[SOFTRDMA_WIRE_HELLO_LEN];
 	struct sockaddr_in other = t_lo(0);
 	uint8_t guess[SOFTRDMA_WIRE_SECRET_LEN];

@@ -177,7 +177,7 @@ test_qp_reuse_cm(void **state)
 {
 	struct rdma_event_channel *sch = rdma_create_event_channel();
 	struct rdma_event_channel *cch = rdma_create_event_channel();
-	struct rdma_conn_param cp = t_conn_param(NULL, 0);
+	struct rdma_conn_param cp = rc_conn_param(NULL, 0);
 	struct rdma_cm_id *lid, *cli, *srv;
 	struct rdma_cm_event *ev;
 
@@ -415,7 +415,7 @@ test_id_pd(void **state)
 	assert_int_equal(rdma_create_qp(cli, cli->pd, &ia), 0);
 	mr = ibv_reg_mr(cli->pd, buf, sizeof(buf), IBV_ACCESS_LOCAL_WRITE);
 	assert_non_null(mr);
-	cp = t_conn_param(NULL, 0);
+	cp = rc_conn_param(NULL, 0);
 	assert_int_equal(rdma_connect(cli, &cp), 0);
 	ev = t_event(sch, RDMA_CM_EVENT_CONNECT_REQUEST);
 	srv = ev->id;
@@ -469,7 +469,7 @@ test_ack_timeout(void **state)
 	struct rdma_event_channel *sch = rdma_create_event_channel();
 	struct rdma_event_channel *cch = rdma_create_event_channel();
 	struct rdma_cm_id *lid, *cli, *srv;
-	struct rdma_conn_param cp = t_conn_param(NULL, 0);
+	struct rdma_conn_param cp = rc_conn_param(NULL, 0);
 	struct rdma_cm_event *ev;
 	struct ibv_qp_attr a;
 	uint8_t t_cli = 20, t_srv = 9;
@@ -540,7 +540,7 @@ foreign_client(const char *hello, size_t len)
 	struct rdma_cm_id *lid = t_listen(sch, 0);
 	uint16_t port = ntohs(rdma_get_src_port(lid));
 	struct sockaddr_in sin = t_lo(tcp_port(port));
-	struct rdma_conn_param cp = t_conn_param(NULL, 0);
+	struct rdma_conn_param cp = rc_conn_param(NULL, 0);
 	struct pollfd pfd = {.events = POLLIN};
 	struct rdma_cm_event *ev;
 	struct rdma_cm_id *cli, *srv;

@@ -385,7 +385,7 @@ attr_check(const struct pool *pool, const struct pool_hdr_attr *attr, char *err,
 {
 	const char *set_path = pool->set_path;
 	bool single_opt = pool->set->options & POOLSET_OPT_SINGLEHDR;
-	bool single_bit = attr->incompat_features & POOL_FEAT_SINGLEHDR;
+	bool single_bit = attr->id.incompat_features & POOL_FEAT_SINGLEHDR;
 
 	if (pool->nhdrs == 0 && !attr_is_zero(attr))
 		return errmsg_fail(err, err_len, -EINVAL,
@@ -403,7 +403,7 @@ attr_check(const struct pool *pool, const struct pool_hdr_attr *attr, char *err,
 		    err, err_len, -EINVAL,
 		    "%s: the attributes' incompat features 0x%x %s SINGLEHDR (0x%x), the set "
 		    "%s OPTION SINGLEHDR",
-		    set_path, attr->incompat_features, single_bit ? "have" : "lack",
+		    set_path, attr->id.incompat_features, single_bit ? "have" : "lack",
 		    POOL_FEAT_SINGLEHDR, single_opt ? "has" : "has no");
 	return 0;
 }
@@ -615,7 +615,7 @@ static int
 hdrs_check_set(const struct pool *pool, char *err, size_t err_len)
 {
 	bool single_opt = pool->set->options & POOLSET_OPT_SINGLEHDR;
-	bool single_bit = pool->hdrs[0].incompat_features & POOL_FEAT_SINGLEHDR;
+	bool single_bit = pool->hdrs[0].id.incompat_features & POOL_FEAT_SINGLEHDR;
 	char why[POOL_HDR_ERR_MAX];
 	int ret;
 
@@ -627,7 +627,7 @@ hdrs_check_set(const struct pool *pool, char *err, size_t err_len)
 		    err, err_len, -EUCLEAN,
 		    "%s: the header's incompat features 0x%x %s SINGLEHDR (0x%x), the set "
 		    "%s OPTION SINGLEHDR",
-		    part_path(pool, 0), pool->hdrs[0].incompat_features,
+		    part_path(pool, 0), pool->hdrs[0].id.incompat_features,
 		    single_bit ? "have" : "lack", POOL_FEAT_SINGLEHDR,
 		    single_opt ? "has" : "has no");
 	return 0;
@@ -665,9 +665,9 @@ static void
 uuids_keep(const struct pool_hdr_attr *attr, const struct pool_hdr *old, unsigned n,
 	   unsigned char (*uuids)[POOL_HDR_UUID_LEN])
 {
-	memcpy(uuids[0], attr->uuid, POOL_HDR_UUID_LEN);
+	memcpy(uuids[0], attr->id.uuid, POOL_HDR_UUID_LEN);
 	for (unsigned i = 1; i < n; i++)
-		memcpy(uuids[i], old[i].uuid, POOL_HDR_UUID_LEN);
+		memcpy(uuids[i], old[i].id.uuid, POOL_HDR_UUID_LEN);
 }
 
 /*

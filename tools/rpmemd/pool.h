@@ -161,7 +161,7 @@ int pool_open(const struct beneath_dir *dir, const char *set_path, size_t size,
 /*
  * pool_set_attr -- new attributes for an open pool, as rpmem_set_attr()
  * sets them: every header rewritten and synced, the first part's UUID
- * taken from attr->uuid (and its neighbours' links to it), the other
+ * taken from attr->id.uuid (and its neighbours' links to it), the other
  * parts' UUIDs, creation times and shutdown states kept; attr NULL is all
  * zero. A pool without headers takes only zero attributes, and stores
  * nothing.

@@ -43,7 +43,8 @@ enum hdr_offset {
 _Static_assert(OFF_CHECKSUM + 8 == POOL_HDR_SIZE, "the checksum ends the header");
 _Static_assert(OFF_SDS + POOL_HDR_SDS_LEN == OFF_CHECKSUM, "the shutdown state ends at 4088");
 _Static_assert(sizeof(struct pool_hdr_attr) == 104, "struct rpmem_pool_attr is 104 bytes");
-_Static_assert(offsetof(struct pool_hdr_attr, poolset_uuid) == 24, "rpmem_pool_attr layout");
+_Static_assert(offsetof(struct pool_hdr_attr, id.poolset_uuid) == 24, "rpmem_pool_attr layout");
+_Static_assert(offsetof(struct pool_hdr_attr, next_uuid) == 56, "rpmem_pool_attr layout");
 _Static_assert(offsetof(struct pool_hdr_attr, user_flags) == 88, "rpmem_pool_attr layout");
 
 /* a field kept as bytes or as a little-endian integer: where in the file, where in memory */
@@ -59,9 +60,9 @@ struct field {
 	}
 
 static const struct field Byte_fields[] = {
-    FIELD(OFF_SIGNATURE, signature, POOL_HDR_SIG_LEN),
-    FIELD(OFF_POOLSET_UUID, poolset_uuid, POOL_HDR_UUID_LEN),
-    FIELD(OFF_UUID, uuid, POOL_HDR_UUID_LEN),
+    FIELD(OFF_SIGNATURE, id.signature, POOL_HDR_SIG_LEN),
+    FIELD(OFF_POOLSET_UUID, id.poolset_uuid, POOL_HDR_UUID_LEN),
+    FIELD(OFF_UUID, id.uuid, POOL_HDR_UUID_LEN),
     FIELD(OFF_PREV_PART, prev_part_uuid, POOL_HDR_UUID_LEN),
     FIELD(OFF_NEXT_PART, next_part_uuid, POOL_HDR_UUID_LEN),
     FIELD(OFF_PREV_REPL, prev_repl_uuid, POOL_HDR_UUID_LEN),
@@ -71,10 +72,10 @@ static const struct field Byte_fields[] = {
 };
 
 static const struct field Int_fields[] = {
-    FIELD(OFF_MAJOR, major, 4),
-    FIELD(OFF_COMPAT, compat_features, 4),
-    FIELD(OFF_INCOMPAT, incompat_features, 4),
-    FIELD(OFF_RO_COMPAT, ro_compat_features, 4),
+    FIELD(OFF_MAJOR, id.major, 4),
+    FIELD(OFF_COMPAT, id.compat_features, 4),
+    FIELD(OFF_INCOMPAT, id.incompat_features, 4),
+    FIELD(OFF_RO_COMPAT, id.ro_compat_features, 4),
     FIELD(OFF_CRTIME, crtime, 8),
     FIELD(OFF_CHECKSUM, checksum, 8),
 };
@@ -159,7 +160,7 @@ pool_hdr_uuids_new(const struct pool_hdr_attr *attr, unsigned n,
 {
 	if (attr == NULL || uuids == NULL || n == 0)
 		return -EINVAL;
-	memcpy(uuids[0], attr->uuid, POOL_HDR_UUID_LEN);
+	memcpy(uuids[0], attr->id.uuid, POOL_HDR_UUID_LEN);
 	for (unsigned i = 1; i < n; i++) {
 		int ret = uuid_random(uuids[i]);
 
@@ -184,16 +185,11 @@ pool_hdr_build(const struct pool_hdr_attr *attr, const unsigned char (*uuids)[PO
 	       unsigned n, unsigned i, uint64_t crtime, struct pool_hdr *hdr)
 {
 	if (attr == NULL || uuids == NULL || hdr == NULL || n == 0 || i >= n ||
-	    attr_is_zero(attr) || memcmp(uuids[0], attr->uuid, POOL_HDR_UUID_LEN) != 0)
+	    attr_is_zero(attr) || memcmp(uuids[0], attr->id.uuid, POOL_HDR_UUID_LEN) != 0)
 		return -EINVAL;
 	memset(hdr, 0, sizeof(*hdr));
-	memcpy(hdr->signature, attr->signature, POOL_HDR_SIG_LEN);
-	hdr->major = attr->major;
-	hdr->compat_features = attr->compat_features;
-	hdr->incompat_features = attr->incompat_features;
-	hdr->ro_compat_features = attr->ro_compat_features;
-	memcpy(hdr->poolset_uuid, attr->poolset_uuid, POOL_HDR_UUID_LEN);
-	memcpy(hdr->uuid, uuids[i], POOL_HDR_UUID_LEN);
+	hdr->id = attr->id;
+	memcpy(hdr->id.uuid, uuids[i], POOL_HDR_UUID_LEN);
 	memcpy(hdr->prev_part_uuid, uuids[i ? i - 1 : n - 1], POOL_HDR_UUID_LEN);
 	memcpy(hdr->next_part_uuid, uuids[i + 1 < n ? i + 1 : 0], POOL_HDR_UUID_LEN);
 	memcpy(hdr->prev_repl_uuid, attr->prev_uuid, POOL_HDR_UUID_LEN);
@@ -212,10 +208,10 @@ pool_hdr_encode(const struct pool_hdr *hdr, unsigned char *buf)
 	memset(buf, 0, POOL_HDR_SIZE);
 	for (size_t k = 0; k < NELEMS(Byte_fields); k++)
 		memcpy(buf + Byte_fields[k].off, mem + Byte_fields[k].mem, Byte_fields[k].len);
-	put_le(buf + OFF_MAJOR, 4, hdr->major);
-	put_le(buf + OFF_COMPAT, 4, hdr->compat_features);
-	put_le(buf + OFF_INCOMPAT, 4, hdr->incompat_features);
-	put_le(buf + OFF_RO_COMPAT, 4, hdr->ro_compat_features);
+	put_le(buf + OFF_MAJOR, 4, hdr->id.major);
+	put_le(buf + OFF_COMPAT, 4, hdr->id.compat_features);
+	put_le(buf + OFF_INCOMPAT, 4, hdr->id.incompat_features);
+	put_le(buf + OFF_RO_COMPAT, 4, hdr->id.ro_compat_features);
 	put_le(buf + OFF_CRTIME, 8, hdr->crtime);
 	put_le(buf + OFF_CHECKSUM, 8, pool_hdr_checksum(buf));
 }
@@ -265,12 +261,24 @@ first_nonzero(const unsigned char *buf, size_t from, size_t to)
 	return 0;
 }
 
+/* sum_check -- 0 when what's stored checksum is the one its contents give, else the fault */
+static int
+sum_check(const char *name, const char *what, uint64_t stored, uint64_t computed, char *err,
+	  size_t err_len)
+{
+	if (stored == computed)
+		return 0;
+	return fail(err, err_len,
+		    "%s: %s checksum 0x%016" PRIx64 ", its contents give 0x%016" PRIx64, name, what,
+		    stored, computed);
+}
+
 /* verify -- the header at buf stands on its own: size, contents, checksums, zero bytes */
 static int
 verify(const char *name, const unsigned char *buf, size_t len, char *err, size_t err_len)
 {
-	uint64_t stored, computed;
 	size_t off;
+	int ret;
 
 	if (len < POOL_HDR_SIZE)
 		return fail(err, err_len, "%s: %zu bytes, a pool header has %d", name, len,
@@ -278,26 +286,17 @@ verify(const char *name, const unsigned char *buf, size_t len, char *err, size_t
 	if (buf[0] == 0 && memcmp(buf, buf + 1, POOL_HDR_SIZE - 1) == 0)
 		return fail(err, err_len, "%s: no pool header: its %d bytes are all zero", name,
 			    POOL_HDR_SIZE);
-	stored = get_le(buf + OFF_CHECKSUM, 8);
-	computed = pool_hdr_checksum(buf);
-	if (stored != computed)
-		return fail(err, err_len,
-			    "%s: pool header checksum 0x%016" PRIx64
-			    ", its contents give 0x%016" PRIx64,
-			    name, stored, computed);
+	ret = sum_check(name, "pool header", get_le(buf + OFF_CHECKSUM, 8), pool_hdr_checksum(buf),
+			err, err_len);
+	if (ret)
+		return ret;
 	off = first_nonzero(buf, OFF_UNUSED, OFF_SDS);
 	if (off)
 		return fail(err, err_len,
 			    "%s: pool header byte %zu is not zero (bytes %d to %d are reserved)",
 			    name, off, OFF_UNUSED, OFF_SDS - 1);
-	stored = get_le(buf + OFF_SDS + SDS_OFF_CHECKSUM, 8);
-	computed = sds_checksum(buf);
-	if (stored != computed)
-		return fail(err, err_len,
-			    "%s: shutdown state checksum 0x%016" PRIx64
-			    ", its contents give 0x%016" PRIx64,
-			    name, stored, computed);
-	return 0;
+	return sum_check(name, "shutdown state", get_le(buf + OFF_SDS + SDS_OFF_CHECKSUM, 8),
+			 sds_checksum(buf), err, err_len);
 }
 
 /* see pool_hdr.h */
@@ -325,17 +324,17 @@ pool_hdr_decode(const char *name, const unsigned char *buf, size_t len, struct p
 static const char *
 differs_from_first(const struct pool_hdr *h, const struct pool_hdr *first)
 {
-	if (memcmp(h->signature, first->signature, POOL_HDR_SIG_LEN) != 0)
+	if (memcmp(h->id.signature, first->id.signature, POOL_HDR_SIG_LEN) != 0)
 		return "signature";
-	if (h->major != first->major)
+	if (h->id.major != first->id.major)
 		return "major version";
-	if (h->compat_features != first->compat_features)
+	if (h->id.compat_features != first->id.compat_features)
 		return "compat features";
-	if (h->incompat_features != first->incompat_features)
+	if (h->id.incompat_features != first->id.incompat_features)
 		return "incompat features";
-	if (h->ro_compat_features != first->ro_compat_features)
+	if (h->id.ro_compat_features != first->id.ro_compat_features)
 		return "ro_compat features";
-	if (memcmp(h->poolset_uuid, first->poolset_uuid, POOL_HDR_UUID_LEN) != 0)
+	if (memcmp(h->id.poolset_uuid, first->id.poolset_uuid, POOL_HDR_UUID_LEN) != 0)
 		return "pool set UUID";
 	if (memcmp(h->prev_repl_uuid, first->prev_repl_uuid, POOL_HDR_UUID_LEN) != 0)
 		return "previous replica UUID";
@@ -361,11 +360,11 @@ pool_hdr_check_set(const struct pool_hdr *hdrs, unsigned n, char *err, size_t er
 
 		if (what)
 			return fail(err, err_len, "part %u: its %s differs from part 0's", i, what);
-		if (memcmp(hdrs[i].prev_part_uuid, hdrs[prev].uuid, POOL_HDR_UUID_LEN) != 0)
+		if (memcmp(hdrs[i].prev_part_uuid, hdrs[prev].id.uuid, POOL_HDR_UUID_LEN) != 0)
 			return fail(err, err_len,
 				    "part %u: its previous part UUID is not part %u's UUID", i,
 				    prev);
-		if (memcmp(hdrs[i].next_part_uuid, hdrs[next].uuid, POOL_HDR_UUID_LEN) != 0)
+		if (memcmp(hdrs[i].next_part_uuid, hdrs[next].id.uuid, POOL_HDR_UUID_LEN) != 0)
 			return fail(err, err_len,
 				    "part %u: its next part UUID is not part %u's UUID", i, next);
 	}
@@ -377,13 +376,7 @@ void
 pool_hdr_get_attr(const struct pool_hdr *hdr, struct pool_hdr_attr *attr)
 {
 	memset(attr, 0, sizeof(*attr));
-	memcpy(attr->signature, hdr->signature, POOL_HDR_SIG_LEN);
-	attr->major = hdr->major;
-	attr->compat_features = hdr->compat_features;
-	attr->incompat_features = hdr->incompat_features;
-	attr->ro_compat_features = hdr->ro_compat_features;
-	memcpy(attr->poolset_uuid, hdr->poolset_uuid, POOL_HDR_UUID_LEN);
-	memcpy(attr->uuid, hdr->uuid, POOL_HDR_UUID_LEN);
+	attr->id = hdr->id;
 	memcpy(attr->next_uuid, hdr->next_repl_uuid, POOL_HDR_UUID_LEN);
 	memcpy(attr->prev_uuid, hdr->prev_repl_uuid, POOL_HDR_UUID_LEN);
 	memcpy(attr->user_flags, hdr->arch_flags, POOL_HDR_ARCH_LEN);

@@ -83,8 +83,12 @@
 /* incompat: only the first part has a header (a set with OPTION SINGLEHDR) */
 #define POOL_FEAT_SINGLEHDR 0x0001u
 
-/* the attributes of a pool, laid out as librpmem's struct rpmem_pool_attr (104 bytes) */
-struct pool_hdr_attr {
+/*
+ * what a pool's attributes and each part's header begin with: the kind of pool and its
+ * layout's version, its features, the pool set's UUID and a UUID (the attributes': the
+ * first part's; a header's: its part's)
+ */
+struct pool_hdr_id {
 	char signature[POOL_HDR_SIG_LEN];
 	uint32_t major;
 	uint32_t compat_features;
@@ -92,6 +96,11 @@ struct pool_hdr_attr {
 	uint32_t ro_compat_features;
 	unsigned char poolset_uuid[POOL_HDR_UUID_LEN];
 	unsigned char uuid[POOL_HDR_UUID_LEN];
+};
+
+/* the attributes of a pool, laid out as librpmem's struct rpmem_pool_attr (104 bytes) */
+struct pool_hdr_attr {
+	struct pool_hdr_id id;
 	unsigned char next_uuid[POOL_HDR_UUID_LEN];
 	unsigned char prev_uuid[POOL_HDR_UUID_LEN];
 	unsigned char user_flags[POOL_HDR_ARCH_LEN];
@@ -99,13 +108,7 @@ struct pool_hdr_attr {
 
 /* a header in host byte order; arch_flags and sds are the bytes as stored */
 struct pool_hdr {
-	char signature[POOL_HDR_SIG_LEN];
-	uint32_t major;
-	uint32_t compat_features;
-	uint32_t incompat_features;
-	uint32_t ro_compat_features;
-	unsigned char poolset_uuid[POOL_HDR_UUID_LEN];
-	unsigned char uuid[POOL_HDR_UUID_LEN];
+	struct pool_hdr_id id;
 	unsigned char prev_part_uuid[POOL_HDR_UUID_LEN];
 	unsigned char next_part_uuid[POOL_HDR_UUID_LEN];
 	unsigned char prev_repl_uuid[POOL_HDR_UUID_LEN];
@@ -124,7 +127,7 @@ uint64_t pool_hdr_checksum(const unsigned char *buf);
 
 /*
  * pool_hdr_uuids_new -- the UUIDs of the n parts of a set that carry a
- * header, into uuids[0..n-1]: the first is attr->uuid, the others random
+ * header, into uuids[0..n-1]: the first is attr->id.uuid, the others random
  * (RFC 4122 version 4, in PMDK's byte order: the version in the high nibble
  * of byte 7, the variant in the top bits of byte 8)
  *
@@ -145,7 +148,7 @@ int pool_hdr_uuids_new(const struct pool_hdr_attr *attr, unsigned n,
  * RETURN VALUE
  * 0; -EINVAL when an argument is NULL, n is 0, i is not below n, the
  * attributes are all zero (librpmem's rule: zero attributes make a pool
- * without headers, a NOHDRS set), or uuids[0] is not attr->uuid (the first
+ * without headers, a NOHDRS set), or uuids[0] is not attr->id.uuid (the first
  * part's UUID is the attribute).
  */
 int pool_hdr_build(const struct pool_hdr_attr *attr,

@@ -10,43 +10,6 @@
 #include <stdio.h>
 #include <string.h>
 
-void *__real_malloc(size_t size);
-void *__real_calloc(size_t n, size_t size);
-void *__real_realloc(void *ptr, size_t size);
-
-static long Allocs;
-
-/* __wrap_malloc -- malloc, counted */
-void *
-__wrap_malloc(size_t size)
-{
-	Allocs++;
-	return __real_malloc(size);
-}
-
-/* __wrap_calloc -- calloc, counted */
-void *
-__wrap_calloc(size_t n, size_t size)
-{
-	Allocs++;
-	return __real_calloc(n, size);
-}
-
-/* __wrap_realloc -- realloc, counted */
-void *
-__wrap_realloc(void *ptr, size_t size)
-{
-	Allocs++;
-	return __real_realloc(ptr, size);
-}
-
-/* see proto_test.h */
-long
-allocs(void)
-{
-	return Allocs;
-}
-
 /* a librpma-like descriptor: 21 opaque bytes */
 static const uint8_t Desc[21] = {1,  2,	 3,  4,	 5,  6,	 7,  8,	 9,  10, 11,
 				 12, 13, 14, 15, 16, 17, 18, 19, 20, 21};
@@ -219,13 +182,13 @@ expect_decode_err(const uint8_t *buf, size_t len, int code, const char *msg)
 {
 	struct rpmaf__proto_err err = {0};
 	struct rpmaf__proto_msg m;
-	long before = allocs();
+	long before = count_alloc();
 	int ret = rpmaf__proto_msg_decode(buf, len, &m, &err);
 
 	if (ret != code || strcmp(err.msg, msg) != 0)
 		fail_msg("decode: got %d \"%s\"\n\t\texpected %d \"%s\"", ret, err.msg, code, msg);
 	assert_int_equal(err.code, code);
-	assert_int_equal(allocs(), before);
+	assert_int_equal(count_alloc(), before);
 }
 
 /* see proto_test.h */

@@ -4,7 +4,8 @@
 /*
  * proto_test.h -- what the tests of proto/ share: a valid sample message of
  * every type, encoding and decoding with the result asserted, the exact
- * error of a rejected message, and a count of allocations.
+ * error of a rejected message (and, through count_alloc.h, the count of
+ * allocations).
  */
 
 #ifndef PROTO_TEST_H
@@ -16,6 +17,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "count_alloc.h"
 #include "msg.h"
 
 /* a buffer as large as the largest message */
@@ -48,8 +50,5 @@ void expect_encode_err(const struct rpmaf__proto_msg *m, int code, const char *m
 
 /* put_le -- write the n-byte little-endian v at p (to corrupt a message on purpose) */
 void put_le(uint8_t *p, size_t n, uint64_t v);
-
-/* allocs -- calls to malloc, calloc and realloc so far */
-long allocs(void);
 
 #endif /* PROTO_TEST_H */

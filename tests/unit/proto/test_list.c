@@ -100,7 +100,7 @@ static void
 pages_cover_the_table(void **state)
 {
 	uint32_t start = 0, count, pages = 0;
-	long before = allocs();
+	long before = count_alloc();
 
 	(void)state;
 	while (start < NREGIONS) {
@@ -113,7 +113,7 @@ pages_cover_the_table(void **state)
 		pages++;
 	}
 	assert_int_equal(pages, 3);
-	assert_int_equal(allocs(), before);
+	assert_int_equal(count_alloc(), before);
 }
 
 /* page_limits -- max_entries stops a page; a big buffer takes the whole table */

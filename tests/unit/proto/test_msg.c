@@ -167,7 +167,7 @@ roundtrip(const struct rpmaf__proto_msg *m)
 {
 	struct rpmaf__proto_err err = {0};
 	struct rpmaf__proto_msg d;
-	long before = allocs();
+	long before = count_alloc();
 	size_t len = encode_ok(m, Buf, sizeof(Buf));
 	int ret = rpmaf__proto_msg_decode(Buf, len, &d, &err);
 
@@ -184,7 +184,7 @@ roundtrip(const struct rpmaf__proto_msg *m)
 	assert_requests_eq(m, &d);
 	assert_int_equal(encode_ok(&d, Again, sizeof(Again)), len);
 	assert_memory_equal(Buf, Again, len);
-	assert_int_equal(allocs(), before);
+	assert_int_equal(count_alloc(), before);
 	return len;
 }
 

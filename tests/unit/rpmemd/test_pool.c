@@ -139,9 +139,9 @@ attr_fill(struct pool_hdr_attr *attr, unsigned seed, int single)
 
 	for (size_t i = 0; i < sizeof(*attr); i++)
 		p[i] = (unsigned char)(seed * 37 + i * 11 + 1);
-	attr->incompat_features &= ~POOL_FEAT_SINGLEHDR;
+	attr->id.incompat_features &= ~POOL_FEAT_SINGLEHDR;
 	if (single)
-		attr->incompat_features |= POOL_FEAT_SINGLEHDR;
+		attr->id.incompat_features |= POOL_FEAT_SINGLEHDR;
 }
 
 /* expect_err -- ret is want and the message names what (or prints it) */
@@ -656,7 +656,7 @@ test_inconsistent(void **state)
 	(void)state;
 	make_pool(set, "other", NULL, 3, 11);
 	hdr_of(part_of(path, "other", 1), &hdr);
-	hdr.poolset_uuid[3] ^= 1;
+	hdr.id.poolset_uuid[3] ^= 1;
 	hdr_put(path, &hdr);
 	expect_unclean(set, "part 1: its pool set UUID differs");
 
@@ -692,10 +692,10 @@ test_set_attr(void **state)
 	expect_attr(pool, &next);
 	check_hdrs("attr", 3, &next, after);
 	for (unsigned i = 1; i < 3; i++) {
-		assert_memory_equal(after[i].uuid, before[i].uuid, POOL_HDR_UUID_LEN);
+		assert_memory_equal(after[i].id.uuid, before[i].id.uuid, POOL_HDR_UUID_LEN);
 		assert_int_equal(after[i].crtime, before[i].crtime);
 	}
-	assert_memory_equal(after[0].uuid, next.uuid, POOL_HDR_UUID_LEN);
+	assert_memory_equal(after[0].id.uuid, next.id.uuid, POOL_HDR_UUID_LEN);
 	pool_hdr_encode(&after[0], buf); /* the client reads the new header at pool offset 0 */
 	assert_memory_equal(pool_get_addr(pool), buf, sizeof(buf));
 

@@ -108,13 +108,13 @@ test_attr_layout(void **state)
 {
 	(void)state;
 	assert_int_equal(sizeof(struct pool_hdr_attr), 104);
-	assert_int_equal(offsetof(struct pool_hdr_attr, signature), 0);
-	assert_int_equal(offsetof(struct pool_hdr_attr, major), 8);
-	assert_int_equal(offsetof(struct pool_hdr_attr, compat_features), 12);
-	assert_int_equal(offsetof(struct pool_hdr_attr, incompat_features), 16);
-	assert_int_equal(offsetof(struct pool_hdr_attr, ro_compat_features), 20);
-	assert_int_equal(offsetof(struct pool_hdr_attr, poolset_uuid), 24);
-	assert_int_equal(offsetof(struct pool_hdr_attr, uuid), 40);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.signature), 0);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.major), 8);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.compat_features), 12);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.incompat_features), 16);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.ro_compat_features), 20);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.poolset_uuid), 24);
+	assert_int_equal(offsetof(struct pool_hdr_attr, id.uuid), 40);
 	assert_int_equal(offsetof(struct pool_hdr_attr, next_uuid), 56);
 	assert_int_equal(offsetof(struct pool_hdr_attr, prev_uuid), 72);
 	assert_int_equal(offsetof(struct pool_hdr_attr, user_flags), 88);
@@ -167,13 +167,13 @@ test_decode_pmdk(void **state)
 
 	pmdk_header(buf, 0x6, PMDK_CSUM_2K);
 	decode_ok(buf, &hdr);
-	assert_memory_equal(hdr.signature, "PMEMOBJ", 8);
-	assert_int_equal(hdr.major, 6);
-	assert_int_equal(hdr.compat_features, 1);
-	assert_int_equal(hdr.incompat_features, 6);
-	assert_int_equal(hdr.ro_compat_features, 0);
-	assert_memory_equal(hdr.poolset_uuid, Pmdk_head + 24, 16);
-	assert_memory_equal(hdr.uuid, Pmdk_head + 40, 16);
+	assert_memory_equal(hdr.id.signature, "PMEMOBJ", 8);
+	assert_int_equal(hdr.id.major, 6);
+	assert_int_equal(hdr.id.compat_features, 1);
+	assert_int_equal(hdr.id.incompat_features, 6);
+	assert_int_equal(hdr.id.ro_compat_features, 0);
+	assert_memory_equal(hdr.id.poolset_uuid, Pmdk_head + 24, 16);
+	assert_memory_equal(hdr.id.uuid, Pmdk_head + 40, 16);
 	assert_memory_equal(hdr.next_repl_uuid, Pmdk_head + 40, 16);
 	assert_int_equal(hdr.crtime, 0x6b06e72e);
 	assert_memory_equal(hdr.arch_flags, Pmdk_head + 128, 16);
@@ -228,7 +228,7 @@ test_attr_round_trip(void **state)
 		struct pool_hdr decoded;
 
 		attr_fill(&attr, seed);
-		attr.incompat_features ^= seed & 1 ? POOL_FEAT_CKSUM_2K : 0;
+		attr.id.incompat_features ^= seed & 1 ? POOL_FEAT_CKSUM_2K : 0;
 		build_set(&attr, 1 + seed % 4, hdrs, uuids);
 		for (unsigned i = 0; i < 1 + seed % 4; i++)
 			expect_round_trip(&hdrs[i]);
@@ -251,22 +251,22 @@ test_encode_layout(void **state)
 	struct pool_hdr hdr;
 
 	attr_fill(&attr, 3);
-	attr.major = 0x01020304;
-	attr.compat_features = 0x11121314;
-	attr.incompat_features = 0x21222324;
-	attr.ro_compat_features = 0x31323334;
-	memcpy(uuids[0], attr.uuid, POOL_HDR_UUID_LEN);
+	attr.id.major = 0x01020304;
+	attr.id.compat_features = 0x11121314;
+	attr.id.incompat_features = 0x21222324;
+	attr.id.ro_compat_features = 0x31323334;
+	memcpy(uuids[0], attr.id.uuid, POOL_HDR_UUID_LEN);
 	assert_int_equal(pool_hdr_build(&attr, (const unsigned char(*)[16])uuids, 1, 0,
 					0x0102030405060708ull, &hdr),
 			 0);
 	pool_hdr_encode(&hdr, buf);
-	assert_memory_equal(buf, attr.signature, 8);
+	assert_memory_equal(buf, attr.id.signature, 8);
 	assert_memory_equal(buf + 8, "\x04\x03\x02\x01\x14\x13\x12\x11\x24\x23\x22\x21", 12);
 	assert_memory_equal(buf + 20, "\x34\x33\x32\x31", 4);
-	assert_memory_equal(buf + 24, attr.poolset_uuid, 16);
-	assert_memory_equal(buf + 40, attr.uuid, 16);
-	assert_memory_equal(buf + 56, attr.uuid, 16); /* the only part is its own neighbour */
-	assert_memory_equal(buf + 72, attr.uuid, 16);
+	assert_memory_equal(buf + 24, attr.id.poolset_uuid, 16);
+	assert_memory_equal(buf + 40, attr.id.uuid, 16);
+	assert_memory_equal(buf + 56, attr.id.uuid, 16); /* the only part is its own neighbour */
+	assert_memory_equal(buf + 72, attr.id.uuid, 16);
 	assert_memory_equal(buf + 88, attr.prev_uuid, 16);
 	assert_memory_equal(buf + 104, attr.next_uuid, 16);
 	assert_memory_equal(buf + 120, "\x08\x07\x06\x05\x04\x03\x02\x01", 8);
@@ -276,7 +276,7 @@ test_encode_layout(void **state)
 	assert_int_equal(le64_at(buf, 4088), pool_hdr_checksum(buf));
 }
 
-/* the parts' links form a ring: each names its neighbours, the first one attr->uuid */
+/* the parts' links form a ring: each names its neighbours, the first one attr->id.uuid */
 static void
 test_chain(void **state)
 {
@@ -287,12 +287,12 @@ test_chain(void **state)
 
 	attr_fill(&attr, 9);
 	build_set(&attr, 3, hdrs, uuids);
-	assert_memory_equal(hdrs[0].uuid, attr.uuid, 16);
+	assert_memory_equal(hdrs[0].id.uuid, attr.id.uuid, 16);
 	for (unsigned i = 0; i < 3; i++) {
-		assert_memory_equal(hdrs[i].uuid, uuids[i], 16);
+		assert_memory_equal(hdrs[i].id.uuid, uuids[i], 16);
 		assert_memory_equal(hdrs[i].prev_part_uuid, uuids[(i + 2) % 3], 16);
 		assert_memory_equal(hdrs[i].next_part_uuid, uuids[(i + 1) % 3], 16);
-		assert_memory_equal(hdrs[i].poolset_uuid, attr.poolset_uuid, 16);
+		assert_memory_equal(hdrs[i].id.poolset_uuid, attr.id.poolset_uuid, 16);
 		assert_memory_equal(hdrs[i].prev_repl_uuid, attr.prev_uuid, 16);
 		assert_memory_equal(hdrs[i].next_repl_uuid, attr.next_uuid, 16);
 		assert_int_equal(hdrs[i].crtime, 1700000000 + i);
@@ -309,7 +309,7 @@ test_uuids_new(void **state)
 
 	attr_fill(&attr, 1);
 	assert_int_equal(pool_hdr_uuids_new(&attr, 8, uuids), 0);
-	assert_memory_equal(uuids[0], attr.uuid, 16);
+	assert_memory_equal(uuids[0], attr.id.uuid, 16);
 	for (unsigned i = 1; i < 8; i++) {
 		assert_int_equal(uuids[i][7] >> 4, 4);
 		assert_int_equal(uuids[i][8] >> 6, 2);
@@ -357,8 +357,8 @@ valid_header(unsigned char *buf, unsigned seed, uint32_t incompat)
 	struct pool_hdr hdr;
 
 	attr_fill(&attr, seed);
-	attr.incompat_features = incompat;
-	memcpy(uuids[0], attr.uuid, POOL_HDR_UUID_LEN);
+	attr.id.incompat_features = incompat;
+	memcpy(uuids[0], attr.id.uuid, POOL_HDR_UUID_LEN);
 	assert_int_equal(pool_hdr_build(&attr, (const unsigned char(*)[16])uuids, 1, 0, 42, &hdr),
 			 0);
 	pool_hdr_encode(&hdr, buf);
@@ -527,12 +527,12 @@ test_set_fields(void **state)
 		size_t off, len;
 		const char *what;
 	} fields[] = {
-	    {offsetof(struct pool_hdr, signature), 8, "signature"},
-	    {offsetof(struct pool_hdr, major), 4, "major version"},
-	    {offsetof(struct pool_hdr, compat_features), 4, "compat features"},
-	    {offsetof(struct pool_hdr, incompat_features), 4, "incompat features"},
-	    {offsetof(struct pool_hdr, ro_compat_features), 4, "ro_compat features"},
-	    {offsetof(struct pool_hdr, poolset_uuid), 16, "pool set UUID"},
+	    {offsetof(struct pool_hdr, id.signature), 8, "signature"},
+	    {offsetof(struct pool_hdr, id.major), 4, "major version"},
+	    {offsetof(struct pool_hdr, id.compat_features), 4, "compat features"},
+	    {offsetof(struct pool_hdr, id.incompat_features), 4, "incompat features"},
+	    {offsetof(struct pool_hdr, id.ro_compat_features), 4, "ro_compat features"},
+	    {offsetof(struct pool_hdr, id.poolset_uuid), 16, "pool set UUID"},
 	    {offsetof(struct pool_hdr, prev_repl_uuid), 16, "previous replica UUID"},
 	    {offsetof(struct pool_hdr, next_repl_uuid), 16, "next replica UUID"},
 	    {offsetof(struct pool_hdr, arch_flags), 16, "architecture flags"},
