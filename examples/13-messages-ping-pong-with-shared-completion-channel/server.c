@@ -14,12 +14,12 @@
 #include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
-#define MSG_SIZE sizeof(uint64_t)
 #define RCQ_SIZE 4
 
 /*
@@ -57,25 +57,6 @@ wait_for(struct rpma_conn *conn, struct rpma_cq *cq, enum ibv_wc_opcode opcode)
 }
 
 /*
- * rounds_from_req -- the number of rounds a client asked for: a 32-bit
- * number in the private data of its request.
- */
-static uint32_t
-rounds_from_req(const struct rpma_conn_req *req)
-{
-	struct rpma_conn_private_data pdata;
-	uint32_t rounds;
-
-	COMMON_CHECK(rpma_conn_req_get_private_data(req, &pdata));
-	if (pdata.ptr == NULL || pdata.len < sizeof(rounds))
-		common_die("the client did not say how many rounds to play");
-	memcpy(&rounds, pdata.ptr, sizeof(rounds));
-	if (rounds == 0)
-		common_die("the client asked for 0 rounds");
-	return rounds;
-}
-
-/*
  * main -- accept each client on a configuration with a receive CQ and a
  * shared completion channel, and answer every ping.
  */
@@ -83,21 +64,14 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
+	struct common_msgs m;
 	struct rpma_conn_cfg *cfg;
 	struct rpma_cq *cq, *rcq;
 	bool shared;
 	int fd;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 
-	uint64_t *recv_buf = common_alloc(MSG_SIZE);
-	uint64_t *send_buf = common_alloc(MSG_SIZE);
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
 	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
 	COMMON_CHECK(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
 	COMMON_CHECK(rpma_conn_cfg_set_compl_channel(cfg, true));
@@ -105,19 +79,18 @@ main(int argc, char *argv[])
 	if (!shared)
 		common_die("the configuration does not ask for a shared completion channel");
 
+	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+
+	common_msgs_new(peer, COMMON_PING_SIZE, &m);
+
+	uint64_t *recv_buf = m.recv_buf, *send_buf = m.send_buf;
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, cfg);
-		uint32_t rounds = rounds_from_req(req);
+		uint32_t rounds;
+		struct rpma_conn *conn = common_accept_ping(ep, cfg, &m, &rounds);
 
-		COMMON_CHECK(rpma_conn_req_recv(req, recv_mr, 0, MSG_SIZE, NULL));
-		struct rpma_conn *conn = common_connect(&req, NULL, 0);
-
-		COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-		COMMON_CHECK(rpma_conn_get_rcq(conn, &rcq));
-		if (rcq == NULL)
-			common_die("the connection has no receive CQ");
+		common_conn_cqs(conn, &cq, &rcq);
 
 		/* both CQs give the shared channel's descriptor, the connection's one */
 		int compl_fd, rcq_fd;
@@ -138,10 +111,10 @@ main(int argc, char *argv[])
 			printf("server: round %u: got %llu, sending %llu\n", r,
 			       (unsigned long long)value, (unsigned long long)(value + 1));
 			if (r < rounds)
-				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
+				COMMON_CHECK(rpma_recv(conn, m.recv_mr, 0, COMMON_PING_SIZE, NULL));
 			*send_buf = value + 1;
-			COMMON_CHECK(
-			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
+			COMMON_CHECK(rpma_send(conn, m.send_mr, 0, COMMON_PING_SIZE,
+					       RPMA_F_COMPLETION_ALWAYS, NULL));
 			wait_for(conn, cq, IBV_WC_SEND);
 		}
 
@@ -149,13 +122,8 @@ main(int argc, char *argv[])
 		printf("server: client %lu disconnected\n", i + 1);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
+	common_msgs_delete(&m);
 	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }
