@@ -68,9 +68,8 @@ main(int argc, char *argv[])
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn *conn = common_accept(ep, NULL, pdata, sizeof(pdata));
+		struct rpma_conn *conn = common_accept_client(ep, i, pdata, sizeof(pdata));
 
-		printf("server: client %lu connected\n", i + 1);
 		common_wait_closed(&conn);
 
 		/*

@@ -25,21 +25,19 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct common_msgs m;
+	struct common_pong_server s;
 	struct ibv_wc wc;
 	struct rpma_cq *cq;
 
 	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
-	common_msgs_new(peer, COMMON_PING_SIZE, &m);
+	common_pong_listen(&s, &args);
 
-	uint64_t *recv_buf = m.recv_buf, *send_buf = m.send_buf;
-	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
+	uint64_t *recv_buf = s.m.recv_buf, *send_buf = s.m.send_buf;
 
 	for (unsigned long i = 0; i < clients; i++) {
 		uint32_t rounds;
-		struct rpma_conn *conn = common_accept_ping(ep, NULL, &m, &rounds);
+		struct rpma_conn *conn = common_accept_ping(&s, NULL, &rounds);
 
 		printf("server: client %lu connected for %u rounds\n", i + 1, rounds);
 		COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
@@ -54,8 +52,9 @@ main(int argc, char *argv[])
 
 			/* the next ping needs a buffer before the pong goes out */
 			if (r < rounds)
-				COMMON_CHECK(rpma_recv(conn, m.recv_mr, 0, COMMON_PING_SIZE, NULL));
-			COMMON_CHECK(rpma_send(conn, m.send_mr, 0, COMMON_PING_SIZE,
+				COMMON_CHECK(
+				    rpma_recv(conn, s.m.recv_mr, 0, COMMON_PING_SIZE, NULL));
+			COMMON_CHECK(rpma_send(conn, s.m.send_mr, 0, COMMON_PING_SIZE,
 					       RPMA_F_COMPLETION_ALWAYS, NULL));
 			if (r < rounds)
 				common_wait_send_recv(cq, &wc);
@@ -63,11 +62,9 @@ main(int argc, char *argv[])
 				common_wait_one(cq, IBV_WC_SEND, NULL);
 		}
 
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
-	common_msgs_delete(&m);
-	common_server_end(&ep, &peer);
+	common_pong_server_end(&s);
 	return 0;
 }

@@ -27,10 +27,11 @@ main(int argc, char *argv[])
 {
 	struct common_args args;
 	struct common_region_client c;
+	uint32_t imm;
 	size_t len;
 
 	common_init("client", argc, argv, 2, "[IMM [TEXT]]", &args);
-	uint32_t imm = (uint32_t)common_ulong_arg(&args, 0, 5678, 0, UINT32_MAX);
+	imm = (uint32_t)common_ulong_arg(&args, 0, 5678, 0, UINT32_MAX);
 	char *text = common_text_arg(&args, 1, BUF_SIZE, &len);
 
 	common_region_connect(&c, &args, text, BUF_SIZE, RPMA_MR_USAGE_WRITE_SRC);

@@ -26,7 +26,7 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct common_msgs m;
+	struct common_pong_server s;
 	struct rpma_conn_cfg *cfg;
 	struct rpma_cq *cq, *rcq;
 	struct ibv_wc wc;
@@ -36,40 +36,29 @@ main(int argc, char *argv[])
 	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
 	COMMON_CHECK(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
 
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	common_msgs_new(peer, COMMON_PING_SIZE, &m);
-
-	uint64_t *recv_buf = m.recv_buf, *send_buf = m.send_buf;
-	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
+	common_pong_listen(&s, &args);
 
 	for (unsigned long i = 0; i < clients; i++) {
 		uint32_t rounds;
-		struct rpma_conn *conn = common_accept_ping(ep, cfg, &m, &rounds);
+		struct rpma_conn *conn = common_accept_ping(&s, cfg, &rounds);
 
 		common_conn_cqs(conn, &cq, &rcq);
 		printf("server: client %lu connected for %u rounds\n", i + 1, rounds);
 
 		for (uint32_t r = 1; r <= rounds; r++) {
 			common_wait_one(rcq, IBV_WC_RECV, &wc);
-			uint64_t value = *recv_buf;
-
 			printf("server: round %u: got %llu on the receive CQ\n", r,
-			       (unsigned long long)value);
-			if (r < rounds)
-				COMMON_CHECK(rpma_recv(conn, m.recv_mr, 0, COMMON_PING_SIZE, NULL));
-			*send_buf = value + 1;
-			COMMON_CHECK(rpma_send(conn, m.send_mr, 0, COMMON_PING_SIZE,
-					       RPMA_F_COMPLETION_ALWAYS, NULL));
+			       (unsigned long long)*(uint64_t *)s.m.recv_buf);
+
+			/* the pong of 08-messages-ping-pong: its send completes on the CQ */
+			common_pong(conn, &s, r < rounds);
 			common_wait_one(cq, IBV_WC_SEND, NULL);
 		}
 
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
-	common_msgs_delete(&m);
 	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
-	common_server_end(&ep, &peer);
+	common_pong_server_end(&s);
 	return 0;
 }

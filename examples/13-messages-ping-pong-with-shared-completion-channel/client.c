@@ -11,14 +11,10 @@
  * usage: client ADDR PORT [ROUNDS]
  */
 
-#include <errno.h>
-#include <poll.h>
 #include <stdio.h>
-#include <string.h>
 
+#include "channel.h"
 #include "common-messages.h"
-
-#define RCQ_SIZE 4
 
 /*
  * wait_both -- wait for the completion of the ping (on the CQ) and of the
@@ -28,14 +24,11 @@
 static void
 wait_both(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_cq *rcq)
 {
-	struct pollfd pfd = {.events = POLLIN};
 	bool got_send = false, got_recv = false;
-	struct rpma_cq *woken;
 	struct ibv_wc wc;
 	bool is_rcq;
 	int ret;
 
-	COMMON_CHECK(rpma_conn_get_compl_fd(conn, &pfd.fd));
 	for (;;) {
 		if (!got_send && (ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) != RPMA_E_NO_COMPLETION) {
 			common_check(ret, "rpma_cq_get_wc(cq)");
@@ -53,27 +46,9 @@ wait_both(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_cq *rcq)
 		if (got_send && got_recv)
 			return;
 
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			common_die("poll() failed: %s", strerror(errno));
-		COMMON_CHECK(rpma_conn_wait(conn, 0, &woken, &is_rcq));
-		if (woken != (is_rcq ? rcq : cq))
+		if (channel_wait(conn, &is_rcq) != (is_rcq ? rcq : cq))
 			common_die("rpma_conn_wait() named a CQ that does not match is_rcq");
 	}
-}
-
-/*
- * shared_cfg_new -- a connection configuration with a receive CQ whose
- * completion channel is shared with the CQ.
- */
-static struct rpma_conn_cfg *
-shared_cfg_new(void)
-{
-	struct rpma_conn_cfg *cfg;
-
-	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
-	COMMON_CHECK(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
-	COMMON_CHECK(rpma_conn_cfg_set_compl_channel(cfg, true));
-	return cfg;
 }
 
 /*
@@ -94,7 +69,7 @@ int
 main(int argc, char *argv[])
 {
 	static const struct common_ping_ops ops = {
-	    .cfg_new = shared_cfg_new,
+	    .cfg_new = channel_cfg_new,
 	    .has_rcq = true,
 	    .connected = say_connected,
 	    .wait = wait_both,

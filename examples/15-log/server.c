@@ -66,8 +66,7 @@ main(int argc, char *argv[])
 		/* this connection's CQs have completion channels of their own */
 		expect_error(rpma_conn_wait(conn, 0, NULL, NULL), RPMA_E_NOT_SHARED_CHNL,
 			     "rpma_conn_wait()");
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
 	COMMON_CHECK(rpma_ep_shutdown(&ep));

@@ -66,6 +66,19 @@ common_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, const void *p
 }
 
 /*
+ * common_accept_client -- common_accept() for the server's client number
+ * idx (from 0), saying that it has connected.
+ */
+struct rpma_conn *
+common_accept_client(struct rpma_ep *ep, unsigned long idx, const void *pdata, size_t len)
+{
+	struct rpma_conn *conn = common_accept(ep, NULL, pdata, len);
+
+	printf("server: client %lu connected\n", idx + 1);
+	return conn;
+}
+
+/*
  * common_server_end -- stop listening, delete the peer and say that the
  * server is done, once it has served its clients and released what it
  * registered.
@@ -169,4 +182,15 @@ common_wait_closed(struct rpma_conn **conn)
 	wait_event_closed(*conn);
 	COMMON_CHECK(rpma_conn_disconnect(*conn));
 	COMMON_CHECK(rpma_conn_delete(conn));
+}
+
+/*
+ * common_client_gone -- a server's common_wait_closed() for its client
+ * number idx (from 0), saying when the client has disconnected.
+ */
+void
+common_client_gone(struct rpma_conn **conn, unsigned long idx)
+{
+	common_wait_closed(conn);
+	printf("server: client %lu disconnected\n", idx + 1);
 }

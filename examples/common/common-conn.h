@@ -23,6 +23,8 @@ struct rpma_ep *common_listen(struct rpma_peer *peer, const char *addr, const ch
 struct rpma_conn_req *common_next_req(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg);
 struct rpma_conn *common_accept(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
 				const void *pdata, size_t len);
+struct rpma_conn *common_accept_client(struct rpma_ep *ep, unsigned long idx, const void *pdata,
+				       size_t len);
 void common_server_end(struct rpma_ep **ep, struct rpma_peer **peer);
 
 struct rpma_conn *common_client_connect(struct rpma_peer *peer, const struct common_args *args,
@@ -33,5 +35,6 @@ void common_wait_established(struct rpma_conn *conn);
 
 void common_disconnect(struct rpma_conn **conn);
 void common_wait_closed(struct rpma_conn **conn);
+void common_client_gone(struct rpma_conn **conn, unsigned long idx);
 
 #endif /* EXAMPLES_COMMON_CONN_H */

@@ -62,19 +62,61 @@ common_rounds_from_req(const struct rpma_conn_req *req)
 }
 
 /*
- * common_accept_ping -- take the next ping client: read how many rounds it
- * asked for into *rounds, post the receive of its first ping before
- * accepting, so that the ping finds it, and accept.
+ * common_pong_listen -- the start of a ping-pong server: its peer, its
+ * buffers for one ping and one pong, and its endpoint, listening.
+ */
+void
+common_pong_listen(struct common_pong_server *s, const struct common_args *args)
+{
+	s->peer = common_peer_new(args->addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	common_msgs_new(s->peer, COMMON_PING_SIZE, &s->m);
+	s->ep = common_listen(s->peer, args->addr, args->port);
+}
+
+/*
+ * common_accept_ping -- take the next ping client on the configuration cfg:
+ * read how many rounds it asked for into *rounds, post the receive of its
+ * first ping before accepting, so that the ping finds it, and accept.
  */
 struct rpma_conn *
-common_accept_ping(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg, const struct common_msgs *m,
-		   uint32_t *rounds)
+common_accept_ping(struct common_pong_server *s, const struct rpma_conn_cfg *cfg, uint32_t *rounds)
 {
-	struct rpma_conn_req *req = common_next_req(ep, cfg);
+	struct rpma_conn_req *req = common_next_req(s->ep, cfg);
 
 	*rounds = common_rounds_from_req(req);
-	COMMON_CHECK(rpma_conn_req_recv(req, m->recv_mr, 0, m->size, NULL));
+	COMMON_CHECK(rpma_conn_req_recv(req, s->m.recv_mr, 0, COMMON_PING_SIZE, NULL));
 	return common_connect(&req, NULL, 0);
+}
+
+/*
+ * common_pong -- answer the ping that has arrived, as 08-messages-ping-pong's
+ * server does: when more pings are to come, post the receive of the next one
+ * before the pong goes out, then send the ping's counter plus one. Returns
+ * the ping's counter; the caller waits for the completions its own way.
+ */
+uint64_t
+common_pong(struct rpma_conn *conn, struct common_pong_server *s, bool more)
+{
+	uint64_t *recv_buf = s->m.recv_buf, *send_buf = s->m.send_buf;
+	uint64_t value = *recv_buf;
+
+	if (more)
+		COMMON_CHECK(rpma_recv(conn, s->m.recv_mr, 0, COMMON_PING_SIZE, NULL));
+	*send_buf = value + 1;
+	COMMON_CHECK(
+	    rpma_send(conn, s->m.send_mr, 0, COMMON_PING_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
+	return value;
+}
+
+/*
+ * common_pong_server_end -- release the buffers, stop listening and delete
+ * the peer (common_server_end()).
+ */
+void
+common_pong_server_end(struct common_pong_server *s)
+{
+	common_msgs_delete(&s->m);
+	common_server_end(&s->ep, &s->peer);
 }
 
 /*

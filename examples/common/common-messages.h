@@ -50,12 +50,22 @@ struct common_ping_ops {
 	const char *round_note;
 };
 
+/* the server's side of the ping-pong: its peer, buffers and endpoint */
+struct common_pong_server {
+	struct rpma_peer *peer;
+	struct common_msgs m; /* one ping, one pong */
+	struct rpma_ep *ep;
+};
+
 void common_msgs_new(struct rpma_peer *peer, size_t size, struct common_msgs *m);
 void common_msgs_delete(struct common_msgs *m);
 
 uint32_t common_rounds_from_req(const struct rpma_conn_req *req);
-struct rpma_conn *common_accept_ping(struct rpma_ep *ep, const struct rpma_conn_cfg *cfg,
-				     const struct common_msgs *m, uint32_t *rounds);
+void common_pong_listen(struct common_pong_server *s, const struct common_args *args);
+struct rpma_conn *common_accept_ping(struct common_pong_server *s, const struct rpma_conn_cfg *cfg,
+				     uint32_t *rounds);
+uint64_t common_pong(struct rpma_conn *conn, struct common_pong_server *s, bool more);
+void common_pong_server_end(struct common_pong_server *s);
 
 int common_ping_main(int argc, char *argv[], const struct common_ping_ops *ops);
 

@@ -46,8 +46,7 @@ common_read_server_main(int argc, char *argv[])
 		struct rpma_conn *conn = common_accept(ep, NULL, desc, sizeof(desc));
 
 		printf("server: client %lu connected, exposing '%s'\n", i + 1, buf);
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
 	COMMON_CHECK(rpma_mr_dereg(&mr));
