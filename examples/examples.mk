@@ -20,9 +20,11 @@ EXAMPLES_ALL_NAMES := $(notdir $(patsubst %/,%,$(wildcard $(EXAMPLES_SRC_DIR)/[0
 # the framework's examples (below) are NN-rpmaf-name
 EXAMPLES_RPMAF_NAMES := $(foreach n,$(EXAMPLES_ALL_NAMES),$(if $(findstring -rpmaf-,$(n)),$(n)))
 EXAMPLES_NAMES := $(filter-out $(EXAMPLES_RPMAF_NAMES),$(EXAMPLES_ALL_NAMES))
-EXAMPLES_COMMON_SRCS := $(EXAMPLES_SRC_DIR)/common/common.c
-EXAMPLES_COMMON_HDRS := $(EXAMPLES_SRC_DIR)/common/common.h
-EXAMPLES_COMMON_OBJ := $(EXAMPLES_BUILD_DIR)/common/common.o
+# the helpers every example links (examples/common/*.c, one object each)
+EXAMPLES_COMMON_SRCS := $(wildcard $(EXAMPLES_SRC_DIR)/common/*.c)
+EXAMPLES_COMMON_HDRS := $(wildcard $(EXAMPLES_SRC_DIR)/common/*.h)
+EXAMPLES_COMMON_OBJ := $(patsubst $(EXAMPLES_SRC_DIR)/%.c,$(EXAMPLES_BUILD_DIR)/%.o,\
+	$(EXAMPLES_COMMON_SRCS))
 EXAMPLES_BINS := $(foreach n,$(EXAMPLES_NAMES),$(EXAMPLES_BUILD_DIR)/$(n)/server \
 	$(EXAMPLES_BUILD_DIR)/$(n)/client)
 EXAMPLES_LIB_SO := $(LIB_SO)
@@ -31,15 +33,23 @@ EXAMPLES_LIB_SO := $(LIB_SO)
 
 examples: $(EXAMPLES_BINS)
 
-# one rule for both sides: build/examples/NN-name/server from examples/NN-name/server.c;
-# LIB_SO (the shared library) comes from the top-level Makefile
-$(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_COMMON_HDRS) \
-		librpma/include/librpma.h | $(EXAMPLES_LIB_SO)
-	@mkdir -p $(@D)
-	$(CC) $(EXAMPLES_CFLAGS) -o $@ $< $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_LDFLAGS) \
-		$(EXAMPLES_LDLIBS)
+# examples_own_srcs DIR -- the sources an example's two programs share: the
+# .c files of its directory other than server.c and client.c
+examples_own_srcs = $(filter-out %/server.c %/client.c,$(wildcard $(1)*.c))
 
-$(EXAMPLES_COMMON_OBJ): $(EXAMPLES_COMMON_SRCS) $(EXAMPLES_COMMON_HDRS) librpma/include/librpma.h
+# one rule for both sides: build/examples/NN-name/server from examples/NN-name/server.c
+# and the example's own shared sources and headers; LIB_SO (the shared library)
+# comes from the top-level Makefile
+$(EXAMPLES_BUILD_DIR)/%: $(EXAMPLES_SRC_DIR)/%.c $(EXAMPLES_COMMON_OBJ) $(EXAMPLES_COMMON_HDRS) \
+		$$(call examples_own_srcs,$$(dir $(EXAMPLES_SRC_DIR)/$$*)) \
+		$$(wildcard $$(dir $(EXAMPLES_SRC_DIR)/$$*)*.h) librpma/include/librpma.h \
+		| $(EXAMPLES_LIB_SO)
+	@mkdir -p $(@D)
+	$(CC) $(EXAMPLES_CFLAGS) -o $@ $< $(call examples_own_srcs,$(dir $<)) \
+		$(EXAMPLES_COMMON_OBJ) $(EXAMPLES_LDFLAGS) $(EXAMPLES_LDLIBS)
+
+$(EXAMPLES_COMMON_OBJ): $(EXAMPLES_BUILD_DIR)/common/%.o: $(EXAMPLES_SRC_DIR)/common/%.c \
+		$(EXAMPLES_COMMON_HDRS) librpma/include/librpma.h
 	@mkdir -p $(@D)
 	$(CC) $(EXAMPLES_CFLAGS) -c -o $@ $<
 

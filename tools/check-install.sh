@@ -230,11 +230,12 @@ build_program() {
 	for h in "$dir"/*.h; do
 		[ -f "$h" ] && scan+=("$h")
 	done
-	# a support directory's sources, when the program includes one of its headers
+	# a support directory's sources, once, when the program includes one of its headers
 	for h in $(includes "${scan[@]}" | grep -v '^<'); do
 		[ -f "$dir/$h" ] && continue
 		for sup in "${SUPPORT_DIRS[@]}"; do
 			[ -f "$sup/$h" ] || continue
+			[[ " ${extra[*]} " == *" -I$sup "* ]] && continue
 			extra+=("-I$sup")
 			for s in "$sup"/*.c "$sup"/*.h; do
 				[ -f "$s" ] && scan+=("$s")

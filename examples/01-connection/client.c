@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
 
 /* the longest private data a client may send */
 #define CLIENT_PDATA_MAX 56
@@ -33,8 +33,8 @@ main(int argc, char *argv[])
 		common_die("the greeting is longer than %d bytes", CLIENT_PDATA_MAX - 1);
 
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
-	struct rpma_conn_req *req = common_req_new(peer, &args, NULL);
-	struct rpma_conn *conn = common_connect(&req, greeting, strlen(greeting) + 1);
+	struct rpma_conn *conn =
+	    common_client_connect(peer, &args, NULL, greeting, strlen(greeting) + 1);
 
 	printf("client: connection established\n");
 	COMMON_CHECK(rpma_conn_get_private_data(conn, &pdata));

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
 
 #define GREETING "hello from server"
 
@@ -39,9 +39,7 @@ main(int argc, char *argv[])
 {
 	struct common_args args;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
-
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
@@ -59,8 +57,6 @@ main(int argc, char *argv[])
 		printf("server: connection %lu closed\n", i + 1);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

@@ -13,44 +13,37 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-pmem.h"
+#include "common-region.h"
 
 #define MAP_SIZE 4096
 
 /*
- * main -- map the file, register it for remote writes, then for each client
- * accept it with the region's descriptor, wait until it disconnects and
- * persist the string it left.
+ * main -- map the file, register it for remote writes and visibility
+ * flushes, then for each client accept it with the region's descriptor,
+ * wait until it disconnects and persist the string it left.
  */
 int
 main(int argc, char *argv[])
 {
 	struct common_args args;
 	struct common_pmem pm;
-	struct rpma_mr_local *mr;
 	char desc[COMMON_MR_DESC_SIZE];
 
-	common_init("server", argc, argv, 2, "[CLIENTS [PATH]]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, "[PATH]", &args);
 
 	common_pmem_map(&pm, common_str_arg(&args, 1, NULL), MAP_SIZE);
-	memset(pm.addr, 0, MAP_SIZE);
-	pm.persist(pm.addr, MAP_SIZE);
 
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	COMMON_CHECK(rpma_mr_reg(peer, pm.addr, MAP_SIZE,
-				 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
-				 &mr));
-	common_mr_descriptor(mr, desc);
-
+	struct rpma_mr_local *mr = common_region_expose(
+	    peer, pm.addr, MAP_SIZE, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+	    desc);
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, NULL);
-		struct rpma_conn *conn = common_connect(&req, desc, sizeof(desc));
+		struct rpma_conn *conn = common_accept_client(ep, i, desc, sizeof(desc));
 
-		printf("server: client %lu connected\n", i + 1);
 		common_wait_closed(&conn);
 
 		/* the client's writes are in the mapping: make them persistent */
@@ -60,10 +53,8 @@ main(int argc, char *argv[])
 		printf("server: got '%.*s' and persisted it\n", (int)strnlen(text, MAP_SIZE), text);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	common_pmem_unmap(&pm);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

@@ -15,7 +15,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-pmem.h"
+#include "common-region.h"
 
 #define MAP_SIZE 4096
 
@@ -50,31 +52,24 @@ main(int argc, char *argv[])
 {
 	struct common_args args;
 	struct common_pmem pm;
-	struct rpma_mr_local *mr;
 	char pdata[PDATA_SIZE];
 
-	common_init("server", argc, argv, 2, "[CLIENTS [PATH]]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, "[PATH]", &args);
 
 	common_pmem_map(&pm, common_str_arg(&args, 1, NULL), MAP_SIZE);
-	memset(pm.addr, 0, MAP_SIZE);
-	pm.persist(pm.addr, MAP_SIZE);
 
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	struct rpma_mr_local *mr = common_region_expose(
+	    peer, pm.addr, MAP_SIZE, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
+	    pdata);
 
-	COMMON_CHECK(rpma_mr_reg(peer, pm.addr, MAP_SIZE,
-				 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_PERSISTENT,
-				 &mr));
-	common_mr_descriptor(mr, pdata);
 	peer_cfg_descriptor(pdata + COMMON_MR_DESC_SIZE);
 
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, NULL);
-		struct rpma_conn *conn = common_connect(&req, pdata, sizeof(pdata));
+		struct rpma_conn *conn = common_accept_client(ep, i, pdata, sizeof(pdata));
 
-		printf("server: client %lu connected\n", i + 1);
 		common_wait_closed(&conn);
 
 		/*
@@ -88,10 +83,8 @@ main(int argc, char *argv[])
 		printf("server: got '%.*s'\n", (int)strnlen(text, MAP_SIZE), text);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	common_pmem_unmap(&pm);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

@@ -10,10 +10,11 @@
  */
 
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
 #define MSG_SIZE     64
 #define NAME_MAX_LEN 40
@@ -26,7 +27,7 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
+	struct common_msgs m;
 	struct rpma_cq *cq;
 	struct ibv_wc wc;
 
@@ -36,29 +37,23 @@ main(int argc, char *argv[])
 	if (strlen(name) > NAME_MAX_LEN)
 		common_die("the name is longer than %d characters", NAME_MAX_LEN);
 
-	char *recv_buf = common_alloc(MSG_SIZE);
-	char *send_buf = common_alloc(MSG_SIZE);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
 
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
+	common_msgs_new(peer, MSG_SIZE, &m);
 
-	struct rpma_conn_req *req = common_req_new(peer, &args, NULL);
-	struct rpma_conn *conn = common_connect(&req, name, strlen(name) + 1);
+	char *recv_buf = m.recv_buf, *send_buf = m.send_buf;
+	struct rpma_conn *conn = common_client_connect(peer, &args, NULL, name, strlen(name) + 1);
 
 	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-	COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
+	COMMON_CHECK(rpma_recv(conn, m.recv_mr, 0, MSG_SIZE, NULL));
 	snprintf(send_buf, MSG_SIZE, "hello from %s", name);
 	COMMON_CHECK(
-	    rpma_send(conn, send_mr, 0, strlen(send_buf) + 1, RPMA_F_COMPLETION_ALWAYS, NULL));
+	    rpma_send(conn, m.send_mr, 0, strlen(send_buf) + 1, RPMA_F_COMPLETION_ALWAYS, NULL));
 	common_wait_send_recv(cq, &wc);
 	printf("client: got '%.*s'\n", (int)strnlen(recv_buf, wc.byte_len), recv_buf);
 
 	common_disconnect(&conn);
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
+	common_msgs_delete(&m);
 	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
 	return 0;
 }

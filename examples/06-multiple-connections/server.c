@@ -14,12 +14,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
 #include <unistd.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
 #define MAX_CLIENTS  16
 #define MSG_SIZE     64
@@ -53,8 +54,7 @@ struct client {
 struct server {
 	int epfd;
 	struct rpma_ep *ep;
-	struct rpma_mr_local *recv_mr, *send_mr;
-	char *recv_buf, *send_buf; /* MSG_SIZE bytes per slot */
+	struct common_msgs msgs; /* MSG_SIZE bytes per slot each way */
 	struct client clients[MAX_CLIENTS];
 	unsigned long expected, accepted, closed;
 };
@@ -128,7 +128,7 @@ accept_one(struct server *s, struct rpma_conn_req *req)
 	memcpy(c->name, pdata.ptr ? pdata.ptr : "", len);
 	c->name[len] = '\0';
 
-	COMMON_CHECK(rpma_conn_req_recv(req, s->recv_mr, c->idx * MSG_SIZE, MSG_SIZE, c));
+	COMMON_CHECK(rpma_conn_req_recv(req, s->msgs.recv_mr, c->idx * MSG_SIZE, MSG_SIZE, c));
 	COMMON_CHECK(rpma_conn_req_connect(&req, NULL, &c->conn));
 	c->used = true;
 	s->accepted++;
@@ -212,12 +212,12 @@ handle_cq(struct server *s, struct client *c)
 		if (wc.opcode != IBV_WC_RECV)
 			common_die("unexpected %s completion", common_opcode_2str(wc.opcode));
 
-		char *msg = s->recv_buf + c->idx * MSG_SIZE;
-		char *reply = s->send_buf + c->idx * MSG_SIZE;
+		char *msg = (char *)s->msgs.recv_buf + c->idx * MSG_SIZE;
+		char *reply = (char *)s->msgs.send_buf + c->idx * MSG_SIZE;
 
 		printf("server: got '%.*s'\n", (int)strnlen(msg, wc.byte_len), msg);
 		snprintf(reply, MSG_SIZE, "welcome %s", c->name);
-		COMMON_CHECK(rpma_send(c->conn, s->send_mr, c->idx * MSG_SIZE, MSG_SIZE,
+		COMMON_CHECK(rpma_send(c->conn, s->msgs.send_mr, c->idx * MSG_SIZE, MSG_SIZE,
 				       RPMA_F_COMPLETION_ALWAYS, c));
 	}
 	if (ret != RPMA_E_NO_COMPLETION)
@@ -237,21 +237,14 @@ main(int argc, char *argv[])
 	struct epoll_event events[8];
 	int ep_fd;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
 	memset(&s, 0, sizeof(s));
-	s.expected = common_ulong_arg(&args, 0, 1, 1, MAX_CLIENTS);
+	s.expected = common_server_init(argc, argv, MAX_CLIENTS, NULL, &args);
 	for (unsigned i = 0; i < MAX_CLIENTS; i++)
 		s.clients[i].idx = i;
 
-	s.recv_buf = common_alloc(MAX_CLIENTS * MSG_SIZE);
-	s.send_buf = common_alloc(MAX_CLIENTS * MSG_SIZE);
-
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
-	COMMON_CHECK(
-	    rpma_mr_reg(peer, s.recv_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_RECV, &s.recv_mr));
-	COMMON_CHECK(
-	    rpma_mr_reg(peer, s.send_buf, MAX_CLIENTS * MSG_SIZE, RPMA_MR_USAGE_SEND, &s.send_mr));
+	common_msgs_new(peer, MAX_CLIENTS * MSG_SIZE, &s.msgs);
 
 	s.epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (s.epfd < 0)
@@ -291,14 +284,9 @@ main(int argc, char *argv[])
 	printf("server: served %lu clients\n", s.closed);
 
 	unwatch(&s, ep_fd);
-	COMMON_CHECK(rpma_ep_shutdown(&s.ep));
 	if (close(s.epfd))
 		common_die("close() failed: %s", strerror(errno));
-	COMMON_CHECK(rpma_mr_dereg(&s.send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&s.recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(s.send_buf);
-	free(s.recv_buf);
-	printf("server: done\n");
+	common_msgs_delete(&s.msgs);
+	common_server_end(&s.ep, &peer);
 	return 0;
 }

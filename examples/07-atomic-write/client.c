@@ -14,71 +14,53 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-cq.h"
+#include "common-region.h"
 
 #define BUF_SIZE	4096
 #define LOG_DATA_OFFSET 8
 
 /*
- * main -- connect, write the text after the used counter, flush, write the
- * counter atomically, flush again and disconnect.
+ * main -- connect to the server's log (common_region_connect()), write the
+ * text after the used counter, flush, write the counter atomically, flush
+ * again and disconnect.
  */
 int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_conn_private_data pdata;
-	struct rpma_mr_local *src_mr;
-	struct rpma_cq *cq;
-	size_t remote_size;
+	struct common_region_client c;
+	size_t size;
 
 	common_init("client", argc, argv, 1, "[TEXT]", &args);
-	const char *text = common_str_arg(&args, 0, "hello from client");
-	uint64_t len = strlen(text);
 
-	if (len > BUF_SIZE)
-		common_die("the text is longer than %d bytes", BUF_SIZE);
+	/* the log keeps the text without its terminating zero */
+	char *text = common_text_arg(&args, 0, BUF_SIZE, &size);
+	uint64_t len = size - 1;
 
-	char *buf = common_alloc(BUF_SIZE);
-
-	memcpy(buf, text, len);
-
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
-
-	COMMON_CHECK(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_WRITE_SRC, &src_mr));
-
-	struct rpma_conn_req *req = common_req_new(peer, &args, NULL);
-	struct rpma_conn *conn = common_connect(&req, NULL, 0);
-
-	COMMON_CHECK(rpma_conn_get_private_data(conn, &pdata));
-	struct rpma_mr_remote *log_mr = common_remote_mr(pdata.ptr, pdata.len);
-
-	COMMON_CHECK(rpma_mr_remote_get_size(log_mr, &remote_size));
-	if (remote_size < LOG_DATA_OFFSET + len)
-		common_die("the server's log (%zu bytes) is too small", remote_size);
-	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
+	common_region_connect(&c, &args, text, BUF_SIZE, RPMA_MR_USAGE_WRITE_SRC);
+	if (c.remote_size < LOG_DATA_OFFSET + len)
+		common_die("the server's log (%zu bytes) is too small", c.remote_size);
 
 	/* the data first, made visible before the counter says it is there */
-	COMMON_CHECK(rpma_write(conn, log_mr, LOG_DATA_OFFSET, src_mr, 0, len,
+	COMMON_CHECK(rpma_write(c.conn, c.remote, LOG_DATA_OFFSET, c.local, 0, len,
 				RPMA_F_COMPLETION_ON_ERROR, NULL));
-	COMMON_CHECK(rpma_flush(conn, log_mr, LOG_DATA_OFFSET, len, RPMA_FLUSH_TYPE_VISIBILITY,
+	COMMON_CHECK(rpma_flush(c.conn, c.remote, LOG_DATA_OFFSET, len, RPMA_FLUSH_TYPE_VISIBILITY,
 				RPMA_F_COMPLETION_ALWAYS, NULL));
-	common_wait_one(cq, IBV_WC_RDMA_READ, NULL);
+	common_wait_one(c.cq, IBV_WC_RDMA_READ, NULL);
 
 	/* then the counter, in one 8-byte atomic store */
 	char used[RPMA_ATOMIC_WRITE_ALIGNMENT];
 
 	memcpy(used, &len, sizeof(used));
-	COMMON_CHECK(rpma_atomic_write(conn, log_mr, 0, used, RPMA_F_COMPLETION_ON_ERROR, NULL));
-	COMMON_CHECK(rpma_flush(conn, log_mr, 0, sizeof(used), RPMA_FLUSH_TYPE_VISIBILITY,
+	COMMON_CHECK(
+	    rpma_atomic_write(c.conn, c.remote, 0, used, RPMA_F_COMPLETION_ON_ERROR, NULL));
+	COMMON_CHECK(rpma_flush(c.conn, c.remote, 0, sizeof(used), RPMA_FLUSH_TYPE_VISIBILITY,
 				RPMA_F_COMPLETION_ALWAYS, NULL));
-	common_wait_one(cq, IBV_WC_RDMA_READ, NULL);
+	common_wait_one(c.cq, IBV_WC_RDMA_READ, NULL);
 	printf("client: appended '%s' and set used to %llu\n", text, (unsigned long long)len);
 
-	common_disconnect(&conn);
-	COMMON_CHECK(rpma_mr_remote_delete(&log_mr));
-	COMMON_CHECK(rpma_mr_dereg(&src_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(buf);
+	common_region_disconnect(&c);
+	free(text);
 	return 0;
 }

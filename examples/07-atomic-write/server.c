@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-region.h"
 
 #define LOG_SIZE	4096
 #define LOG_DATA_OFFSET 8
@@ -27,27 +28,19 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *mr;
 	char desc[COMMON_MR_DESC_SIZE];
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
-
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 	char *log = common_alloc(LOG_SIZE);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	COMMON_CHECK(rpma_mr_reg(peer, log, LOG_SIZE,
-				 RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
-				 &mr));
-	common_mr_descriptor(mr, desc);
-
+	struct rpma_mr_local *mr = common_region_expose(
+	    peer, log, LOG_SIZE, RPMA_MR_USAGE_WRITE_DST | RPMA_MR_USAGE_FLUSH_TYPE_VISIBILITY,
+	    desc);
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, NULL);
-		struct rpma_conn *conn = common_connect(&req, desc, sizeof(desc));
+		struct rpma_conn *conn = common_accept_client(ep, i, desc, sizeof(desc));
 
-		printf("server: client %lu connected\n", i + 1);
 		common_wait_closed(&conn);
 
 		uint64_t used;
@@ -60,10 +53,8 @@ main(int argc, char *argv[])
 		       log + LOG_DATA_OFFSET);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	free(log);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

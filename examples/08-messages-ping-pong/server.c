@@ -11,62 +11,33 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "common.h"
-
-#define MSG_SIZE sizeof(uint64_t)
-
-/*
- * rounds_from_req -- the number of rounds a client asked for: a 32-bit
- * number in the private data of its request.
- */
-static uint32_t
-rounds_from_req(const struct rpma_conn_req *req)
-{
-	struct rpma_conn_private_data pdata;
-	uint32_t rounds;
-
-	COMMON_CHECK(rpma_conn_req_get_private_data(req, &pdata));
-	if (pdata.ptr == NULL || pdata.len < sizeof(rounds))
-		common_die("the client did not say how many rounds to play");
-	memcpy(&rounds, pdata.ptr, sizeof(rounds));
-	if (rounds == 0)
-		common_die("the client asked for 0 rounds");
-	return rounds;
-}
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
 /*
  * main -- for each client: post the first receive before accepting, so that
- * the first ping finds it, then answer every ping with a pong.
+ * the first ping finds it (common_accept_ping()), then answer every ping
+ * with a pong.
  */
 int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
+	struct common_pong_server s;
 	struct ibv_wc wc;
 	struct rpma_cq *cq;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 
-	uint64_t *recv_buf = common_alloc(MSG_SIZE);
-	uint64_t *send_buf = common_alloc(MSG_SIZE);
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
+	common_pong_listen(&s, &args);
 
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
-
-	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
+	uint64_t *recv_buf = s.m.recv_buf, *send_buf = s.m.send_buf;
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, NULL);
-		uint32_t rounds = rounds_from_req(req);
-
-		COMMON_CHECK(rpma_conn_req_recv(req, recv_mr, 0, MSG_SIZE, NULL));
-		struct rpma_conn *conn = common_connect(&req, NULL, 0);
+		uint32_t rounds;
+		struct rpma_conn *conn = common_accept_ping(&s, NULL, &rounds);
 
 		printf("server: client %lu connected for %u rounds\n", i + 1, rounds);
 		COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
@@ -81,25 +52,19 @@ main(int argc, char *argv[])
 
 			/* the next ping needs a buffer before the pong goes out */
 			if (r < rounds)
-				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
-			COMMON_CHECK(
-			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
+				COMMON_CHECK(
+				    rpma_recv(conn, s.m.recv_mr, 0, COMMON_PING_SIZE, NULL));
+			COMMON_CHECK(rpma_send(conn, s.m.send_mr, 0, COMMON_PING_SIZE,
+					       RPMA_F_COMPLETION_ALWAYS, NULL));
 			if (r < rounds)
 				common_wait_send_recv(cq, &wc);
 			else
 				common_wait_one(cq, IBV_WC_SEND, NULL);
 		}
 
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
-	printf("server: done\n");
+	common_pong_server_end(&s);
 	return 0;
 }

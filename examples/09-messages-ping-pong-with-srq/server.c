@@ -13,12 +13,12 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
-#define MSG_SIZE    sizeof(uint64_t)
+#define MSG_SIZE    COMMON_PING_SIZE
 #define MAX_CLIENTS 64
 
 /* one connected client */
@@ -29,25 +29,6 @@ struct client {
 	uint32_t rounds;
 	uint32_t done;
 };
-
-/*
- * rounds_from_req -- the number of rounds a client asked for: a 32-bit
- * number in the private data of its request.
- */
-static uint32_t
-rounds_from_req(const struct rpma_conn_req *req)
-{
-	struct rpma_conn_private_data pdata;
-	uint32_t rounds;
-
-	COMMON_CHECK(rpma_conn_req_get_private_data(req, &pdata));
-	if (pdata.ptr == NULL || pdata.len < sizeof(rounds))
-		common_die("the client did not say how many rounds to play");
-	memcpy(&rounds, pdata.ptr, sizeof(rounds));
-	if (rounds == 0)
-		common_die("the client asked for 0 rounds");
-	return rounds;
-}
 
 /*
  * find_client -- the client whose queue pair received a message.
@@ -71,7 +52,7 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
+	struct common_msgs m;
 	struct rpma_srq_cfg *srq_cfg;
 	struct rpma_conn_cfg *cfg;
 	struct rpma_srq *srq;
@@ -79,16 +60,13 @@ main(int argc, char *argv[])
 	struct client clients[MAX_CLIENTS];
 	uint64_t total = 0, handled = 0;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long n = common_ulong_arg(&args, 0, 1, 1, MAX_CLIENTS);
-
-	/* one receive slot and one send slot per client */
-	uint64_t *recv_buf = common_alloc(n * MSG_SIZE);
-	uint64_t *send_buf = common_alloc(n * MSG_SIZE);
+	unsigned long n = common_server_init(argc, argv, MAX_CLIENTS, NULL, &args);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, n * MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, n * MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
+	/* one receive slot and one send slot per client */
+	common_msgs_new(peer, n * MSG_SIZE, &m);
+
+	uint64_t *recv_buf = m.recv_buf, *send_buf = m.send_buf;
 
 	COMMON_CHECK(rpma_srq_cfg_new(&srq_cfg));
 	COMMON_CHECK(rpma_srq_cfg_set_rq_size(srq_cfg, (uint32_t)n));
@@ -100,7 +78,7 @@ main(int argc, char *argv[])
 
 	/* every client has at most one ping in flight: one buffer each is enough */
 	for (unsigned long i = 0; i < n; i++)
-		COMMON_CHECK(rpma_srq_recv(srq, recv_mr, i * MSG_SIZE, MSG_SIZE, (void *)i));
+		COMMON_CHECK(rpma_srq_recv(srq, m.recv_mr, i * MSG_SIZE, MSG_SIZE, (void *)i));
 
 	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
 	COMMON_CHECK(rpma_conn_cfg_set_srq(cfg, srq));
@@ -111,7 +89,7 @@ main(int argc, char *argv[])
 		struct rpma_conn_req *req = common_next_req(ep, cfg);
 		struct client *c = &clients[i];
 
-		c->rounds = rounds_from_req(req);
+		c->rounds = common_rounds_from_req(req);
 		c->done = 0;
 		total += c->rounds;
 		c->conn = common_connect(&req, NULL, 0);
@@ -141,12 +119,13 @@ main(int argc, char *argv[])
 		uint64_t value = recv_buf[slot];
 
 		/* give the slot back to the SRQ before answering */
-		COMMON_CHECK(rpma_srq_recv(srq, recv_mr, slot * MSG_SIZE, MSG_SIZE, (void *)slot));
+		COMMON_CHECK(
+		    rpma_srq_recv(srq, m.recv_mr, slot * MSG_SIZE, MSG_SIZE, (void *)slot));
 
 		size_t send_slot = (size_t)(c - clients);
 
 		send_buf[send_slot] = value + 1;
-		COMMON_CHECK(rpma_send(c->conn, send_mr, send_slot * MSG_SIZE, MSG_SIZE,
+		COMMON_CHECK(rpma_send(c->conn, m.send_mr, send_slot * MSG_SIZE, MSG_SIZE,
 				       RPMA_F_COMPLETION_ALWAYS, NULL));
 		common_wait_one(c->cq, IBV_WC_SEND, NULL);
 		c->done++;
@@ -159,15 +138,10 @@ main(int argc, char *argv[])
 		common_wait_closed(&clients[i].conn);
 	printf("server: all clients disconnected\n");
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
 	COMMON_CHECK(rpma_srq_delete(&srq));
 	COMMON_CHECK(rpma_srq_cfg_delete(&srq_cfg));
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
-	printf("server: done\n");
+	common_msgs_delete(&m);
+	common_server_end(&ep, &peer);
 	return 0;
 }

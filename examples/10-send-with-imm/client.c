@@ -10,9 +10,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
 
 #define MSG_SIZE 64
 
@@ -26,25 +26,16 @@ main(int argc, char *argv[])
 	struct common_args args;
 	struct rpma_mr_local *send_mr;
 	struct rpma_cq *cq;
+	size_t len;
 
 	common_init("client", argc, argv, 2, "[IMM [TEXT]]", &args);
 	uint32_t imm = (uint32_t)common_ulong_arg(&args, 0, 1234, 0, UINT32_MAX);
-	const char *text = common_str_arg(&args, 1, "hello from client");
-	size_t len = strlen(text) + 1;
-
-	if (len > MSG_SIZE)
-		common_die("the text is longer than %d bytes", MSG_SIZE - 1);
-
-	char *buf = common_alloc(MSG_SIZE);
-
-	memcpy(buf, text, len);
-
+	char *text = common_text_arg(&args, 1, MSG_SIZE, &len);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
 
-	COMMON_CHECK(rpma_mr_reg(peer, buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
+	COMMON_CHECK(rpma_mr_reg(peer, text, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
 
-	struct rpma_conn_req *req = common_req_new(peer, &args, NULL);
-	struct rpma_conn *conn = common_connect(&req, NULL, 0);
+	struct rpma_conn *conn = common_client_connect(peer, &args, NULL, NULL, 0);
 
 	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
 	COMMON_CHECK(
@@ -55,6 +46,6 @@ main(int argc, char *argv[])
 	common_disconnect(&conn);
 	COMMON_CHECK(rpma_mr_dereg(&send_mr));
 	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(buf);
+	free(text);
 	return 0;
 }

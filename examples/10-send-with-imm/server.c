@@ -13,7 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
 
 #define MSG_SIZE 64
 
@@ -30,9 +31,7 @@ main(int argc, char *argv[])
 	struct rpma_cq *cq;
 	struct ibv_wc wc;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
-
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 	char *buf = common_alloc(MSG_SIZE);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
@@ -59,10 +58,8 @@ main(int argc, char *argv[])
 		common_wait_closed(&conn);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	free(buf);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

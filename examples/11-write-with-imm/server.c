@@ -14,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-region.h"
 
 #define BUF_SIZE 4096
 
@@ -27,20 +29,15 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *mr;
 	struct rpma_cq *cq;
 	struct ibv_wc wc;
 	char desc[COMMON_MR_DESC_SIZE];
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
-
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 	char *buf = common_alloc(BUF_SIZE);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	COMMON_CHECK(rpma_mr_reg(peer, buf, BUF_SIZE, RPMA_MR_USAGE_WRITE_DST, &mr));
-	common_mr_descriptor(mr, desc);
-
+	struct rpma_mr_local *mr =
+	    common_region_expose(peer, buf, BUF_SIZE, RPMA_MR_USAGE_WRITE_DST, desc);
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
@@ -62,10 +59,8 @@ main(int argc, char *argv[])
 		common_wait_closed(&conn);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	free(buf);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

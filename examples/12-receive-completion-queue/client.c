@@ -4,80 +4,61 @@
 /*
  * client.c -- the "ping" side of a ping-pong on a connection with a
  * separate receive CQ (rpma_conn_cfg_set_rcq_size()): the pongs complete on
- * the receive CQ, the pings on the main CQ.
+ * the receive CQ, the pings on the main CQ. The rest of the game is that of
+ * 08-messages-ping-pong (common_ping_main() in common/common-messages.c).
  *
  * usage: client ADDR PORT [ROUNDS]
  */
 
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "common.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
-#define MSG_SIZE sizeof(uint64_t)
 #define RCQ_SIZE 4
 
 /*
- * main -- connect with a receive CQ and the number of rounds in the private
- * data, play the rounds and disconnect.
+ * rcq_cfg_new -- a connection configuration with a receive CQ of RCQ_SIZE
+ * entries; print the size it reads back.
  */
-int
-main(int argc, char *argv[])
+static struct rpma_conn_cfg *
+rcq_cfg_new(void)
 {
-	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
 	struct rpma_conn_cfg *cfg;
-	struct rpma_cq *cq, *rcq;
 	uint32_t rcq_size;
 
-	common_init("client", argc, argv, 1, "[ROUNDS]", &args);
-	uint32_t rounds = (uint32_t)common_ulong_arg(&args, 0, 5, 1, 1000000);
-
-	uint64_t *recv_buf = common_alloc(MSG_SIZE);
-	uint64_t *send_buf = common_alloc(MSG_SIZE);
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
-
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
 	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
 	COMMON_CHECK(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
 	COMMON_CHECK(rpma_conn_cfg_get_rcq_size(cfg, &rcq_size));
 	printf("client: receive CQ size %u\n", rcq_size);
+	return cfg;
+}
 
-	struct rpma_conn_req *req = common_req_new(peer, &args, cfg);
-	struct rpma_conn *conn = common_connect(&req, &rounds, sizeof(rounds));
+/*
+ * wait_on_two_cqs -- the ping completes on the CQ, the pong on the receive
+ * CQ: each wait looks for exactly one kind of completion.
+ */
+static void
+wait_on_two_cqs(struct rpma_conn *conn, struct rpma_cq *cq, struct rpma_cq *rcq)
+{
+	(void)conn;
+	common_wait_one(cq, IBV_WC_SEND, NULL);
+	common_wait_one(rcq, IBV_WC_RECV, NULL);
+}
 
-	COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-	COMMON_CHECK(rpma_conn_get_rcq(conn, &rcq));
-	if (rcq == NULL)
-		common_die("the connection has no receive CQ");
+/*
+ * main -- play the ping-pong on a connection with a receive CQ.
+ */
+int
+main(int argc, char *argv[])
+{
+	static const struct common_ping_ops ops = {
+	    .cfg_new = rcq_cfg_new,
+	    .has_rcq = true,
+	    .wait = wait_on_two_cqs,
+	    .round_note = " on the receive CQ",
+	};
 
-	uint64_t counter = 0;
-
-	for (uint32_t r = 1; r <= rounds; r++) {
-		COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
-		*send_buf = counter;
-		COMMON_CHECK(rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
-		common_wait_one(cq, IBV_WC_SEND, NULL);
-		common_wait_one(rcq, IBV_WC_RECV, NULL);
-
-		if (*recv_buf != counter + 1)
-			common_die("round %u: sent %llu, got %llu", r, (unsigned long long)counter,
-				   (unsigned long long)*recv_buf);
-		printf("client: round %u: sent %llu, got %llu on the receive CQ\n", r,
-		       (unsigned long long)counter, (unsigned long long)*recv_buf);
-		counter = *recv_buf;
-	}
-	printf("client: counter is %llu after %u rounds\n", (unsigned long long)counter, rounds);
-
-	common_disconnect(&conn);
-	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
-	return 0;
+	return common_ping_main(argc, argv, &ops);
 }

@@ -10,17 +10,13 @@
  * usage: server ADDR PORT [CLIENTS]
  */
 
-#include <errno.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
 
-#include "common.h"
-
-#define MSG_SIZE sizeof(uint64_t)
-#define RCQ_SIZE 4
+#include "channel.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-messages.h"
 
 /*
  * wait_for -- wait for one completion of the given kind on cq, one of the
@@ -30,23 +26,15 @@
 static void
 wait_for(struct rpma_conn *conn, struct rpma_cq *cq, enum ibv_wc_opcode opcode)
 {
-	struct pollfd pfd = {.events = POLLIN};
-	struct rpma_cq *woken;
 	struct ibv_wc wc;
 	bool is_rcq;
 	int ret;
 
-	COMMON_CHECK(rpma_conn_get_compl_fd(conn, &pfd.fd));
-	for (;;) {
-		ret = rpma_cq_get_wc(cq, 1, &wc, NULL);
-		if (ret == 0)
-			break;
+	/* whichever CQ the channel names, look again at the one awaited */
+	while ((ret = rpma_cq_get_wc(cq, 1, &wc, NULL)) != 0) {
 		if (ret != RPMA_E_NO_COMPLETION)
 			common_check(ret, "rpma_cq_get_wc()");
-
-		if (poll(&pfd, 1, -1) < 0 && errno != EINTR)
-			common_die("poll() failed: %s", strerror(errno));
-		COMMON_CHECK(rpma_conn_wait(conn, 0, &woken, &is_rcq));
+		(void)channel_wait(conn, &is_rcq);
 	}
 	if (wc.status != IBV_WC_SUCCESS)
 		common_die("%s completion failed: %s", common_opcode_2str(opcode),
@@ -57,25 +45,6 @@ wait_for(struct rpma_conn *conn, struct rpma_cq *cq, enum ibv_wc_opcode opcode)
 }
 
 /*
- * rounds_from_req -- the number of rounds a client asked for: a 32-bit
- * number in the private data of its request.
- */
-static uint32_t
-rounds_from_req(const struct rpma_conn_req *req)
-{
-	struct rpma_conn_private_data pdata;
-	uint32_t rounds;
-
-	COMMON_CHECK(rpma_conn_req_get_private_data(req, &pdata));
-	if (pdata.ptr == NULL || pdata.len < sizeof(rounds))
-		common_die("the client did not say how many rounds to play");
-	memcpy(&rounds, pdata.ptr, sizeof(rounds));
-	if (rounds == 0)
-		common_die("the client asked for 0 rounds");
-	return rounds;
-}
-
-/*
  * main -- accept each client on a configuration with a receive CQ and a
  * shared completion channel, and answer every ping.
  */
@@ -83,41 +52,20 @@ int
 main(int argc, char *argv[])
 {
 	struct common_args args;
-	struct rpma_mr_local *recv_mr, *send_mr;
-	struct rpma_conn_cfg *cfg;
+	struct common_pong_server s;
 	struct rpma_cq *cq, *rcq;
-	bool shared;
 	int fd;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
+	struct rpma_conn_cfg *cfg = channel_cfg_new();
 
-	uint64_t *recv_buf = common_alloc(MSG_SIZE);
-	uint64_t *send_buf = common_alloc(MSG_SIZE);
-	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
-
-	COMMON_CHECK(rpma_mr_reg(peer, recv_buf, MSG_SIZE, RPMA_MR_USAGE_RECV, &recv_mr));
-	COMMON_CHECK(rpma_mr_reg(peer, send_buf, MSG_SIZE, RPMA_MR_USAGE_SEND, &send_mr));
-	COMMON_CHECK(rpma_conn_cfg_new(&cfg));
-	COMMON_CHECK(rpma_conn_cfg_set_rcq_size(cfg, RCQ_SIZE));
-	COMMON_CHECK(rpma_conn_cfg_set_compl_channel(cfg, true));
-	COMMON_CHECK(rpma_conn_cfg_get_compl_channel(cfg, &shared));
-	if (!shared)
-		common_die("the configuration does not ask for a shared completion channel");
-
-	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
+	common_pong_listen(&s, &args);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, cfg);
-		uint32_t rounds = rounds_from_req(req);
+		uint32_t rounds;
+		struct rpma_conn *conn = common_accept_ping(&s, cfg, &rounds);
 
-		COMMON_CHECK(rpma_conn_req_recv(req, recv_mr, 0, MSG_SIZE, NULL));
-		struct rpma_conn *conn = common_connect(&req, NULL, 0);
-
-		COMMON_CHECK(rpma_conn_get_cq(conn, &cq));
-		COMMON_CHECK(rpma_conn_get_rcq(conn, &rcq));
-		if (rcq == NULL)
-			common_die("the connection has no receive CQ");
+		common_conn_cqs(conn, &cq, &rcq);
 
 		/* both CQs give the shared channel's descriptor, the connection's one */
 		int compl_fd, rcq_fd;
@@ -133,29 +81,19 @@ main(int argc, char *argv[])
 
 		for (uint32_t r = 1; r <= rounds; r++) {
 			wait_for(conn, rcq, IBV_WC_RECV);
-			uint64_t value = *recv_buf;
+
+			/* the pong of 08-messages-ping-pong */
+			uint64_t value = common_pong(conn, &s, r < rounds);
 
 			printf("server: round %u: got %llu, sending %llu\n", r,
 			       (unsigned long long)value, (unsigned long long)(value + 1));
-			if (r < rounds)
-				COMMON_CHECK(rpma_recv(conn, recv_mr, 0, MSG_SIZE, NULL));
-			*send_buf = value + 1;
-			COMMON_CHECK(
-			    rpma_send(conn, send_mr, 0, MSG_SIZE, RPMA_F_COMPLETION_ALWAYS, NULL));
 			wait_for(conn, cq, IBV_WC_SEND);
 		}
 
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
-	COMMON_CHECK(rpma_mr_dereg(&send_mr));
-	COMMON_CHECK(rpma_mr_dereg(&recv_mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
-	free(send_buf);
-	free(recv_buf);
-	printf("server: done\n");
+	common_pong_server_end(&s);
 	return 0;
 }

@@ -18,22 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "common-cq.h"
+#include "common-pmem.h"
+#include "common-region.h"
+#include "gpspm.h"
 
 #define MAP_SIZE 4096
-
-/* a client's request: persist len bytes at offset */
-struct persist_req {
-	uint64_t offset;
-	uint64_t len;
-};
-
-/* the server's answer: the range and 0, or -1 when the range was invalid */
-struct persist_resp {
-	uint64_t offset;
-	uint64_t len;
-	int64_t status;
-};
 
 /*
  * main -- map and register the file, then for each client: post a receive
@@ -45,26 +36,24 @@ main(int argc, char *argv[])
 {
 	struct common_args args;
 	struct common_pmem pm;
-	struct rpma_mr_local *mr, *req_mr, *resp_mr;
+	struct rpma_mr_local *req_mr, *resp_mr;
 	struct rpma_cq *cq;
 	char desc[COMMON_MR_DESC_SIZE];
 
-	common_init("server", argc, argv, 2, "[CLIENTS [PATH]]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, "[PATH]", &args);
 
 	common_pmem_map(&pm, common_str_arg(&args, 1, NULL), MAP_SIZE);
-	memset(pm.addr, 0, MAP_SIZE);
-	pm.persist(pm.addr, MAP_SIZE);
 
 	struct persist_req *preq = common_alloc(sizeof(*preq));
 	struct persist_resp *presp = common_alloc(sizeof(*presp));
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
 
 	/* only writes: persistence is the server's own job here */
-	COMMON_CHECK(rpma_mr_reg(peer, pm.addr, MAP_SIZE, RPMA_MR_USAGE_WRITE_DST, &mr));
+	struct rpma_mr_local *mr =
+	    common_region_expose(peer, pm.addr, MAP_SIZE, RPMA_MR_USAGE_WRITE_DST, desc);
+
 	COMMON_CHECK(rpma_mr_reg(peer, preq, sizeof(*preq), RPMA_MR_USAGE_RECV, &req_mr));
 	COMMON_CHECK(rpma_mr_reg(peer, presp, sizeof(*presp), RPMA_MR_USAGE_SEND, &resp_mr));
-	common_mr_descriptor(mr, desc);
 
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
@@ -103,14 +92,12 @@ main(int argc, char *argv[])
 		common_wait_closed(&conn);
 	}
 
-	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_mr_dereg(&resp_mr));
 	COMMON_CHECK(rpma_mr_dereg(&req_mr));
 	COMMON_CHECK(rpma_mr_dereg(&mr));
-	COMMON_CHECK(rpma_peer_delete(&peer));
 	free(presp);
 	free(preq);
 	common_pmem_unmap(&pm);
-	printf("server: done\n");
+	common_server_end(&ep, &peer);
 	return 0;
 }

@@ -10,59 +10,10 @@
  * usage: client ADDR PORT
  */
 
-#include <stdarg.h>
 #include <stdio.h>
 
-#include "common.h"
-
-/* how many messages reached log_function(); updated atomically */
-static int Logged;
-
-/*
- * level_name -- a short name of a log level.
- */
-static const char *
-level_name(enum rpma_log_level level)
-{
-	switch (level) {
-	case RPMA_LOG_DISABLED:
-		return "disabled";
-	case RPMA_LOG_LEVEL_FATAL:
-		return "fatal";
-	case RPMA_LOG_LEVEL_ERROR:
-		return "error";
-	case RPMA_LOG_LEVEL_WARNING:
-		return "warning";
-	case RPMA_LOG_LEVEL_NOTICE:
-		return "notice";
-	case RPMA_LOG_LEVEL_INFO:
-		return "info";
-	case RPMA_LOG_LEVEL_DEBUG:
-		return "debug";
-	default:
-		return "?";
-	}
-}
-
-/*
- * log_function -- print a library message on standard output with its
- * level and origin, and count it.
- */
-static void
-log_function(enum rpma_log_level level, const char *file_name, const int line_no,
-	     const char *function_name, const char *message_format, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, message_format);
-	vsnprintf(msg, sizeof(msg), message_format, ap);
-	va_end(ap);
-
-	__atomic_add_fetch(&Logged, 1, __ATOMIC_RELAXED);
-	printf("client: log: [%s] %s() at %s:%d: %s\n", level_name(level), function_name, file_name,
-	       line_no, msg);
-}
+#include "common-conn.h"
+#include "log-function.h"
 
 /*
  * provoke -- set the threshold, make a call that must fail (a negative
@@ -78,16 +29,16 @@ provoke(struct rpma_conn_cfg *cfg, enum rpma_log_level threshold)
 	if (got != threshold)
 		common_die("the threshold reads back as %d, not %d", (int)got, (int)threshold);
 
-	int before = __atomic_load_n(&Logged, __ATOMIC_RELAXED);
+	int before = log_function_count();
 	int ret = rpma_conn_cfg_set_timeout(cfg, -1);
 
 	if (ret != RPMA_E_INVAL)
 		common_die("rpma_conn_cfg_set_timeout(-1) returned %d, expected RPMA_E_INVAL", ret);
 
-	int logged = __atomic_load_n(&Logged, __ATOMIC_RELAXED) - before;
+	int logged = log_function_count() - before;
 
 	printf("client: threshold '%s': the invalid timeout logged %d message%s\n",
-	       level_name(threshold), logged, logged == 1 ? "" : "s");
+	       log_level_name(threshold), logged, logged == 1 ? "" : "s");
 }
 
 /*
@@ -114,14 +65,13 @@ main(int argc, char *argv[])
 	provoke(cfg, RPMA_LOG_LEVEL_DEBUG);
 
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_REMOTE);
-	struct rpma_conn_req *req = common_req_new(peer, &args, cfg);
-	struct rpma_conn *conn = common_connect(&req, NULL, 0);
+	struct rpma_conn *conn = common_client_connect(peer, &args, cfg, NULL, 0);
 
 	printf("client: connected with threshold 'debug'\n");
 	common_disconnect(&conn);
 	COMMON_CHECK(rpma_peer_delete(&peer));
 	COMMON_CHECK(rpma_conn_cfg_delete(&cfg));
-	printf("client: %d messages logged in all\n", __atomic_load_n(&Logged, __ATOMIC_RELAXED));
+	printf("client: %d messages logged in all\n", log_function_count());
 
 	COMMON_CHECK(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED));
 	COMMON_CHECK(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION));

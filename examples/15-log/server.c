@@ -9,61 +9,13 @@
  * usage: server ADDR PORT [CLIENTS]
  */
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "common.h"
+#include "common-conn.h"
+#include "log-function.h"
 
 #define BUF_SIZE 4096
-
-/* how many messages reached log_function(); updated atomically */
-static int Logged;
-
-/*
- * level_name -- a short name of a log level.
- */
-static const char *
-level_name(enum rpma_log_level level)
-{
-	switch (level) {
-	case RPMA_LOG_LEVEL_FATAL:
-		return "fatal";
-	case RPMA_LOG_LEVEL_ERROR:
-		return "error";
-	case RPMA_LOG_LEVEL_WARNING:
-		return "warning";
-	case RPMA_LOG_LEVEL_NOTICE:
-		return "notice";
-	case RPMA_LOG_LEVEL_INFO:
-		return "info";
-	case RPMA_LOG_LEVEL_DEBUG:
-		return "debug";
-	default:
-		return "?";
-	}
-}
-
-/*
- * log_function -- print a library message on standard output with its
- * level and origin. One printf() per message keeps it thread-safe, as the
- * library requires.
- */
-static void
-log_function(enum rpma_log_level level, const char *file_name, const int line_no,
-	     const char *function_name, const char *message_format, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, message_format);
-	vsnprintf(msg, sizeof(msg), message_format, ap);
-	va_end(ap);
-
-	__atomic_add_fetch(&Logged, 1, __ATOMIC_RELAXED);
-	printf("server: log: [%s] %s() at %s:%d: %s\n", level_name(level), function_name, file_name,
-	       line_no, msg);
-}
 
 /*
  * expect_error -- check that a call provoked on purpose failed with the
@@ -91,14 +43,13 @@ main(int argc, char *argv[])
 	struct rpma_mr_local *mr;
 	enum rpma_log_level level;
 
-	common_init("server", argc, argv, 1, "[CLIENTS]", &args);
-	unsigned long clients = common_ulong_arg(&args, 0, 1, 1, 1000);
+	unsigned long clients = common_server_init(argc, argv, 1000, NULL, &args);
 
 	COMMON_CHECK(rpma_log_set_function(log_function));
 	COMMON_CHECK(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_LEVEL_ERROR));
 	COMMON_CHECK(rpma_log_set_threshold(RPMA_LOG_THRESHOLD_AUX, RPMA_LOG_DISABLED));
 	COMMON_CHECK(rpma_log_get_threshold(RPMA_LOG_THRESHOLD, &level));
-	printf("server: log threshold is '%s'\n", level_name(level));
+	printf("server: log threshold is '%s'\n", log_level_name(level));
 
 	char *buf = common_alloc(BUF_SIZE);
 	struct rpma_peer *peer = common_peer_new(args.addr, RPMA_UTIL_IBV_CONTEXT_LOCAL);
@@ -110,20 +61,18 @@ main(int argc, char *argv[])
 	struct rpma_ep *ep = common_listen(peer, args.addr, args.port);
 
 	for (unsigned long i = 0; i < clients; i++) {
-		struct rpma_conn_req *req = common_next_req(ep, NULL);
-		struct rpma_conn *conn = common_connect(&req, NULL, 0);
+		struct rpma_conn *conn = common_accept(ep, NULL, NULL, 0);
 
 		/* this connection's CQs have completion channels of their own */
 		expect_error(rpma_conn_wait(conn, 0, NULL, NULL), RPMA_E_NOT_SHARED_CHNL,
 			     "rpma_conn_wait()");
-		common_wait_closed(&conn);
-		printf("server: client %lu disconnected\n", i + 1);
+		common_client_gone(&conn, i);
 	}
 
 	COMMON_CHECK(rpma_ep_shutdown(&ep));
 	COMMON_CHECK(rpma_peer_delete(&peer));
 	free(buf);
-	printf("server: %d messages logged\n", __atomic_load_n(&Logged, __ATOMIC_RELAXED));
+	printf("server: %d messages logged\n", log_function_count());
 
 	COMMON_CHECK(rpma_log_set_threshold(RPMA_LOG_THRESHOLD, RPMA_LOG_DISABLED));
 	COMMON_CHECK(rpma_log_set_function(RPMA_LOG_USE_DEFAULT_FUNCTION));

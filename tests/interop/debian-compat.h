@@ -2,7 +2,7 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * debian-compat.h -- what the examples' common.c needs from librpma.h that
+ * debian-compat.h -- what the examples' common helpers need from librpma.h that
  * Debian's librpma 1.2.0 does not declare. Force-included (gcc -include) only
  * when the examples are built against the unpacked Debian package for the
  * interoperability tests, so that the examples' sources stay unchanged.

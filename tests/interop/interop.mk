@@ -29,7 +29,8 @@ INTEROP_CFLAGS := -std=gnu11 -g $(WARN) $(CFLAGS) -I$(INTEROP_DEB_INC) \
 	-Iexamples/common -include $(INTEROP_COMPAT)
 INTEROP_LDFLAGS := -L$(INTEROP_DEB_LIBDIR) -Wl,-rpath,$(abspath $(INTEROP_DEB_LIBDIR))
 INTEROP_LDLIBS := -lrpma -lpmem2 -libverbs
-INTEROP_COMMON_OBJ := $(INTEROP_DIR)/common/common.o
+# the examples' helpers (examples.mk's EXAMPLES_COMMON_SRCS), one object each
+INTEROP_COMMON_OBJ := $(patsubst examples/%.c,$(INTEROP_DIR)/%.o,$(EXAMPLES_COMMON_SRCS))
 INTEROP_DEB_BINS := $(foreach c,$(INTEROP_CASES),$(INTEROP_DIR)/$(c)/server $(INTEROP_DIR)/$(c)/client)
 INTEROP_OURS_BINS := $(foreach c,$(INTEROP_CASES),$(INTEROP_OURS_DIR)/$(c)/server \
 	$(INTEROP_OURS_DIR)/$(c)/client)
@@ -49,17 +50,18 @@ $(INTEROP_DEB_INC)/librpma.h:
 
 interop-debian-librpma: $(INTEROP_DEB_INC)/librpma.h
 
-$(INTEROP_COMMON_OBJ): examples/common/common.c examples/common/common.h $(INTEROP_COMPAT) \
-		$(INTEROP_DEB_INC)/librpma.h
+$(INTEROP_COMMON_OBJ): $(INTEROP_DIR)/common/%.o: examples/common/%.c $(EXAMPLES_COMMON_HDRS) \
+		$(INTEROP_COMPAT) $(INTEROP_DEB_INC)/librpma.h
 	@mkdir -p $(@D)
 	$(CC) $(INTEROP_CFLAGS) -c -o $@ $<
 
-# build/interop/debian/NN-name/server from examples/NN-name/server.c
-$(INTEROP_DIR)/%: examples/%.c $(INTEROP_COMMON_OBJ) examples/common/common.h $(INTEROP_COMPAT) \
-		$(INTEROP_DEB_INC)/librpma.h
+# build/interop/debian/NN-name/server from examples/NN-name/server.c and the
+# example's own shared sources (examples.mk's examples_own_srcs)
+$(INTEROP_DIR)/%: examples/%.c $(INTEROP_COMMON_OBJ) $(EXAMPLES_COMMON_HDRS) $(INTEROP_COMPAT) \
+		$$(call examples_own_srcs,$$(dir examples/$$*)) $(INTEROP_DEB_INC)/librpma.h
 	@mkdir -p $(@D)
-	$(CC) $(INTEROP_CFLAGS) -o $@ $< $(INTEROP_COMMON_OBJ) $(INTEROP_LDFLAGS) \
-		$(INTEROP_LDLIBS)
+	$(CC) $(INTEROP_CFLAGS) -o $@ $< $(call examples_own_srcs,$(dir $<)) \
+		$(INTEROP_COMMON_OBJ) $(INTEROP_LDFLAGS) $(INTEROP_LDLIBS)
 
 check-interop: $(INTEROP_OURS_BINS) $(INTEROP_DEB_BINS) softrdma
 	@INTEROP_OURS_LIB=$(INTEROP_OURS_LIB) INTEROP_DEB_LIB=$(INTEROP_DEB_LIB) \
