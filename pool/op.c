@@ -64,14 +64,15 @@ rpmaf__pool_reader_register(void)
 	rpmaf__pool_is_reader = true;
 }
 
-/* rpmaf__pool_now_ns -- CLOCK_MONOTONIC in ns: deadlines and latencies */
+/*
+ * rpmaf__pool_now_ns -- the workers' clock (rpmaf__now_ns()) for deadlines
+ * and latencies: one reading of CLOCK_MONOTONIC for the framework, under a
+ * name of the pool's own that a harness may stand in for (fuzz_ctl_pool.c)
+ */
 uint64_t
 rpmaf__pool_now_ns(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return rpmaf__now_ns();
 }
 
 /*
@@ -268,6 +269,24 @@ usable(struct rpmaf_pool *pool)
 }
 
 /*
+ * usable_find -- the checks every range submission starts with: the pool
+ * takes operations, then find() for wt, where a flag (persist or visible)
+ * asks the region for the flush usage too
+ */
+static inline __attribute__((always_inline)) int
+usable_find(struct rpmaf_pool *pool, struct want *wt, unsigned flags, struct rpmaf__pool_op *o,
+	    const struct rpmaf__regtab_entry **ep)
+{
+	int ret = usable(pool);
+
+	if (ret)
+		return ret;
+	if (flags)
+		wt->usage |= RPMAF_USAGE_FLUSH;
+	return find(pool, wt, o, ep);
+}
+
+/*
  * rpmaf_pool_write -- write (and, with a flag, flush) a range: the kind is
  * a write+flush when a flag is given, so that it is counted as one.
  */
@@ -283,11 +302,7 @@ rpmaf_pool_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *regio
 
 	if (!pool || !op || !region || !src || len == 0 || !flags_ok(flags))
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)))
-		return ret;
-	if (flags)
-		wt.usage |= RPMAF_USAGE_FLUSH;
-	if ((ret = find(pool, &wt, o, &e)))
+	if ((ret = usable_find(pool, &wt, flags, o, &e)))
 		return ret;
 	o->u.rma.mr = src;
 	o->u.rma.off = src_off;
@@ -307,7 +322,7 @@ rpmaf_pool_read(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *region
 
 	if (!pool || !op || !region || !dst || len == 0)
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)) || (ret = find(pool, &wt, o, &e)))
+	if ((ret = usable_find(pool, &wt, 0, o, &e)))
 		return ret;
 	o->u.rma.mr = dst;
 	o->u.rma.off = dst_off;
@@ -326,7 +341,7 @@ rpmaf_pool_flush(struct rpmaf_pool *pool, struct rpmaf_op *op, const char *regio
 
 	if (!pool || !op || !region || len == 0 || !flags || !flags_ok(flags))
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)) || (ret = find(pool, &wt, o, &e)))
+	if ((ret = usable_find(pool, &wt, flags, o, &e)))
 		return ret;
 	return submit(pool, o, e, POOL_K_FLUSH, flags, offset, len, cb, ctx);
 }
@@ -344,11 +359,7 @@ rpmaf_pool_atomic_write(struct rpmaf_pool *pool, struct rpmaf_op *op, const char
 
 	if (!pool || !op || !region || !value || offset % 8 || !flags_ok(flags))
 		return RPMAF_E_INVAL;
-	if ((ret = usable(pool)))
-		return ret;
-	if (flags)
-		wt.usage |= RPMAF_USAGE_FLUSH;
-	if ((ret = find(pool, &wt, o, &e)))
+	if ((ret = usable_find(pool, &wt, flags, o, &e)))
 		return ret;
 	memcpy(o->u.value, value, 8);
 	return submit(pool, o, e, POOL_K_ATOMIC, flags, offset, 8, cb, ctx);

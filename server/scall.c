@@ -28,10 +28,7 @@ release(struct rpmaf_call *call)
 static void
 fill(const struct rpmaf_call *call, struct rpmaf__proto_msg *out)
 {
-	memset(out, 0, sizeof(*out));
-	out->hdr.version = call->sc->sess.version;
-	out->hdr.type = RPMAF__PROTO_T_APP_REPLY;
-	out->hdr.req_id = call->req_id;
+	rpmaf__sconn_msg_init(call->sc, RPMAF__PROTO_T_APP_REPLY, call->req_id, out);
 	out->body.app_reply.handler_id = call->handler_id;
 	if (call->status) {
 		out->body.app_reply.status = RPMAF__PROTO_S_APP_FAILED;
@@ -106,10 +103,7 @@ fail_now(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	struct rpmaf__proto_msg out;
 	int ret;
 
-	memset(&out, 0, sizeof(out));
-	out.hdr.version = sc->sess.version;
-	out.hdr.type = RPMAF__PROTO_T_APP_REPLY;
-	out.hdr.req_id = m->hdr.req_id;
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_APP_REPLY, m->hdr.req_id, &out);
 	out.body.app_reply.handler_id = m->body.app_req.handler_id;
 	out.body.app_reply.status = RPMAF__PROTO_S_APP_FAILED;
 	if ((ret = rpmaf__ctl_send(&sc->ctl, &out)) == RPMAF_E_AGAIN)

@@ -213,6 +213,33 @@ rpmaf__sconn_refuse(struct rpmaf__sconn *sc, uint32_t status, uint64_t req_id,
 	close_when_sent(sc, "refused", RPMAF__CHURN_REFUSED);
 }
 
+/* see sconn.h: every answer and announcement starts alike, so its header is made in one place */
+void
+rpmaf__sconn_msg_init(const struct rpmaf__sconn *sc, enum rpmaf__proto_type type, uint64_t req_id,
+		      struct rpmaf__proto_msg *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->hdr.version = sc->sess.version;
+	out->hdr.type = (uint8_t)type;
+	out->hdr.req_id = req_id;
+}
+
+/* see sconn.h: the requests served at once and the persist replies sent late end alike */
+int
+rpmaf__sconn_reply(struct rpmaf__sconn *sc, struct rpmaf__proto_msg *out)
+{
+	int ret = rpmaf__ctl_send(&sc->ctl, out);
+
+	if (ret == RPMAF_E_AGAIN)
+		return ret;
+	if (!ret)
+		rpmaf__srv_count(&sc->srv->st.requests, 1);
+	else if (ret == RPMAF_E_INVAL)
+		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, out->hdr.req_id,
+				    &sc->srv->st.proto_errors, "the reply does not encode");
+	return 0;
+}
+
 /* send_ann -- send the oldest announcement waiting; RPMAF_E_AGAIN when it cannot go now */
 static int
 send_ann(struct rpmaf__sconn *sc)
@@ -221,9 +248,7 @@ send_ann(struct rpmaf__sconn *sc)
 	struct rpmaf__proto_msg m;
 	int ret;
 
-	memset(&m, 0, sizeof(m));
-	m.hdr.version = sc->sess.version;
-	m.hdr.type = RPMAF__PROTO_T_ANNOUNCE;
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_ANNOUNCE, 0, &m);
 	m.body.announce.table_generation = a->table_generation;
 	m.body.announce.event = a->event;
 	m.body.announce.region = a->region;
@@ -273,23 +298,13 @@ preply_send(struct rpmaf__sconn *sc, const struct rpmaf__sconn_preply *p)
 	struct rpmaf__proto_msg out;
 	int ret;
 
-	memset(&out, 0, sizeof(out));
-	out.hdr.version = sc->sess.version;
-	out.hdr.type = RPMAF__PROTO_T_PERSIST_REPLY;
-	out.hdr.req_id = p->req_id;
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_PERSIST_REPLY, p->req_id, &out);
 	out.body.persist_reply.status = p->status;
 	/* the credit its request held goes back with it (or is held again) */
 	rpmaf__ctl_unhold(&sc->ctl);
-	if ((ret = rpmaf__ctl_send(&sc->ctl, &out)) == RPMAF_E_AGAIN) {
+	if ((ret = rpmaf__sconn_reply(sc, &out)) == RPMAF_E_AGAIN)
 		(void)rpmaf__ctl_hold(&sc->ctl);
-		return ret;
-	}
-	if (!ret)
-		rpmaf__srv_count(&sc->srv->st.requests, 1);
-	else if (ret == RPMAF_E_INVAL)
-		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, p->req_id,
-				    &sc->srv->st.proto_errors, "the reply does not encode");
-	return 0;
+	return ret;
 }
 
 /* send_preply -- the oldest persist reply waiting; RPMAF_E_AGAIN when it cannot go now */

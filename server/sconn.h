@@ -114,6 +114,21 @@ void rpmaf__sconn_refuse(struct rpmaf__sconn *sc, uint32_t status, uint64_t req_
 			 atomic_ullong *counter, const char *why);
 
 /*
+ * rpmaf__sconn_msg_init -- out, emptied, a message of type in sc's session
+ * (its protocol version) answering req_id (0: a message of the server's own)
+ */
+void rpmaf__sconn_msg_init(const struct rpmaf__sconn *sc, enum rpmaf__proto_type type,
+			   uint64_t req_id, struct rpmaf__proto_msg *out);
+
+/*
+ * rpmaf__sconn_reply -- send the answer out, counted in the server's
+ * requests; one that does not encode gets the connection refused (INTERNAL).
+ * RETURN VALUE: 0 (sent, or the connection was refused); RPMAF_E_AGAIN
+ * (nothing sent: no credit or room now). CONCURRENCY: sc's worker thread.
+ */
+int rpmaf__sconn_reply(struct rpmaf__sconn *sc, struct rpmaf__proto_msg *out);
+
+/*
  * rpmaf__sconn_new -- the state of connection conn, accepted for worker w
  * (a slot reserved there), numbered seq in the log.
  * RETURN VALUE: 0; RPMAF_E_NOMEM; RPMAF_E_SYS (no nonce).

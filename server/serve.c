@@ -14,33 +14,6 @@
 #include "scall.h"
 #include "sconn.h"
 
-/* reply_hdr -- the header of the reply of type to m */
-static void
-reply_hdr(const struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m,
-	  struct rpmaf__proto_msg *out, enum rpmaf__proto_type type)
-{
-	memset(out, 0, sizeof(*out));
-	out->hdr.version = sc->sess.version;
-	out->hdr.type = (uint8_t)type;
-	out->hdr.req_id = m->hdr.req_id;
-}
-
-/* reply -- send out; a channel that cannot is refused (on_fail closes it on failure) */
-static int
-reply(struct rpmaf__sconn *sc, struct rpmaf__proto_msg *out)
-{
-	int ret = rpmaf__ctl_send(&sc->ctl, out);
-
-	if (ret == RPMAF_E_AGAIN)
-		return ret;
-	if (!ret)
-		rpmaf__srv_count(&sc->srv->st.requests, 1);
-	else if (ret == RPMAF_E_INVAL)
-		rpmaf__sconn_refuse(sc, RPMAF__PROTO_S_INTERNAL, out->hdr.req_id,
-				    &sc->srv->st.proto_errors, "the reply does not encode");
-	return 0;
-}
-
 /* page -- build the page of s that m asks for in scratch; its length or a proto code */
 static int
 page(struct rpmaf__sconn *sc, const struct rpmaf__sregsnap *s, const struct rpmaf__proto_msg *m,
@@ -52,7 +25,7 @@ page(struct rpmaf__sconn *sc, const struct rpmaf__sregsnap *s, const struct rpma
 	uint32_t start = m->body.list_req.start;
 	int ret;
 
-	reply_hdr(sc, m, &h, RPMAF__PROTO_T_REGION_LIST);
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_REGION_LIST, m->hdr.req_id, &h);
 	ret = rpmaf__proto_list_begin(&b, scratch, size, &h.hdr, s->generation, s->n, start,
 				      m->body.list_req.max_entries, NULL);
 	for (uint32_t i = start; !ret && i < s->n; i++) {
@@ -97,7 +70,7 @@ list(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 
 	if (status != RPMAF__PROTO_S_OK)
 		rpmaf__proto_session_error(&out, sc->sess.version, m->hdr.req_id, status);
-	return reply(sc, &out);
+	return rpmaf__sconn_reply(sc, &out);
 }
 
 /*
@@ -112,7 +85,7 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	struct rpmaf__proto_msg out;
 	int ret;
 
-	reply_hdr(sc, m, &out, RPMAF__PROTO_T_REGION_LOOKUP_REPLY);
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_REGION_LOOKUP_REPLY, m->hdr.req_id, &out);
 	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
 	r = rpmaf__sregtab_find(s, m->body.lookup_req.name, m->body.lookup_req.name_len);
 	if (r) {
@@ -121,7 +94,7 @@ lookup(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 		rpmaf__srv_count(&((struct rpmaf__sregion *)r)->lookups, 1);
 	} else
 		out.body.lookup_reply.status = RPMAF__PROTO_S_NOT_FOUND;
-	ret = reply(sc, &out);
+	ret = rpmaf__sconn_reply(sc, &out);
 	rpmaf__sregtab_read_unlock();
 	return ret;
 }
@@ -163,7 +136,7 @@ persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	struct rpmaf__proto_msg out;
 	int ret;
 
-	reply_hdr(sc, m, &out, RPMAF__PROTO_T_PERSIST_REPLY);
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_PERSIST_REPLY, m->hdr.req_id, &out);
 	s = rpmaf__sregtab_read_lock(&sc->srv->regs);
 	r = rpmaf__sregtab_find(s, p->name, p->name_len);
 	out.body.persist_reply.status = rpmaf__sgroup_check(r, p->generation, p->offset, p->length);
@@ -178,7 +151,7 @@ persist(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	if (out.body.persist_reply.status == RPMAF__PROTO_S_OK)
 		persist_now(sc, r, p);
 	rpmaf__sregtab_read_unlock();
-	return reply(sc, &out);
+	return rpmaf__sconn_reply(sc, &out);
 }
 
 /* app -- APP_REQ: run the handler with its reply built in place in the send buffer */
@@ -193,11 +166,11 @@ app(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	uint8_t *buf;
 	int ret;
 
-	reply_hdr(sc, m, &out, RPMAF__PROTO_T_APP_REPLY);
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_APP_REPLY, m->hdr.req_id, &out);
 	out.body.app_reply.handler_id = q->handler_id;
 	if (!h) {
 		out.body.app_reply.status = RPMAF__PROTO_S_NO_HANDLER;
-		if ((ret = reply(sc, &out)) == 0)
+		if ((ret = rpmaf__sconn_reply(sc, &out)) == 0)
 			rpmaf__srv_count(&sc->srv->st.app_requests, 1);
 		return ret;
 	}
@@ -242,15 +215,15 @@ handlers(struct rpmaf__sconn *sc, const struct rpmaf__proto_msg *m)
 	if (start > srv->nlisted) {
 		rpmaf__proto_session_error(&out, sc->sess.version, m->hdr.req_id,
 					   RPMAF__PROTO_S_OUT_OF_RANGE);
-		return reply(sc, &out);
+		return rpmaf__sconn_reply(sc, &out);
 	}
 	for (uint32_t i = start; i < srv->nlisted && n < fit; i++, n++)
 		rpmaf__proto_handler_entry_put(scratch + (size_t)n * RPMAF__PROTO_HANDLER_ENTRY,
 					       srv->listed[i].id, srv->listed[i].flags);
-	reply_hdr(sc, m, &out, RPMAF__PROTO_T_HANDLER_LIST);
+	rpmaf__sconn_msg_init(sc, RPMAF__PROTO_T_HANDLER_LIST, m->hdr.req_id, &out);
 	out.body.handler_list = (struct rpmaf__proto_handler_list){
 	    srv->nlisted, start, n, scratch, (size_t)n * RPMAF__PROTO_HANDLER_ENTRY};
-	return reply(sc, &out);
+	return rpmaf__sconn_reply(sc, &out);
 }
 
 /* see sconn.h */

@@ -23,7 +23,7 @@
 
 RPMA_LOAD_BIN := $(BUILD)/tools/rpma-load
 RPMA_LOAD_PARSE_SRCS := tools/rpma-load/wmap.c tools/rpma-load/workload.c
-RPMA_LOAD_CONFIG_SRCS := $(addprefix config/,diag.c doc.c text.c scalar.c override.c path.c)
+RPMA_LOAD_CONFIG_SRCS := $(addprefix config/,diag.c doc.c text.c scalar.c override.c path.c keypath.c)
 RPMA_LOAD_SRCS := $(filter-out $(RPMA_LOAD_PARSE_SRCS),$(sort $(wildcard tools/rpma-load/*.c))) \
 	$(RPMA_LOAD_PARSE_SRCS)
 RPMA_LOAD_HDRS := $(wildcard tools/rpma-load/*.h) $(wildcard config/*.h) stats/hist.h \

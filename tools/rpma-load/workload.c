@@ -38,21 +38,21 @@ struct wl_mix_entry {
 
 /* mix_kind -- mix[i].kind */
 static int
-mix_kind(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+mix_kind(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct wl_mix_entry *e = obj;
 
-	return wmap_word(m, node, Wl_kind_names, Kind_expected, &e->kind);
+	return rpmaf__cfg_keypath_word(m, node, Wl_kind_names, Kind_expected, &e->kind);
 }
 
 /* mix_weight -- mix[i].weight */
 static int
-mix_weight(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+mix_weight(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct wl_mix_entry *e = obj;
 
-	return wmap_uint(m, node, false, 0, WL_MAX_WEIGHT, "an integer from 0 to 1000000",
-			 &e->weight);
+	return rpmaf__cfg_keypath_uint(m, node, false, 0, WL_MAX_WEIGHT,
+				       "an integer from 0 to 1000000", &e->weight);
 }
 
 static const struct wmap_key Mix_keys[] = {
@@ -63,7 +63,7 @@ static const struct wmap_key Mix_keys[] = {
 
 /* mix_entry -- one entry of the mix into wl; a kind may appear once */
 static int
-mix_entry(struct wmap *m, const struct rpmaf__cfg_node *node, struct workload *wl)
+mix_entry(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, struct workload *wl)
 {
 	struct wl_mix_entry e = {.kind = -1, .weight = 1};
 	char what[96];
@@ -73,7 +73,7 @@ mix_entry(struct wmap *m, const struct rpmaf__cfg_node *node, struct workload *w
 		return ret;
 	if (wl->in_mix[e.kind]) {
 		snprintf(what, sizeof(what), "kind %s appears twice", Wl_kind_names[e.kind]);
-		return wmap_fail(m, node, what, "each kind once in the mix");
+		return rpmaf__cfg_keypath_fail(m, node, what, "each kind once in the mix");
 	}
 	wl->in_mix[e.kind] = true;
 	wl->weight[e.kind] = (uint32_t)e.weight;
@@ -82,7 +82,7 @@ mix_entry(struct wmap *m, const struct rpmaf__cfg_node *node, struct workload *w
 
 /* top_mix -- the list of kinds and weights */
 static int
-top_mix(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_mix(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	static const char expected[] = "a list of {kind: KIND, weight: N}";
 	struct workload *wl = obj;
@@ -90,26 +90,27 @@ top_mix(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 	int ret;
 
 	if (node->kind != RPMAF__CFG_SEQ)
-		return wmap_type_fail(m, node, expected);
+		return rpmaf__cfg_keypath_type_fail(m, node, expected);
 	if (node->n == 0)
-		return wmap_fail(m, node, "an empty list", expected);
+		return rpmaf__cfg_keypath_fail(m, node, "an empty list", expected);
 	for (size_t i = 0; i < node->n; i++) {
-		size_t old = wmap_push_index(m, i);
+		size_t old = rpmaf__cfg_keypath_push_index(m, i);
 
 		if ((ret = mix_entry(m, node->items[i], wl)))
 			return ret;
-		wmap_pop(m, old);
+		rpmaf__cfg_keypath_pop(m, old);
 	}
 	for (int k = 0; k < WL_NKINDS; k++)
 		total += wl->weight[k];
 	if (total == 0)
-		return wmap_fail(m, node, "every weight is 0", "at least one weight above 0");
+		return rpmaf__cfg_keypath_fail(m, node, "every weight is 0",
+					       "at least one weight above 0");
 	return 0;
 }
 
 /* size_uniform -- sizes.KIND.uniform: [LOW, HIGH] */
 static int
-size_uniform(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+size_uniform(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	static const char expected[] = "[LOW, HIGH]: two sizes from 1 to 1G, LOW <= HIGH";
 	struct wl_size *s = obj;
@@ -117,17 +118,18 @@ size_uniform(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 	int ret;
 
 	if (node->kind != RPMAF__CFG_SEQ || node->n != 2)
-		return node->kind == RPMAF__CFG_SEQ ? wmap_fail(m, node, "not two sizes", expected)
-						    : wmap_type_fail(m, node, expected);
+		return node->kind == RPMAF__CFG_SEQ
+			   ? rpmaf__cfg_keypath_fail(m, node, "not two sizes", expected)
+			   : rpmaf__cfg_keypath_type_fail(m, node, expected);
 	for (size_t i = 0; i < 2; i++) {
-		old = wmap_push_index(m, i);
-		if ((ret = wmap_uint(m, node->items[i], true, 1, WL_MAX_SIZE, expected,
-				     i ? &s->hi : &s->lo)))
+		old = rpmaf__cfg_keypath_push_index(m, i);
+		if ((ret = rpmaf__cfg_keypath_uint(m, node->items[i], true, 1, WL_MAX_SIZE,
+						   expected, i ? &s->hi : &s->lo)))
 			return ret;
-		wmap_pop(m, old);
+		rpmaf__cfg_keypath_pop(m, old);
 	}
 	if (s->lo > s->hi)
-		return wmap_fail(m, node, "LOW is above HIGH", expected);
+		return rpmaf__cfg_keypath_fail(m, node, "LOW is above HIGH", expected);
 	return 0;
 }
 
@@ -138,11 +140,11 @@ static const struct wmap_key Dist_keys[] = {
 
 /* size_value -- a size or a distribution of sizes into s */
 static int
-size_value(struct wmap *m, const struct rpmaf__cfg_node *node, struct wl_size *s)
+size_value(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, struct wl_size *s)
 {
 	if (node->kind == RPMAF__CFG_MAP)
 		return wmap_section(m, Dist_keys, node, s);
-	if (wmap_uint(m, node, true, 1, WL_MAX_SIZE, Size_expected, &s->lo))
+	if (rpmaf__cfg_keypath_uint(m, node, true, 1, WL_MAX_SIZE, Size_expected, &s->lo))
 		return RPMAF_E_CONFIG;
 	s->hi = s->lo;
 	return 0;
@@ -150,14 +152,15 @@ size_value(struct wmap *m, const struct rpmaf__cfg_node *node, struct wl_size *s
 
 /* size_kind -- sizes.KIND of kind k into wl */
 static int
-size_kind(struct wmap *m, const struct rpmaf__cfg_node *node, struct workload *wl, int k)
+size_kind(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, struct workload *wl,
+	  int k)
 {
 	return size_value(m, node, &wl->size[k]);
 }
 
 /* size_atomic -- sizes.atomic: only 8 is possible */
 static int
-size_atomic(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+size_atomic(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct wl_size s;
 	int ret;
@@ -166,31 +169,31 @@ size_atomic(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 	if ((ret = size_value(m, node, &s)))
 		return ret;
 	if (s.lo != WL_ATOMIC_SIZE || s.hi != WL_ATOMIC_SIZE)
-		return wmap_fail(m, node, "an atomic write is 8 bytes", "8");
+		return rpmaf__cfg_keypath_fail(m, node, "an atomic write is 8 bytes", "8");
 	return 0;
 }
 
 /* sizes_write, sizes_write_persist, sizes_read, sizes_call -- one key of sizes each */
 static int
-sizes_write(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+sizes_write(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	return size_kind(m, node, obj, WL_WRITE);
 }
 
 static int
-sizes_write_persist(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+sizes_write_persist(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	return size_kind(m, node, obj, WL_WRITE_PERSIST);
 }
 
 static int
-sizes_read(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+sizes_read(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	return size_kind(m, node, obj, WL_READ);
 }
 
 static int
-sizes_call(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+sizes_call(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	return size_kind(m, node, obj, WL_CALL);
 }
@@ -206,14 +209,14 @@ static const struct wmap_key Size_keys[] = {
 
 /* top_sizes -- the sizes of each kind */
 static int
-top_sizes(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_sizes(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	return wmap_section(m, Size_keys, node, obj);
 }
 
 /* top_region -- the target region's name */
 static int
-top_region(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_region(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
@@ -222,11 +225,12 @@ top_region(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 
 /* top_threads -- application threads */
 static int
-top_threads(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_threads(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 	uint64_t v;
-	int ret = wmap_uint(m, node, false, 1, WL_MAX_THREADS, "an integer from 1 to 256", &v);
+	int ret = rpmaf__cfg_keypath_uint(m, node, false, 1, WL_MAX_THREADS,
+					  "an integer from 1 to 256", &v);
 
 	wl->threads = (uint32_t)v;
 	return ret;
@@ -234,11 +238,12 @@ top_threads(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 
 /* top_queue_depth -- operations in flight per thread */
 static int
-top_queue_depth(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_queue_depth(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 	uint64_t v;
-	int ret = wmap_uint(m, node, false, 1, WL_MAX_QD, "an integer from 1 to 1024", &v);
+	int ret =
+	    rpmaf__cfg_keypath_uint(m, node, false, 1, WL_MAX_QD, "an integer from 1 to 1024", &v);
 
 	wl->queue_depth = (uint32_t)v;
 	return ret;
@@ -246,7 +251,7 @@ top_queue_depth(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 
 /* top_duration -- how long to run */
 static int
-top_duration(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_duration(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
@@ -255,7 +260,7 @@ top_duration(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 
 /* top_warmup -- how long to run before the figures start */
 static int
-top_warmup(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_warmup(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
@@ -264,31 +269,32 @@ top_warmup(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
 
 /* top_count -- how many operations to run, in all */
 static int
-top_count(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_count(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
-	return wmap_uint(m, node, false, 1, UINT64_MAX / 2, "an integer of at least 1", &wl->count);
+	return rpmaf__cfg_keypath_uint(m, node, false, 1, UINT64_MAX / 2,
+				       "an integer of at least 1", &wl->count);
 }
 
 /* top_rate -- the open-loop rate */
 static int
-top_rate(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_rate(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
-	return wmap_float(m, node, 0.001, WL_MAX_RATE, "operations per second, up to 1e9",
-			  &wl->rate);
+	return rpmaf__cfg_keypath_float(m, node, 0.001, WL_MAX_RATE,
+					"operations per second, up to 1e9", &wl->rate);
 }
 
 /* top_seed -- the seed of the random choices */
 static int
-top_seed(struct wmap *m, const struct rpmaf__cfg_node *node, void *obj)
+top_seed(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *node, void *obj)
 {
 	struct workload *wl = obj;
 
 	wl->has_seed = true;
-	return wmap_uint(m, node, false, 0, UINT64_MAX, "an integer", &wl->seed);
+	return rpmaf__cfg_keypath_uint(m, node, false, 0, UINT64_MAX, "an integer", &wl->seed);
 }
 
 static const struct wmap_key Top_keys[] = {
@@ -323,7 +329,8 @@ wl_defaults(struct workload *wl)
  * (the later of the two wins over the file); a warm-up only with duration
  */
 static int
-wl_rules(struct wmap *m, const struct rpmaf__cfg_node *root, struct workload *wl, int chosen)
+wl_rules(struct rpmaf__cfg_keypath *m, const struct rpmaf__cfg_node *root, struct workload *wl,
+	 int chosen)
 {
 	size_t i = rpmaf__cfg_map_find(root, "count", 5);
 	size_t old;
@@ -334,18 +341,18 @@ wl_rules(struct wmap *m, const struct rpmaf__cfg_node *root, struct workload *wl
 	else if (chosen == WL_CHOSE_DURATION)
 		wl->count = 0;
 	if (wl->duration_ns && wl->count) {
-		old = wmap_push(m, "count", 5);
-		ret = wmap_fail(m, root->items[i - 1], "given with duration",
-				"one of duration and count");
-		wmap_pop(m, old);
+		old = rpmaf__cfg_keypath_push(m, "count", 5);
+		ret = rpmaf__cfg_keypath_fail(m, root->items[i - 1], "given with duration",
+					      "one of duration and count");
+		rpmaf__cfg_keypath_pop(m, old);
 		return ret;
 	}
 	if (!wl->duration_ns && !wl->count)
-		return wmap_fail(m, root, "neither duration nor count",
-				 "one of them: duration: 5s, or count: 10000");
+		return rpmaf__cfg_keypath_fail(m, root, "neither duration nor count",
+					       "one of them: duration: 5s, or count: 10000");
 	if (wl->warmup_ns && wl->count)
-		return wmap_fail(m, root, "a warm-up with count",
-				 "duration: a warm-up runs before a duration only");
+		return rpmaf__cfg_keypath_fail(m, root, "a warm-up with count",
+					       "duration: a warm-up runs before a duration only");
 	return 0;
 }
 
@@ -369,13 +376,13 @@ wl_build(struct rpmaf__cfg_diag *d, const struct rpmaf__cfg_node *root, int chos
 	 struct workload **wl_ptr)
 {
 	struct workload *wl = malloc(sizeof(*wl));
-	struct wmap m;
+	struct rpmaf__cfg_keypath m;
 	int ret;
 
 	if (!wl)
 		return rpmaf__cfg_diag_nomem(d);
 	wl_defaults(wl);
-	wmap_init(&m, d);
+	rpmaf__cfg_keypath_init(&m, d);
 	if (rpmaf__cfg_node_is_null(root))
 		ret = rpmaf__cfg_diag_fail(d, RPMAF_E_PARSE, root->pos, NULL,
 					   "empty document (a workload: region, mix, ...)");

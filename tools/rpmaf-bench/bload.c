@@ -79,12 +79,11 @@ bload_open(struct bload *bl)
 	}
 	bl->conns = calloc(bl->n, sizeof(*bl->conns));
 	bl->threads = calloc(bl->nthreads, sizeof(*bl->threads));
-	bl->ctr = aligned_alloc(64, sizeof(*bl->ctr) * bl->nthreads);
+	bl->ctr = load_counters_new(bl->nthreads);
 	if (!bl->conns || !bl->threads || !bl->ctr) {
 		util_fail(&bl->r->fail, "out of memory");
 		return -1;
 	}
-	memset(bl->ctr, 0, sizeof(*bl->ctr) * bl->nthreads);
 	return 0;
 }
 

@@ -2,10 +2,13 @@
 /* Copyright 2026, the librpma authors */
 
 /*
- * load.c -- the measurement window shared by both load models
+ * load.c -- the writes, the counters and the measurement window shared by
+ * both load models
  */
 
 #include <librpma.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "load.h"
 
@@ -30,6 +33,20 @@ load_write_batch(const struct load_params *params, struct load_dst *d, void *ctx
 	}
 	*posted = b;
 	return 0;
+}
+
+/*
+ * load_counters_new -- both models count the same way: each counter on a
+ * cache line of its own, so that the threads' counting never shares a line
+ */
+struct load_counter *
+load_counters_new(unsigned n)
+{
+	struct load_counter *ctr = aligned_alloc(_Alignof(struct load_counter), sizeof(*ctr) * n);
+
+	if (ctr)
+		memset(ctr, 0, sizeof(*ctr) * n);
+	return ctr;
 }
 
 /* load_count -- one writer per counter: a relaxed store is enough for the sampler */

@@ -72,6 +72,13 @@ struct load_counter {
 	_Alignas(64) atomic_uint_fast64_t ops;
 };
 
+/*
+ * load_counters_new -- n counters, zeroed, one per thread of a model.
+ * RETURN VALUE: the array (the caller frees it with free()); NULL when out
+ * of memory. THREAD SAFETY: thread-safe.
+ */
+struct load_counter *load_counters_new(unsigned n);
+
 /* load_count -- add n completed writes to c. Only c's own thread. */
 void load_count(struct load_counter *c, unsigned n);
 

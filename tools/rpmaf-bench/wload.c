@@ -133,12 +133,11 @@ wload_open(struct wload *wl, unsigned cpw)
 		return -1;
 	}
 	wl->conns = calloc(wl->n, sizeof(*wl->conns));
-	wl->ctr = aligned_alloc(64, sizeof(*wl->ctr) * wl->nworkers);
+	wl->ctr = load_counters_new(wl->nworkers);
 	if (!wl->conns || !wl->ctr) {
 		util_fail(&wl->r->fail, "out of memory");
 		return -1;
 	}
-	memset(wl->ctr, 0, sizeof(*wl->ctr) * wl->nworkers);
 	return 0;
 }
 
