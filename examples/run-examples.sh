@@ -44,23 +44,6 @@ cli_run() {
 	rl_retry rl_run "$tag.out" "$BIN/$name/client" "$ADDR" "$PORT" "$@"
 }
 
-# run_example NUM NAME -- run example NUM's server and its client(s) as
-# examples/expectations.sh describes, then check the exit codes, the lines
-# each side printed and the persistent file the example writes
-run_example() {
-	local num=$1 name=$2 rc ok=0
-
-	exp_load "$num" "$WORK" || { echo "  no expectations for it"; return 1; }
-	srv_start "$name" "${EXP_SRV_ARGS[@]}" || return 1
-	rl_clients rl_check_rc cli_run "$WORK/$name" "$name" || ok=1
-	wait "$SRV_PID"
-	rc=$?
-	rl_expect_rc server "$rc" || ok=1
-	rl_check_lines "$WORK/$name" || ok=1
-	[ "$ok" -eq 0 ] && exp_check_file || ok=1
-	return $ok
-}
-
 rl_need_softrdma
 
 idx=0
@@ -79,7 +62,7 @@ for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 		rl_fail "$name (not built)"
 		continue
 	fi
-	if run_example "$num" "$name"; then
+	if rl_run_example "$num" "$name" rl_check_rc; then
 		rl_pass "$name"
 	else
 		rl_fail "$name"

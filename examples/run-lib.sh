@@ -162,6 +162,26 @@ rl_clients() {
 	return $ok
 }
 
+# rl_run_example NUM NAME CHECK -- run example NUM's server and its
+# client(s) as examples/expectations.sh describes, with the calling script's
+# srv_start NAME ARGS... (which sets SRV_PID, and SRV_TAG when it has one)
+# and cli_run, in $WORK; CHECK WHAT TAG RC checks each side's exit (as in
+# rl_clients); then the lines each side printed and the persistent file the
+# example writes
+rl_run_example() {
+	local num=$1 name=$2 check=$3 rc ok=0
+
+	exp_load "$num" "$WORK" || { echo "  no expectations for it"; return 1; }
+	srv_start "$name" "${EXP_SRV_ARGS[@]}" || return 1
+	rl_clients "$check" cli_run "$WORK/$name" "$name" || ok=1
+	wait "$SRV_PID"
+	rc=$?
+	"$check" server "${SRV_TAG:-$WORK/$name.server}" "$rc" || ok=1
+	rl_check_lines "$WORK/$name" || ok=1
+	exp_check_file || ok=1
+	return $ok
+}
+
 # rl_check_lines PREFIX -- check that PREFIX.server.out and the output of
 # every client (PREFIX.client.out, or PREFIX.clientI.out with several) hold
 # the lines the loaded example must print

@@ -106,22 +106,6 @@ check_side() {
 	return $ok
 }
 
-# run_example NUM NAME -- run example NUM's server and client(s) under
-# valgrind and check them
-run_example() {
-	local num=$1 name=$2 rc ok=0
-
-	exp_load "$num" "$WORK" || { echo "  no expectations for it"; return 1; }
-	srv_start "$name" "${EXP_SRV_ARGS[@]}" || return 1
-	rl_clients check_side cli_run "$WORK/$name" "$name" || ok=1
-	wait "$SRV_PID"
-	rc=$?
-	check_side server "$SRV_TAG" "$rc" || ok=1
-	rl_check_lines "$WORK/$name" || ok=1
-	exp_check_file || ok=1
-	return $ok
-}
-
 if ! command -v "$VG" >/dev/null; then
 	echo "valgrind is not available" >&2
 	exit 1
@@ -144,7 +128,7 @@ for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
 		rl_fail "$name (not built)"
 		continue
 	fi
-	if run_example "$num" "$name"; then
+	if rl_run_example "$num" "$name" check_side; then
 		rl_pass "$name"
 	else
 		rl_fail "$name"
