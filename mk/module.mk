@@ -20,12 +20,17 @@
 #   MODULE_CFLAGS          its -I and -D, for the tests and the harnesses
 #   MODULE_LIBS            the libraries its sources need
 #   MODULE_UNIT_TESTS      the test programs, one TEST.c each (default: every
-#                          tests/unit/NAME/test_*.c; none: no unit rules)
+#                          tests/unit/NAME/test_*.c; none, and no MODULE_UNIT_DIRS: no
+#                          unit rules)
+#   MODULE_UNIT_DIRS       test programs of another shape: each directory DIR/ is one
+#                          program, build/NAME/unit/DIR, made of all its *.c (and
+#                          depending on its *.h)
 #   MODULE_UNIT_SRCS       linked into every test, with --coverage in the gcc build: what
 #                          coverage-NAME measures (default: MODULE_SRCS)
 #   MODULE_UNIT_DEP_SRCS   other sources the tests need, not measured
-#   MODULE_UNIT_HELPERS    linked into every test besides the other *.c of the tests'
-#                          directories (those not named test_*.c)
+#   MODULE_UNIT_HELPERS    linked into every test besides the other *.c of the
+#                          directories of MODULE_UNIT_TESTS (those not named test_*.c);
+#                          the tests depend on the *.h beside them
 #   MODULE_UNIT_CFLAGS     more flags for the tests
 #   MODULE_UNIT_LDFLAGS    link flags of the tests (-Wl,--wrap=...)
 #   MODULE_UNIT_LIBS       more libraries of the tests (cmocka and MODULE_LIBS are taken)
@@ -33,6 +38,11 @@
 #                          (AddressSanitizer+UBSan) and/or tsan (default: asan)
 #   MODULE_TSAN_TESTS      the tests the tsan build runs (default: all of them)
 #   MODULE_CHECK           the check's name (default: check-NAME-unit)
+#   MODULE_CHECK_SPLIT     yes: MODULE_CHECK runs the gcc build only, and each sanitizer's
+#                          build is a check of its own, MODULE_CHECK-SAN, registered after
+#                          it (librpma: check-unit, check-unit-asan)
+#   MODULE_COVERAGE_MIN    coverage-NAME fails below this line-coverage percent (default 0:
+#                          a figure only)
 #   MODULE_FUZZ            harnesses H: fuzz/fuzz_H.c (- in H read as _) into build/fuzz/,
 #                          make fuzz-H, check-fuzz-H and fuzz-run-H; each links
 #                          MODULE_FUZZ_SRCS_H with MODULE_FUZZ_CFLAGS_H, MODULE_FUZZ_LIBS_H
@@ -81,12 +91,26 @@ define module_san
 $(1)_$(call module_upper,$(2))_BINS := $$(addprefix $$(BUILD)/$(1)/unit-$(2)/,$(if $(filter tsan,$(2)),$$($(1)_TSAN_TESTS),$$($(1)_UNIT_NAMES)))
 
 $$($(1)_$(call module_upper,$(2))_BINS): $$(BUILD)/$(1)/unit-$(2)/%: \
-		$$$$(filter %/$$$$*.c,$$$$($(1)_UNIT_TESTS)) $$($(1)_UNIT_DEPS) \
+		$$$$($(1)_UNIT_OWN_$$$$*) $$($(1)_UNIT_DEPS) \
 		$$($(1)_UNIT_SRCS) $$($(1)_UNIT_DEP_SRCS)
 	@mkdir -p $$(@D)
-	$$(CLANG) $$($(1)_UNIT_CFLAGS) $$(MODULE_SAN_FLAGS_$(2)) -o $$@ $$(filter %/$$*.c,$$($(1)_UNIT_TESTS)) \
+	$$(CLANG) $$($(1)_UNIT_CFLAGS) $$(MODULE_SAN_FLAGS_$(2)) -o $$@ $$(filter %.c,$$($(1)_UNIT_OWN_$$*)) \
 		$$($(1)_UNIT_HELPERS) $$($(1)_UNIT_SRCS) $$($(1)_UNIT_DEP_SRCS) $$($(1)_UNIT_LIBS) \
 		$$($(1)_UNIT_LDFLAGS)
+endef
+
+# module_san_run NAME,SAN -- the command that runs the tests of sanitizer SAN's build
+module_san_run = $(MODULE_RUN_ENV_$(2)) tools/run-tests.sh $(1)-$(2) $($(1)_$(call module_upper,$(2))_BINS)
+
+# module_san_check NAME,SAN -- the check of its own that runs sanitizer SAN's build
+# (MODULE_CHECK_SPLIT)
+define module_san_check
+.PHONY: $$($(1)_CHECK)-$(2)
+
+$$($(1)_CHECK)-$(2): $$($(1)_$(call module_upper,$(2))_BINS)
+	@$$(call module_san_run,$(1),$(2))
+
+CHECK_TARGETS += $$($(1)_CHECK)-$(2)
 endef
 
 module_upper = $(subst a,A,$(subst t,T,$(subst s,S,$(subst n,N,$(1)))))
@@ -95,7 +119,12 @@ module_upper = $(subst a,A,$(subst t,T,$(subst s,S,$(subst n,N,$(1)))))
 # check that runs them all and the coverage figure
 define module_unit
 $(1)_UNIT_TESTS := $(MODULE_UNIT_TESTS)
-$(1)_UNIT_NAMES := $$(sort $$(notdir $$(basename $$($(1)_UNIT_TESTS))))
+$(1)_UNIT_DIRS := $(patsubst %/,%,$(MODULE_UNIT_DIRS))
+$(1)_UNIT_NAMES := $$(sort $$(notdir $$(basename $$($(1)_UNIT_TESTS)) $$($(1)_UNIT_DIRS)))
+# what each program is made of besides what all share: its TEST.c, or its
+# directory's *.c (and *.h, which it depends on)
+$$(foreach t,$$($(1)_UNIT_TESTS),$$(eval $(1)_UNIT_OWN_$$(basename $$(notdir $$(t))) := $$(t)))
+$$(foreach d,$$($(1)_UNIT_DIRS),$$(eval $(1)_UNIT_OWN_$$(notdir $$(d)) := $$(sort $$(wildcard $$(d)/*.[ch]))))
 $(1)_TEST_DIRS := $$(sort $$(dir $$($(1)_UNIT_TESTS)))
 $(1)_UNIT_HELPERS := $$(foreach f,$$(wildcard $$(addsuffix *.c,$$($(1)_TEST_DIRS))),$$(if \
 	$$(filter test_%,$$(notdir $$(f))),,$$(f))) \
@@ -105,8 +134,8 @@ $(1)_UNIT_CFLAGS := $$($(1)_BASE_CFLAGS) -O0 $(MODULE_CFLAGS) $$(patsubst %/,-I%
 	$(MODULE_UNIT_CFLAGS)
 $(1)_UNIT_LDFLAGS := $(MODULE_UNIT_LDFLAGS)
 $(1)_UNIT_LIBS := -lcmocka $(MODULE_UNIT_LIBS) $(MODULE_LIBS)
-$(1)_UNIT_DEPS := $$($(1)_UNIT_HELPERS) $$(wildcard $$(addsuffix *.h,$$($(1)_TEST_DIRS))) \
-	$$($(1)_HDRS) $$(patsubst %.c,%.h,$$(filter tests/support/%,$$($(1)_UNIT_HELPERS)))
+$(1)_UNIT_DEPS := $$($(1)_UNIT_HELPERS) $$(wildcard $$(addsuffix *.h,$$($(1)_TEST_DIRS) \
+	$$(sort $$(dir $(MODULE_UNIT_HELPERS))))) $$($(1)_HDRS)
 $(1)_TSAN_TESTS := $(call module_or,$(MODULE_TSAN_TESTS),$$($(1)_UNIT_NAMES))
 
 # the gcc build: the measured sources with --coverage, the others plain
@@ -123,36 +152,39 @@ $$($(1)_DEP_OBJS): $$(BUILD)/$(1)/dep-obj/%.o: %.c $$($(1)_HDRS)
 	@mkdir -p $$(@D)
 	$$(CC) $$($(1)_UNIT_CFLAGS) -c $$< -o $$@
 
-$$($(1)_UNIT_BINS): $$(BUILD)/$(1)/unit/%: $$$$(filter %/$$$$*.c,$$$$($(1)_UNIT_TESTS)) \
-		$$($(1)_UNIT_DEPS) \
+$$($(1)_UNIT_BINS): $$(BUILD)/$(1)/unit/%: $$$$($(1)_UNIT_OWN_$$$$*) $$($(1)_UNIT_DEPS) \
 		$$($(1)_COV_OBJS) $$($(1)_DEP_OBJS)
 	@mkdir -p $$(@D)
-	$$(CC) $$($(1)_UNIT_CFLAGS) -o $$@ $$(filter %/$$*.c,$$($(1)_UNIT_TESTS)) \
+	$$(CC) $$($(1)_UNIT_CFLAGS) -o $$@ $$(filter %.c,$$($(1)_UNIT_OWN_$$*)) \
 		$$($(1)_UNIT_HELPERS) $$($(1)_COV_OBJS) $$($(1)_DEP_OBJS) $$($(1)_UNIT_LIBS) -lgcov \
 		$$($(1)_UNIT_LDFLAGS)
 
+$(1)_CHECK := $(call module_or,$(MODULE_CHECK),check-$(1)-unit)
+$(1)_COVERAGE_MIN := $(call module_or,$(MODULE_COVERAGE_MIN),0)
 $$(foreach s,$(call module_or,$(MODULE_SANITIZERS),asan),$$(eval $$(call module_san,$(1),$$(s))))
 $(1)_SANITIZERS := $(call module_or,$(MODULE_SANITIZERS),asan)
-# each test program depends on its own TEST.c, named here (the pattern rules find it
+# the sanitizer builds the check runs besides gcc's (none when each is a check of its own)
+$(1)_CHECK_SANITIZERS := $(if $(MODULE_CHECK_SPLIT),,$$($(1)_SANITIZERS))
+# each test program depends on its own files, named here (the pattern rules find them
 # only when they build it)
-$$(foreach t,$$($(1)_UNIT_TESTS),$$(eval $$(BUILD)/$(1)/unit/$$(basename $$(notdir $$(t))) \
-	$$(foreach s,$$($(1)_SANITIZERS),$$(BUILD)/$(1)/unit-$$(s)/$$(basename $$(notdir $$(t)))): $$(t)))
-$(1)_CHECK := $(call module_or,$(MODULE_CHECK),check-$(1)-unit)
+$$(foreach n,$$($(1)_UNIT_NAMES),$$(eval $$(BUILD)/$(1)/unit/$$(n) \
+	$$(foreach s,$$($(1)_SANITIZERS),$$(BUILD)/$(1)/unit-$$(s)/$$(n)): $$($(1)_UNIT_OWN_$$(n))))
 
 .PHONY: $$($(1)_CHECK) coverage-$(1)
 
-$$($(1)_CHECK): $$($(1)_UNIT_BINS) $$(foreach s,$$($(1)_SANITIZERS),$$($(1)_$$(call module_upper,$$(s))_BINS))
-	@tools/run-tests.sh $(1) $$($(1)_UNIT_BINS)
-	@$$(foreach s,$$($(1)_SANITIZERS),$$(MODULE_RUN_ENV_$$(s)) \
-		tools/run-tests.sh $(1)-$$(s) $$($(1)_$$(call module_upper,$$(s))_BINS) &&) true
+CHECK_TARGETS += $$($(1)_CHECK)
 
-# line coverage of the measured sources by the gcc run (a figure; no floor)
+$$($(1)_CHECK): $$($(1)_UNIT_BINS) $$(foreach s,$$($(1)_CHECK_SANITIZERS),$$($(1)_$$(call module_upper,$$(s))_BINS))
+	@tools/run-tests.sh $(1) $$($(1)_UNIT_BINS)
+	@$$(foreach s,$$($(1)_CHECK_SANITIZERS),$$(call module_san_run,$(1),$$(s)) &&) true
+
+$(if $(MODULE_CHECK_SPLIT),$$(foreach s,$$($(1)_SANITIZERS),$$(eval $$(call module_san_check,$(1),$$(s)))))
+
+# line coverage of the measured sources by the gcc run; fails below the module's floor
 coverage-$(1): $$($(1)_UNIT_BINS)
 	@find $$($(1)_COV_OBJ) -name '*.gcda' -delete
 	@tools/run-tests.sh $(1) $$($(1)_UNIT_BINS) >/dev/null
-	@tools/coverage.sh $$($(1)_COV_OBJ) 0 $$($(1)_UNIT_SRCS)
-
-CHECK_TARGETS += $$($(1)_CHECK)
+	@tools/coverage.sh $$($(1)_COV_OBJ) $$($(1)_COVERAGE_MIN) $$($(1)_UNIT_SRCS)
 endef
 
 # module_rules NAME -- everything the template gives module NAME
@@ -165,7 +197,7 @@ $(1)_LIBS := $(MODULE_LIBS)
 $(1)_UNIT_DEP_SRCS := $(MODULE_UNIT_DEP_SRCS)
 $(1)_FUZZ_BINS :=
 $(if $(filter rpmaf,$(MODULE_LIB)),RPMAF_MODULES += $(1))
-$(if $(strip $(MODULE_UNIT_TESTS)),$$(eval $$(call module_unit,$(1))))
+$(if $(strip $(MODULE_UNIT_TESTS) $(MODULE_UNIT_DIRS)),$$(eval $$(call module_unit,$(1))))
 $$(foreach h,$(MODULE_FUZZ),$$(eval $$(call module_fuzz,$(1),$$(h))))
 $(if $(and $(word 2,$(MODULE_FUZZ)),$(if $(filter $(1),$(MODULE_FUZZ)),,$(1))),$$(eval $$(call \
 	fuzz_targets,$(1),$$($(1)_FUZZ_BINS))))
