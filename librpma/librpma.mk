@@ -12,16 +12,16 @@
 #                         the harnesses of what librpma reads from a peer (mk/module.mk)
 #
 # librpma's unit tests are the directories of tests/unit/ that hold no test_*.c
-# (those are the modules', mk/module.mk) but common/: each directory is one
-# program, linked with the mocks of libibverbs/librdmacm in tests/unit/common/
-# instead of the real ones.
+# (those are the modules') but common/: each directory is one program
+# (MODULE_UNIT_DIRS of mk/module.mk, which writes their rules), linked with the
+# mocks of libibverbs/librdmacm in tests/unit/common/ instead of the real ones.
 
 # the librpma source set, for the library and for every instrumented rebuild of it
 RPMA_SRCS := $(sort $(wildcard librpma/src/*.c))
 RPMA_HDRS := $(wildcard librpma/src/*.h) librpma/include/librpma.h
 RPMA_OBJS := $(patsubst librpma/src/%.c,$(BUILD)/obj/%.o,$(RPMA_SRCS))
 
-.PHONY: librpma check-unit check-unit-asan coverage check-symbols check-man
+.PHONY: librpma coverage check-symbols check-man
 
 all: librpma
 
@@ -56,49 +56,6 @@ $(INSTALL_GEN)/pkgconfig/librpma.pc: librpma/librpma.pc.in $(INSTALL_STAMP)
 	@mkdir -p $(@D)
 	$(call make_pc,$<,$@)
 
-# ---- unit tests
-UNIT_DIRS := $(filter-out common,$(foreach d,$(sort $(wildcard tests/unit/*/)),$(if \
-	$(wildcard $(d)test_*.c),,$(notdir $(patsubst %/,%,$(d))))))
-UNIT_COMMON := $(wildcard tests/unit/common/*.c)
-UNIT_WRAP := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
-UNIT_CFLAGS := $(CFLAGS_BASE) -O0 -Itests/unit/common -Ilibrpma/src
-
-# the gcc build, instrumented for coverage
-UNIT_OBJ := $(BUILD)/unit/obj
-UNIT_BINS := $(addprefix $(BUILD)/unit/,$(UNIT_DIRS))
-UNIT_LIBOBJS := $(patsubst %.c,$(UNIT_OBJ)/%.o,$(RPMA_SRCS))
-
-$(UNIT_LIBOBJS): $(UNIT_OBJ)/%.o: %.c $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) --coverage -c $< -o $@
-
-$(UNIT_BINS): $(BUILD)/unit/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) \
-		tests/unit/common/*.h $(UNIT_LIBOBJS)
-	@mkdir -p $(@D)
-	$(CC) $(UNIT_CFLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) $(UNIT_LIBOBJS) \
-		-lcmocka -lgcov $(UNIT_WRAP) -pthread
-
-# the clang build with AddressSanitizer and UndefinedBehaviorSanitizer
-ASAN_BINS := $(addprefix $(BUILD)/unit-asan/,$(UNIT_DIRS))
-
-$(ASAN_BINS): $(BUILD)/unit-asan/%: $$(wildcard tests/unit/$$*/*.[ch]) $(UNIT_COMMON) \
-		tests/unit/common/*.h $(RPMA_SRCS) $(RPMA_HDRS)
-	@mkdir -p $(@D)
-	$(CLANG) $(UNIT_CFLAGS) $(SAN_FLAGS) -o $@ $(wildcard tests/unit/$*/*.c) $(UNIT_COMMON) \
-		$(RPMA_SRCS) -lcmocka $(UNIT_WRAP) -pthread
-
-check-unit: $(UNIT_BINS)
-	@tools/run-tests.sh unit $(UNIT_BINS)
-
-check-unit-asan: $(ASAN_BINS)
-	@$(MODULE_RUN_ENV_asan) tools/run-tests.sh unit-asan $(ASAN_BINS)
-
-COVERAGE_MIN ?= 95
-coverage:
-	rm -f $(UNIT_OBJ)/librpma/src/*.gcda
-	$(MAKE) check-unit
-	@tools/coverage.sh $(UNIT_OBJ) $(COVERAGE_MIN) $(RPMA_SRCS)
-
 # ---- symbols and man pages
 check-symbols: $(LIB_SO)
 	@tools/check-symbols.sh $(LIB_SO) librpma/include/librpma.h
@@ -107,13 +64,31 @@ check-man:
 	@tools/check-man.sh librpma/man librpma/include/librpma.h rpma_ 'int|const char \*' \
 		man7/librpma.7
 
-# ---- the harnesses: librpma's sources, malloc and free wrapped
+# ---- unit tests and harnesses (mk/module.mk)
+# the unit tests: each directory of tests/unit/ without test_*.c but common/ is one
+# program, with the mocks of libibverbs, librdmacm and the allocator instead of the
+# real ones; librpma's sources are built in with --coverage
 MODULE := librpma
 MODULE_SRCS := $(RPMA_SRCS)
 MODULE_HDRS := $(RPMA_HDRS)
 MODULE_CFLAGS := -Ilibrpma/src
-MODULE_LIBS := $(PROVIDER_LIBS) -pthread -Wl,--wrap=malloc,--wrap=free
+MODULE_LIBS := -pthread
+MODULE_UNIT_DIRS := $(filter-out tests/unit/common/,$(foreach d,$(sort $(wildcard \
+	tests/unit/*/)),$(if $(wildcard $(d)test_*.c),,$(d))))
+MODULE_UNIT_HELPERS := $(wildcard tests/unit/common/*.c)
+MODULE_UNIT_CFLAGS := -Itests/unit/common
+MODULE_UNIT_LDFLAGS := -Wl,--wrap=malloc,--wrap=calloc,--wrap=realloc,--wrap=free
+MODULE_CHECK := check-unit
+MODULE_CHECK_SPLIT := yes
+COVERAGE_MIN ?= 95
+MODULE_COVERAGE_MIN := $(COVERAGE_MIN)
+# the harnesses of what librpma reads from a peer: the real providers, malloc and
+# free wrapped
 MODULE_FUZZ := mr-descriptor peer-cfg-descriptor private-data
+MODULE_FUZZ_LIBS := $(PROVIDER_LIBS) -pthread -Wl,--wrap=malloc,--wrap=free
 include mk/module.mk
 
-CHECK_TARGETS += check-unit check-unit-asan coverage check-symbols check-man
+# make coverage: librpma's figure, with its floor
+coverage: coverage-librpma
+
+CHECK_TARGETS += coverage check-symbols check-man
