@@ -46,29 +46,4 @@ cli_run() {
 
 rl_need_softrdma
 
-idx=0
-for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
-	name=$(basename "$dir")
-	num=${name%%-*}
-	# the framework's examples run in run-rpmaf-examples.sh
-	[[ $name == *-rpmaf-* ]] && continue
-	PORT=$((BASE_PORT + idx))
-	idx=$((idx + 1))
-	if ! declare -F "exp_$num" >/dev/null; then
-		rl_fail "$name (no test for it)"
-		continue
-	fi
-	if [ ! -x "$BIN/$name/server" ] || [ ! -x "$BIN/$name/client" ]; then
-		rl_fail "$name (not built)"
-		continue
-	fi
-	if rl_run_example "$num" "$name" rl_check_rc; then
-		rl_pass "$name"
-	else
-		rl_fail "$name"
-		rl_show_outputs "$WORK/$name".*.out
-	fi
-	rl_reap
-done
-
-rl_summary
+rl_run_all rl_check_rc "*.out"

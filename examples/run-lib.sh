@@ -182,6 +182,45 @@ rl_run_example() {
 	return $ok
 }
 
+# rl_run_all CHECK SHOW... -- run every librpma example of examples/ (the
+# framework's, NN-rpmaf-name, run in run-rpmaf-examples.sh) on its own PORT
+# from BASE_PORT with rl_run_example NUM NAME CHECK, the programs in BIN;
+# after a failure show the files WORK/NAME.SHOW of each pattern SHOW; then
+# the summary
+rl_run_all() {
+	local check=$1 dir name num idx=0 s show
+	shift
+	for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
+		name=$(basename "$dir")
+		num=${name%%-*}
+		[[ $name == *-rpmaf-* ]] && continue
+		PORT=$((BASE_PORT + idx))
+		idx=$((idx + 1))
+		if ! declare -F "exp_$num" >/dev/null; then
+			rl_fail "$name (no test for it)"
+			continue
+		fi
+		if [ ! -x "$BIN/$name/server" ] || [ ! -x "$BIN/$name/client" ]; then
+			rl_fail "$name (not built)"
+			continue
+		fi
+		if rl_run_example "$num" "$name" "$check"; then
+			rl_pass "$name"
+			rl_reap
+			continue
+		fi
+		rl_fail "$name"
+		show=()
+		for s in "$@"; do
+			# shellcheck disable=SC2206 # each SHOW is a pattern to expand
+			show+=("$WORK/$name".$s)
+		done
+		rl_show_outputs "${show[@]}"
+		rl_reap
+	done
+	rl_summary
+}
+
 # rl_check_lines PREFIX -- check that PREFIX.server.out and the output of
 # every client (PREFIX.client.out, or PREFIX.clientI.out with several) hold
 # the lines the loaded example must print

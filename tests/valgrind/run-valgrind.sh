@@ -116,27 +116,6 @@ if [ ! -r "$SUPP" ]; then
 	exit 1
 fi
 
-idx=0
-for dir in "$ROOT"/examples/[0-9][0-9]-*/; do
-	name=$(basename "$dir")
-	num=${name%%-*}
-	# the framework's examples (NN-rpmaf-name) are not librpma pairs
-	[[ $name == *-rpmaf-* ]] && continue
-	PORT=$((BASE_PORT + idx))
-	idx=$((idx + 1))
-	if [ ! -x "$BIN/$name/server" ] || [ ! -x "$BIN/$name/client" ]; then
-		rl_fail "$name (not built)"
-		continue
-	fi
-	if rl_run_example "$num" "$name" check_side; then
-		rl_pass "$name"
-	else
-		rl_fail "$name"
-		# what the programs printed and valgrind's reports of them (their
-		# error and leak records)
-		rl_show_outputs "$WORK/$name".*.out "$WORK/$name".*.vg.*
-	fi
-	rl_reap
-done
-
-rl_summary
+# what the programs printed and valgrind's reports of them (their error and
+# leak records)
+rl_run_all check_side "*.out" "*.vg.*"
