@@ -144,10 +144,11 @@ expect count-over-duration 0 "^total +300 " -c "$tmp/c.yaml" -w "$tmp/w.yaml" \
 	--set workload.count=300
 expect duration-over-count 0 "^0\.[0-9]+ s" -c "$tmp/c.yaml" -w "$tmp/count.yaml" \
 	--set workload.duration=300ms
-# the units in the table's header; progress lines of the last interval
+# the units in the table's header; progress lines of the last interval (a
+# second or more: a loaded machine wakes the reporter late)
 expect units-header 0 "^# MB = 10\^6 bytes; latencies in microseconds" -c "$tmp/c.yaml" \
 	-w "$tmp/w.yaml" --set workload.duration=1500ms
-grep -qE "^\[ +1\.0s\] last 1\.0s: +[0-9]+ ops/s" "$tmp/err" && ok ||
+grep -qE "^\[ +[0-9]+\.[0-9]s\] last [0-9]+\.[0-9]s: +[0-9]+ ops/s" "$tmp/err" && ok ||
 	ko progress "no progress line of the last interval"
 grep -qE "^kind +size\(B\) +count +ops/s +MB/s +min +mean +stdev +p50" "$tmp/out" && ok ||
 	ko table-columns "no min, mean, stdev in the header"
