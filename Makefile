@@ -226,10 +226,12 @@ check-format:
 	@$(CLANG_FORMAT) --dry-run -Werror $(FORMAT_FILES) && echo "format: $(words $(FORMAT_FILES)) files clean"
 
 # ---------------------------------------------------------------- everything
-# run_checks TARGETS -- make each target, go on after a failure, fail at the end
+# run_checks TARGETS -- make each target, go on after a failure, fail at the end,
+# and say how long each took, so that a slow suite is seen in the CI's log
 run_checks = failed=0; for t in $(1); do \
-		echo "=== make $$t"; \
+		echo "=== make $$t"; start=$$(date +%s); \
 		$(MAKE) --no-print-directory $$t || { echo "=== FAILED: $$t"; failed=1; }; \
+		echo "=== $$t: $$(( $$(date +%s) - start )) s"; \
 	done; exit $$failed
 
 check: deps
