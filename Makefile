@@ -227,10 +227,19 @@ check-format:
 
 # ---------------------------------------------------------------- everything
 # run_checks TARGETS -- make each target, go on after a failure, fail at the end,
-# and say how long each took, so that a slow suite is seen in the CI's log
+# and say how long each took, so that a slow suite is seen in the CI's log. With
+# CHECK_SUITE_SECONDS (.ci/run sets it), a suite still running after that many
+# seconds is stopped (its process group: SIGTERM, SIGKILL a minute later) and
+# fails, so that one that hangs cannot take the others' time; a terminal's
+# Ctrl-C would not reach a suite in a process group of its own, hence no limit
+# by default
+CHECK_SUITE_SECONDS ?=
 run_checks = failed=0; for t in $(1); do \
 		echo "=== make $$t"; start=$$(date +%s); \
-		$(MAKE) --no-print-directory $$t || { echo "=== FAILED: $$t"; failed=1; }; \
+		$(if $(CHECK_SUITE_SECONDS),timeout -k 60 $(CHECK_SUITE_SECONDS)) \
+			$(MAKE) --no-print-directory $$t; rc=$$?; \
+		[ $$rc -eq 0 ] || { echo "=== FAILED: $$t$(if $(CHECK_SUITE_SECONDS),$$( \
+			[ $$rc -lt 124 ] || echo " (stopped after $(CHECK_SUITE_SECONDS) s)"))"; failed=1; }; \
 		echo "=== $$t: $$(( $$(date +%s) - start )) s"; \
 	done; exit $$failed
 

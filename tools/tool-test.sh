@@ -7,8 +7,9 @@
 #   ok                        count a passed check
 #   ko NAME WHY               count a failed one: say why, show the output's end
 #   expect NAME STATUS PATTERN ARGS...
-#                             run "$TOOL ARGS..." (30 s at most): it must exit
-#                             with STATUS ("nz": any failure but a time-out) and
+#                             run "$TOOL ARGS..." (30 s at most: then its stacks
+#                             are shown and it is killed, exit 137): it must exit
+#                             with STATUS ("nz": any failure but a kill) and
 #                             print PATTERN (an extended regular expression) on
 #                             its standard output ($tmp/out) or error ($tmp/err)
 #   summary NAME              the line "NAME: P passed, F failed"; the exit status
@@ -16,6 +17,7 @@
 #                             ($pid; its output in $tmp/srv.log) and count a
 #                             check: it says "listening on" within 10 s
 #   server_stop               SIGTERM the server $pid and count a check: it exits 0
+#                             within 30 s (else its stacks are shown and it is killed)
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 . "$root/tools/common/service-start.sh"
@@ -44,7 +46,8 @@ ko() {
 expect() {
 	local name=$1 want=$2 text=$3 got
 	shift 3
-	timeout 30 "$run" "$TOOL" "$@" >"$tmp/out" 2>"$tmp/err"
+	"$run" "$TOOL" "$@" >"$tmp/out" 2>"$tmp/err" &
+	service_reap $! 300
 	got=$?
 	if [ "$want" = nz ] && { [ "$got" -eq 0 ] || [ "$got" -ge 124 ]; }; then
 		ko "$name" "exit $got, expected a failure"

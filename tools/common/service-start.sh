@@ -69,21 +69,55 @@ service_kill_tree() {
 	kill -KILL "$1" 2>/dev/null
 }
 
-# service_stop PID [TENTHS] -- SIGTERM a process the script started (a
-# timeout passes it on to the program) and wait for it to end: at most TENTHS
-# tenths of a second when given, then SIGKILL it and its descendants;
-# returns its exit status (137 when killed)
-service_stop() {
-	local i
-	kill -TERM "$1" 2>/dev/null
-	if [ -n "${2:-}" ]; then
-		for ((i = 0; i < $2; i++)); do
-			kill -0 "$1" 2>/dev/null || break
-			sleep 0.1
-		done
-		kill -0 "$1" 2>/dev/null && service_kill_tree "$1"
+# service_running PID -- whether PID is a process that runs: not gone, and not
+# a zombie waiting for the script to reap it (kill -0 succeeds on those)
+service_running() {
+	local stat
+	kill -0 "$1" 2>/dev/null || return 1
+	stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+	stat=${stat##*) }
+	[ "${stat%% *}" != Z ]
+}
+
+# service_dump_stacks PID -- on the standard error, each process of PID's tree
+# (its command line) and, where gdb is installed, every thread's stack: what a
+# process that does not end is waiting for
+service_dump_stacks() {
+	local p
+	for p in "$1" $(pgrep -P "$1" 2>/dev/null); do
+		[ "$p" = "$1" ] || { service_dump_stacks "$p"; continue; }
+		echo "process $p: $(tr '\0' ' ' <"/proc/$p/cmdline" 2>/dev/null)" >&2
+		command -v gdb >/dev/null || continue
+		timeout -k 5 60 gdb -nx -batch -p "$p" -ex 'thread apply all bt' </dev/null 2>&1 |
+			grep -E '^(Thread |#[0-9])' >&2
+	done
+}
+
+# service_reap PID [TENTHS [WHAT]] -- wait for a process the script started to
+# end, TENTHS tenths of a second at most (default 300): then say on the
+# standard error that it still runs (WHAT: after what) with the stacks of its
+# threads (service_dump_stacks), and SIGKILL it and its descendants; returns
+# its exit status (137 when killed)
+service_reap() {
+	local i tenths=${2:-300}
+	for ((i = 0; i < tenths; i++)); do
+		service_running "$1" || break
+		sleep 0.1
+	done
+	if service_running "$1"; then
+		echo "${0##*/}: process $1 still runs after $((tenths / 10)) s${3:+ $3}:" >&2
+		service_dump_stacks "$1"
+		service_kill_tree "$1"
 	fi
 	wait "$1" 2>/dev/null
+}
+
+# service_stop PID [TENTHS [SIG]] -- send SIG (default TERM) to a process the
+# script started (a timeout passes it on to the program) and service_reap it:
+# its exit status, 137 when it did not end within TENTHS tenths of a second
+service_stop() {
+	kill "-${3:-TERM}" "$1" 2>/dev/null
+	service_reap "$1" "${2:-300}" "since SIG${3:-TERM}"
 }
 
 # service_config FILE PORT REGION [NAME=VALUE...] -- write to FILE the

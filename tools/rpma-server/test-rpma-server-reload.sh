@@ -119,8 +119,7 @@ assert s["lost"] == 0, "lost %d after %d clients stopped" % (s["lost"], n)
 assert s["connections"] == 0, "connections %d" % s["connections"]
 PY
 
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 rc=$?
 pid=
 [ "$rc" -eq 0 ] && ok || ko term "exit $rc after SIGTERM"

@@ -135,8 +135,7 @@ config "$tmp/s.yaml" ""
 kill -HUP "$pid"
 wait_log "region extra removed" && ok || ko reload-remove "no region removed"
 
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 rc=$?
 pid=
 [ "$rc" -eq 0 ] && ok || ko term "exit $rc after SIGTERM, expected 0"
@@ -146,8 +145,7 @@ grep -qF "draining" "$tmp/log" && grep -qF "stopped" "$tmp/log" && ok || ko term
 "$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 wait_log "listening on 127.0.0.1:$port" && ok || ko restart "the file is still locked"
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 pid=
 [ "$(dd if="$tmp/data.pmem" bs=1 skip=4096 count=12 status=none)" = "first server" ] && ok ||
 	ko restart "the file's bytes changed"
@@ -209,8 +207,7 @@ grep -qF "pool: target t: 4 of 6 connections up: refused by the target" "$tmp/er
 	ko max-connections "the pool's summary does not say 4 of 6"
 grep -qF "a connection request refused: listen.max_connections (4) reached" "$tmp/log" && ok ||
 	ko max-connections "the server does not say why it refused"
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 pid=
 
 # a target that takes softrdma's CM connection and never answers: timed out, not refused or lost
@@ -310,16 +307,14 @@ inf = second[("rpmaf_server_persist_duration_seconds_bucket", (("le", "+Inf"),))
 assert inf == second[("rpmaf_server_persist_duration_seconds_count", ())], inf
 PY
 ls "$tmp" | grep -q '^metrics\.prom\.' && ko prometheus "a temporary file was left" || ok
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 pid=
 # log.level debug: every line, the library's too, in one form with an ISO 8601 time; the
 # resolved configuration and each region (name, path, size, how it is made durable)
 "$run" "$TOOL" -c "$tmp/s.yaml" --set log.level=debug >"$tmp/out" 2>"$tmp/log" &
 pid=$!
 wait_log "listening on 127.0.0.1:$port" || ko debug "the server did not start"
-kill -TERM "$pid"
-wait "$pid"
+service_stop "$pid"
 pid=
 iso='[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}[+-][0-9]{2}:[0-9]{2}'
 bad=$(grep -cvE "^$iso rpma-server: (error|warning|notice|info|debug): " "$tmp/log")

@@ -40,8 +40,7 @@ expect apm-without-dw 1 "direct_write" -c "$tmp/d.yaml" --set rpmem.persistence=
 stop_with() {
 	local rc
 	server_start "$TOOL" "$tmp/d.yaml"
-	kill "-$1" "$pid"
-	wait "$pid"
+	service_stop "$pid" 100 "$1"
 	rc=$?
 	pid=
 	[ "$rc" -eq 0 ] && grep -qF "stopped" "$tmp/srv.log" && ok ||
@@ -60,8 +59,7 @@ warned_with() {
 	chown "$2" "$tmp/pools"
 	sed "s|poolset_dir: $tmp,|poolset_dir: $tmp/pools,|" "$tmp/d.yaml" >"$tmp/w.yaml"
 	server_start "$TOOL" "$tmp/w.yaml"
-	kill -TERM "$pid"
-	wait "$pid"
+	service_stop "$pid" 100
 	pid=
 	n=$(grep -c "rpmem.poolset_dir $tmp/pools is not private" "$tmp/srv.log")
 	[ "$n" -eq "$3" ] && ok || ko "warn-$1-$2" "$n warnings, expected $3"
@@ -79,8 +77,6 @@ chown "$me" "$tmp/pools"
 server_start "$TOOL" "$tmp/d.yaml"
 expect port-taken 1 "cannot start on 127.0.0.1:$port" -c "$tmp/d.yaml"
 kill -0 "$pid" 2>/dev/null && ok || ko port-taken "the first daemon died"
-kill -TERM "$pid"
-wait "$pid"
-pid=
+server_stop
 
 summary test-rpmemd
