@@ -568,8 +568,9 @@ rpmem_setup() {
 # rpmemd_start -- rpmemd on host 1 (SRV_PID[1]): "listening on" within 10 s
 rpmemd_start() {
 	local _
+	: >"$W/rpmemd.log" # now: the job's own redirection may come after the first look below
 	ip netns exec "${HOST_NS[1]}" env SOFTRDMA_TRANSPORT=tcp "$RUN" "$RPMEMD" \
-		-c "$W/rpmemd.yaml" >"$W/rpmemd.out" 2>"$W/rpmemd.log" &
+		-c "$W/rpmemd.yaml" >"$W/rpmemd.out" 2>>"$W/rpmemd.log" &
 	SRV_PID[1]=$!
 	for _ in $(seq 100); do
 		grep -q "listening on" "$W/rpmemd.log" && return 0

@@ -105,7 +105,8 @@ YAML
 # daemon_start NAME CONFIG LOG -- rpmemd in the background ($dpid), counted: it
 # says "listening on" within 10 s
 daemon_start() {
-	"$run" "$rpmemd" -c "$2" >"$3.out" 2>"$3" &
+	: >"$3" # now: the job's own redirection may come after the first look below
+	"$run" "$rpmemd" -c "$2" >"$3.out" 2>>"$3" &
 	dpid=$!
 	for _ in $(seq 100); do
 		grep -qF "rpmemd: notice: listening on" "$3" && break

@@ -34,11 +34,17 @@ service_wait() {
 # service_start LOG TEXT TENTHS CMD ARGS... -- run CMD ARGS in the background
 # with its standard output and error in LOG, its pid in SERVICE_PID, and
 # service_wait until LOG holds TEXT: 0 once it does, 1 otherwise (the daemon
-# may still run: SERVICE_PID tells)
+# may still run: SERVICE_PID tells). LOG is emptied here, before the start:
+# the background job's own redirection would empty it only once the job
+# runs, and a first look before that would find the TEXT a previous daemon
+# wrote there, and take a daemon that has not started for one that listens
+# (a signal sent to it then may even be lost: a background job of a script
+# ignores SIGINT until the program blocks it)
 service_start() {
 	local log=$1 text=$2 tenths=$3
 	shift 3
-	"$@" >"$log" 2>&1 &
+	: >"$log"
+	"$@" >>"$log" 2>&1 &
 	SERVICE_PID=$!
 	service_wait "$log" "$SERVICE_PID" "$text" "$tenths"
 }

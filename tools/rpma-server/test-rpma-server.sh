@@ -31,6 +31,15 @@ wait_log() {
 	service_wait "$tmp/log" "$pid" "$1" 100
 }
 
+# server_bg ARGS... -- the server on ARGS in the background ($pid), its output in
+# $tmp/out and its log in $tmp/log, emptied first: a previous server's lines there
+# would answer wait_log before this one runs (service_start in service-start.sh)
+server_bg() {
+	: >"$tmp/log"
+	"$run" "$TOOL" "$@" >"$tmp/out" 2>>"$tmp/log" &
+	pid=$!
+}
+
 # config FILE EXTRA -- a server configuration on $port with region "data", plus EXTRA
 config() {
 	cat >"$1" <<YAML
@@ -84,8 +93,7 @@ if ! ls /sys/class/infiniband/* >/dev/null 2>&1; then
 fi
 
 # a running server
-"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
-pid=$!
+server_bg -c "$tmp/s.yaml"
 if wait_log "listening on 127.0.0.1:$port"; then ok; else ko start "no listening line"; fi
 [ "$(grep -c "listening" "$tmp/log")" -eq 1 ] && ok || ko start "\"listening\" is said more than once"
 grep -qE "listening on 127.0.0.1:$port: 1 region, 1 worker" "$tmp/log" && ok ||
@@ -142,8 +150,7 @@ pid=
 grep -qF "draining" "$tmp/log" && grep -qF "stopped" "$tmp/log" && ok || ko term "no drain lines"
 
 # the lock went with the server: the file is served again (and kept, not created)
-"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
-pid=$!
+server_bg -c "$tmp/s.yaml"
 wait_log "listening on 127.0.0.1:$port" && ok || ko restart "the file is still locked"
 service_stop "$pid"
 pid=
@@ -165,8 +172,7 @@ mix:
 sizes: {write_persist: 4K, call: 64}
 count: 200
 YAML
-"$run" "$TOOL" -c "$tmp/s.yaml" >"$tmp/out" 2>"$tmp/log" &
-pid=$!
+server_bg -c "$tmp/s.yaml"
 wait_log "listening on 127.0.0.1:$port" || ko load "the server did not start"
 for i in 1 2 3; do
 	timeout 30 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
@@ -243,9 +249,8 @@ grep -qF "connecting failed: timed out: no answer within timeouts.connect_ms" "$
 pypro=/usr/bin/python3
 [ -x "$pypro" ] || pypro=python3
 : >"$tmp/stats"
-"$run" "$TOOL" -c "$tmp/s.yaml" --set "stats.prometheus_file=$tmp/metrics.prom" \
-	--set stats.interval_ms=200 >"$tmp/out" 2>"$tmp/log" &
-pid=$!
+server_bg -c "$tmp/s.yaml" --set "stats.prometheus_file=$tmp/metrics.prom" \
+	--set stats.interval_ms=200
 wait_log "listening on 127.0.0.1:$port" || ko prometheus "the server did not start"
 timeout 30 "$run" "$LOAD" -c "$tmp/c.yaml" -w "$tmp/w.yaml" >"$tmp/out" 2>"$tmp/err" ||
 	ko prometheus "rpma-load failed"
@@ -311,8 +316,7 @@ service_stop "$pid"
 pid=
 # log.level debug: every line, the library's too, in one form with an ISO 8601 time; the
 # resolved configuration and each region (name, path, size, how it is made durable)
-"$run" "$TOOL" -c "$tmp/s.yaml" --set log.level=debug >"$tmp/out" 2>"$tmp/log" &
-pid=$!
+server_bg -c "$tmp/s.yaml" --set log.level=debug
 wait_log "listening on 127.0.0.1:$port" || ko debug "the server did not start"
 service_stop "$pid"
 pid=
