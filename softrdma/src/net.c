@@ -341,7 +341,8 @@ softrdma_qp_peer_done(struct softrdma_qp *qp)
 {
 	struct softrdma_conn *o = qp->out, *i = qp->in;
 
-	if (o && !o->dead && !o->eos)
+	/* a connection dialed again that the peer never answered ends nothing */
+	if (o && !o->dead && !o->eos && !o->redial)
 		return 0;
 	return !i || i->dead || i->eos || i->rx == SOFTRDMA_RX_WAIT_RWQE;
 }
@@ -502,6 +503,12 @@ softrdma__rx_answer(struct softrdma_conn *c)
 	if (err)
 		return -err;
 	c->await_answer = 0;
+	if (c->redial && c->qp) {
+		/* the peer is back: its requests go on here */
+		c->redial = 0;
+		c->qp->peer_eos = 0;
+		__atomic_store_n(&c->qp->eos_deadline, 0, __ATOMIC_RELAXED);
+	}
 	c->rx = SOFTRDMA_RX_HDR;
 	c->hhave = 0;
 	if (c->shm)
@@ -533,6 +540,12 @@ softrdma__qp_conn_failed(struct softrdma_conn *c, int err)
 	if (st == IBV_QPS_RESET || st == IBV_QPS_INIT) {
 		/* not connected yet: only drop the connection */
 		softrdma__conn_close(c);
+		return;
+	}
+	if (c->redial && qp->peer_eos) {
+		/* the peer is not back: its requests wait for the disconnect or time out */
+		softrdma__conn_close(c);
+		softrdma__qp_arm_eos_timer(qp);
 		return;
 	}
 	if (c->eos || qp->draining) {

@@ -15,6 +15,7 @@
 #include "comp.h"
 #include "mr.h"
 #include "net.h"
+#include "progress.h"
 #include "qp.h"
 #include "req.h"
 #include "shm.h"
@@ -329,6 +330,26 @@ softrdma_post_queue(struct softrdma_qp *qp, struct ibv_send_wr *wr, struct softr
 	return 0;
 }
 
+/*
+ * The peer QP left RTS (its end-of-stream marker came): a request goes to it
+ * on a new connection, as an RNIC's request goes to a peer that may have
+ * been reset and connected again meanwhile; refused or dropped before the
+ * answer, the request waits as before (softrdma__qp_conn_failed). Returns 0
+ * with qp->out new, or an errno.
+ */
+static int
+softrdma_post_redial(struct softrdma_qp *qp)
+{
+	int err;
+
+	if (qp->out)
+		softrdma__conn_close(qp->out);
+	err = softrdma__qp_connect(qp);
+	if (!err)
+		qp->out->redial = 1;
+	return err;
+}
+
 /* Post one send WR (qp->lock held). Returns an errno for the post itself. */
 int
 softrdma__post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
@@ -359,9 +380,11 @@ softrdma__post_one(struct softrdma_qp *qp, struct ibv_send_wr *wr)
 		/* connection lost: retries exceeded at once */
 		if (!qp->peer_eos)
 			return softrdma_post_fail(qp, IBV_WC_RETRY_EXC_ERR);
-		/* the peer left RTS: wait for the disconnect, or time out */
-		softrdma__qp_arm_eos_timer(qp);
-		return 0;
+		/* the peer left RTS: it may be back, else wait for the disconnect, or time out */
+		if (softrdma_post_redial(qp)) {
+			softrdma__qp_arm_eos_timer(qp);
+			return 0;
+		}
 	}
 	softrdma_post_hdr(qp, wr, e, &h, total);
 	if (qp->out->shm) {

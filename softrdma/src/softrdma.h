@@ -288,6 +288,13 @@ struct softrdma_conn {
 	struct softrdma_xmap *xmap;
 	uint32_t xmap_sweep; /* the cache entry the next direct access checks for staleness */
 	int ring_fd;
+	/*
+	 * requester: dialed by a post after the peer had left RTS (qp->peer_eos),
+	 * to find it reset and connected again; until the answer to its hello,
+	 * its loss fails nothing: the QP's requests keep waiting for the
+	 * disconnect or the end-of-stream deadline
+	 */
+	int redial;
 	int await_answer;
 	int hello_sent;
 	size_t ahave;
