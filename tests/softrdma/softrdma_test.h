@@ -322,6 +322,20 @@ t_pair_new(const struct t_pair_cfg *c)
 	return p;
 }
 
+/*
+ * Take the pages of [@addr, @addr + @len) from the process as munmap would,
+ * but leave an inaccessible mapping in their place in the same call: a hole
+ * would be free for the next mmap of any thread (an allocator's, a
+ * sanitizer's), and a remote access meant to find nothing there could land in
+ * that new memory and succeed. The placeholder is munmap'ed like the buffer.
+ */
+static inline void
+t_unmap_pages(void *addr, size_t len)
+{
+	assert_true(mmap(addr, len, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS, -1, 0) ==
+		    addr);
+}
+
 /* Release a pair; buffers and MRs set to NULL are skipped. */
 static inline void
 t_pair_free(struct t_pair *p)

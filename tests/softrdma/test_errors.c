@@ -223,8 +223,7 @@ unmapped_access(struct t_pair *p, enum ibv_wr_opcode op)
 	struct ibv_wc wc;
 
 	memset(p->buf[1], 0x5a, BUF);
-	assert_int_equal(munmap(p->buf[1], BUF), 0);
-	p->buf[1] = NULL;
+	t_unmap_pages(p->buf[1], BUF);
 	assert_int_equal(t_post(p->qp[0], op, p->buf[0], 256, p->mr[0]->lkey,
 				(uintptr_t)p->mr[1]->addr + 512, p->mr[1]->rkey, IBV_SEND_SIGNALED,
 				77),
