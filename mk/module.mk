@@ -4,9 +4,10 @@
 # MODULE_* variables below and includes this file, which writes the rules of
 # its unit tests (gcc with gcov, and each sanitizer), its coverage figure and
 # its libFuzzer harnesses, registers its check in CHECK_TARGETS and its
-# harnesses in make fuzz / check-fuzz, and clears the MODULE_* variables for
-# the next module. A module's own other rules (integration tests, tools) stay
-# in its .mk. README.md ("How the build is put together") shows a whole module.
+# harnesses in make fuzz / check-fuzz, the two builds of its integration test,
+# and clears the MODULE_* variables for the next module. A module's own other
+# rules (the checks that run its integration test, tortures, tools) stay in its
+# .mk. README.md ("How the build is put together") shows a whole module.
 #
 #   MODULE                 the name: build/NAME/, make check-NAME-unit, coverage-NAME
 #   MODULE_LIB             rpmaf: the module is a top-level directory whose *.c go into
@@ -49,9 +50,33 @@
 #                          and MODULE_FUZZ_DEPS_H (more prerequisites), or without _H the
 #                          module's (defaults: MODULE_SRCS MODULE_UNIT_DEP_SRCS,
 #                          MODULE_CFLAGS, MODULE_LIBS)
+#   MODULE_INTEG_TEST      an integration test over softrdma: its sources, TEST.c first,
+#                          linked with tests/integration/common.c (-Itests/integration),
+#                          libibverbs, librdmacm and cmocka into two programs,
+#                          build/NAME/integration/TEST (gcc) and
+#                          build/NAME/integration-tsan/TEST (clang ThreadSanitizer, on
+#                          build/tsan's librpma: tests/mt/mt.mk); no rules without it
+#   MODULE_INTEG_CFLAGS    its -I and -D, for both builds
+#   MODULE_INTEG_OPT       the gcc build's optimization (default -O1; TSan's is -O1)
+#   MODULE_INTEG_LINK      the libraries of build/lib the gcc build links (-lNAME) and
+#                          depends on: rpmaf, rpma
+#   MODULE_INTEG_SRCS      sources the gcc build compiles in besides
+#   MODULE_INTEG_HDRS      what a build that compiles sources in depends on besides
+#                          (default: MODULE_HDRS)
+#   MODULE_INTEG_LIBS      more libraries of the gcc build (after libibverbs, librdmacm
+#                          and cmocka)
+#   MODULE_INTEG_TSAN_SRCS the sources the TSan build compiles in, in place of build/lib's
+#                          libraries (default: MODULE_INTEG_SRCS); MODULE_INTEG_TSAN_CFLAGS
+#                          its more flags, MODULE_INTEG_TSAN_LIBS its more libraries
+#                          (default: MODULE_INTEG_LIBS)
+#                          The lists of sources and headers may be recursive (=) and name
+#                          what is known once every module is read (RPMAF_SRCS).
 #
 # What it defines for the module's own rules: NAME_UNIT_BINS, NAME_ASAN_BINS,
-# NAME_TSAN_BINS, NAME_COV_OBJ (the gcc build's objects) and NAME_FUZZ_BINS.
+# NAME_TSAN_BINS, NAME_COV_OBJ (the gcc build's objects), NAME_FUZZ_BINS, and
+# NAME_INTEG_BIN and NAME_INTEG_TSAN_BIN (the integration test's programs),
+# NAME_INTEG_TEST (their sources: MODULE_INTEG_TEST and common.c) and
+# NAME_INTEG_DEPS (those and common.h) for a variant of the module's own.
 
 ifndef MODULE
 $(error $(lastword $(filter-out $(lastword $(MAKEFILE_LIST)),$(MAKEFILE_LIST))): set MODULE before including mk/module.mk)
@@ -187,6 +212,45 @@ coverage-$(1): $$($(1)_UNIT_BINS)
 	@tools/coverage.sh $$($(1)_COV_OBJ) $$($(1)_COVERAGE_MIN) $$($(1)_UNIT_SRCS)
 endef
 
+# what a program that links a library of build/lib depends on
+module_integ_lib_rpma = $(LIB_SO)
+module_integ_lib_rpmaf = $(RPMAF_SO)
+
+# module_integ NAME -- the integration test: the gcc build on build/lib's libraries and
+# the clang ThreadSanitizer build on build/tsan's librpma; the source and header lists
+# are kept as written ($(value)), and expanded a second time in the prerequisites
+define module_integ
+$(1)_INTEG_NAME := $(notdir $(basename $(firstword $(MODULE_INTEG_TEST))))
+$(1)_INTEG_BIN := $$(BUILD)/$(1)/integration/$$($(1)_INTEG_NAME)
+$(1)_INTEG_TSAN_BIN := $$(BUILD)/$(1)/integration-tsan/$$($(1)_INTEG_NAME)
+$(1)_INTEG_TEST := $(MODULE_INTEG_TEST) tests/integration/common.c
+$(1)_INTEG_CFLAGS := $(MODULE_INTEG_CFLAGS)
+$(1)_INTEG_OPT := $(call module_or,$(MODULE_INTEG_OPT),-O1)
+$(1)_INTEG_LINK := $(MODULE_INTEG_LINK)
+$(1)_INTEG_LIBS := $(MODULE_INTEG_LIBS)
+$(1)_INTEG_TSAN_CFLAGS := $(MODULE_INTEG_TSAN_CFLAGS)
+$(1)_INTEG_TSAN_LIBS := $(call module_or,$(MODULE_INTEG_TSAN_LIBS),$(MODULE_INTEG_LIBS))
+$(1)_INTEG_SRCS = $(value MODULE_INTEG_SRCS)
+$(1)_INTEG_TSAN_SRCS = $(call module_or,$(value MODULE_INTEG_TSAN_SRCS),$(value MODULE_INTEG_SRCS))
+$(1)_INTEG_HDRS = $(call module_or,$(value MODULE_INTEG_HDRS),$$($(1)_HDRS))
+$(1)_INTEG_DEPS := $$($(1)_INTEG_TEST) tests/integration/common.h
+
+$$($(1)_INTEG_BIN): $$($(1)_INTEG_DEPS) $$$$($(1)_INTEG_SRCS) \
+		$$$$(if $$$$(strip $$$$($(1)_INTEG_SRCS)),$$$$($(1)_INTEG_HDRS)) \
+		$$(foreach l,$$($(1)_INTEG_LINK),$$(module_integ_lib_$$(l)))
+	@mkdir -p $$(@D)
+	$$(CC) $$($(1)_BASE_CFLAGS) $$($(1)_INTEG_OPT) $$($(1)_INTEG_CFLAGS) -Itests/integration -o $$@ \
+		$$($(1)_INTEG_TEST) $$($(1)_INTEG_SRCS) $$(LIB_LDFLAGS) $$(addprefix -l,$$($(1)_INTEG_LINK)) \
+		-libverbs -lrdmacm -lcmocka $$($(1)_INTEG_LIBS)
+
+$$($(1)_INTEG_TSAN_BIN): $$($(1)_INTEG_DEPS) $$$$($(1)_INTEG_TSAN_SRCS) $$$$($(1)_INTEG_HDRS) \
+		$$(MT_LIB)
+	@mkdir -p $$(@D)
+	$$(CLANG) $$($(1)_BASE_CFLAGS) $$(MODULE_SAN_FLAGS_tsan) $$($(1)_INTEG_CFLAGS) \
+		$$($(1)_INTEG_TSAN_CFLAGS) -Itests/integration -o $$@ $$($(1)_INTEG_TEST) \
+		$$($(1)_INTEG_TSAN_SRCS) $$(MT_LIB) -libverbs -lrdmacm -lcmocka $$($(1)_INTEG_TSAN_LIBS)
+endef
+
 # module_rules NAME -- everything the template gives module NAME
 define module_rules
 $(1)_SRCS := $(call module_or,$(MODULE_SRCS),$(sort $(wildcard $(1)/*.c)))
@@ -198,6 +262,7 @@ $(1)_UNIT_DEP_SRCS := $(MODULE_UNIT_DEP_SRCS)
 $(1)_FUZZ_BINS :=
 $(if $(filter rpmaf,$(MODULE_LIB)),RPMAF_MODULES += $(1))
 $(if $(strip $(MODULE_UNIT_TESTS) $(MODULE_UNIT_DIRS)),$$(eval $$(call module_unit,$(1))))
+$(if $(strip $(MODULE_INTEG_TEST)),$$(eval $$(call module_integ,$(1))))
 $$(foreach h,$(MODULE_FUZZ),$$(eval $$(call module_fuzz,$(1),$$(h))))
 $(if $(and $(word 2,$(MODULE_FUZZ)),$(if $(filter $(1),$(MODULE_FUZZ)),,$(1))),$$(eval $$(call \
 	fuzz_targets,$(1),$$($(1)_FUZZ_BINS))))
