@@ -17,37 +17,19 @@
 # The test links the sources of the modules it needs (config, proto, stats, workers, ctl,
 # server) directly, so that it does not depend on the rest of librpmaf.
 
-SERVER_TEST_SRC := tests/integration/server/test_server.c
 SERVER_MODULE_SRCS := $(foreach m,config proto stats workers ctl server,$(sort $(wildcard $(m)/*.c))) \
 	regtab/reader.c
 SERVER_MODULE_HDRS := $(foreach m,config proto stats workers ctl server,$(wildcard $(m)/*.h)) \
 	$(RPMAF_PUBLIC_HDRS)
-SERVER_TEST_DEPS := $(SERVER_TEST_SRC) tests/integration/common.c tests/integration/common.h \
-	$(SERVER_MODULE_SRCS) $(SERVER_MODULE_HDRS)
-SERVER_TEST_LIBS := -libverbs -lrdmacm -lcmocka -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb \
-	-lurcu-common -pthread
-SERVER_TEST := $(BUILD)/server/integration/test_server
-SERVER_TEST_TSAN := $(BUILD)/server/integration-tsan/test_server
-# seconds the test may run (about 10 s alone)
+# seconds the integration test may run (about 10 s alone)
 SERVER_TEST_TIMEOUT ?= 60
-
-$(SERVER_TEST): $(SERVER_TEST_DEPS) $(LIB_SO)
-	@mkdir -p $(@D)
-	$(CC) $(CFLAGS_BASE) -O1 -Irpmaf/include -Itests/integration -o $@ $(SERVER_TEST_SRC) \
-		tests/integration/common.c $(SERVER_MODULE_SRCS) $(LIB_LDFLAGS) -lrpma \
-		$(SERVER_TEST_LIBS)
-
-$(SERVER_TEST_TSAN): $(SERVER_TEST_DEPS) $(MT_LIB)
-	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Itests/integration -o $@ \
-		$(SERVER_TEST_SRC) tests/integration/common.c $(SERVER_MODULE_SRCS) $(MT_LIB) \
-		$(SERVER_TEST_LIBS)
 
 # the unit test: sregion.c and what it calls, the granularity and librpma replaced
 # (--wrap); and the harness of the server's control dispatch: the channel, the
 # connection, its requests and the protocol, over the stand-in worker of
 # fuzz/fuzz_ctl_stub.c (no workers/ but its log and its send-queue accounting);
-# librpma's static library for what the region table names, rpma_send() the stub's
+# librpma's static library for what the region table names, rpma_send() the stub's;
+# the integration test, on build/lib's librpma (gcc) or build/tsan's (TSan)
 MODULE := server
 MODULE_LIB := rpmaf
 MODULE_HDRS := $(SERVER_MODULE_HDRS)
@@ -59,6 +41,11 @@ MODULE_UNIT_LDFLAGS := -Wl,--wrap=pmem2_map_get_store_granularity,--wrap=rpma_mr
 	-Wl,--wrap=rpma_mr_dereg,--wrap=rpma_mr_get_descriptor_size,--wrap=rpma_mr_get_descriptor \
 	-Wl,--wrap=rpma_err_2str
 MODULE_UNIT_LIBS := -lpmem2 -lurcu-memb -lurcu-common -pthread
+MODULE_INTEG_TEST := tests/integration/server/test_server.c
+MODULE_INTEG_CFLAGS := -Irpmaf/include
+MODULE_INTEG_LINK := rpma
+MODULE_INTEG_SRCS := $(SERVER_MODULE_SRCS)
+MODULE_INTEG_LIBS := -lyaml -lsodium -lpmem2 -lurcu-qsbr -lurcu-memb -lurcu-common -pthread
 MODULE_FUZZ := ctl-server
 MODULE_FUZZ_SRCS := ctl/ctl.c \
 	$(addprefix server/,sconn.c serve.c scall.c sgroup.c prange.c sregion.c filelock.c churn.c) \
@@ -79,14 +66,14 @@ include mk/module.mk
 
 .PHONY: check-server check-server-tsan
 
-check-server: $(SERVER_TEST) softrdma
+check-server: $(server_INTEG_BIN) softrdma
 	@TEST_TIMEOUT=$(SERVER_TEST_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
-		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server $(SERVER_TEST)
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server $(server_INTEG_BIN)
 
-check-server-tsan: $(SERVER_TEST_TSAN) softrdma
+check-server-tsan: $(server_INTEG_TSAN_BIN) softrdma
 	@TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=$(MT_SUPP)" \
 		TEST_TIMEOUT=$$(( $(SERVER_TEST_TIMEOUT) * 3 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
-		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server-tsan $(SERVER_TEST_TSAN)
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh server-tsan $(server_INTEG_TSAN_BIN)
 
 CHECK_TARGETS += check-server
 CHECK_SLOW_TARGETS += check-server-tsan

@@ -35,59 +35,51 @@ MODULE_LIBS := $(WORKERS_LIBS)
 MODULE_UNIT_SRCS := $(WORKERS_PURE)
 MODULE_SANITIZERS := asan tsan
 MODULE_TSAN_TESTS := test_submit
+# the integration test, on build/lib/librpmaf.so and librpma.so, and on ThreadSanitizer
+# builds of librpma (tests/mt/mt.mk) and of workers/
+MODULE_INTEG_TEST := tests/integration/workers/test_workers.c
+MODULE_INTEG_CFLAGS := -Irpmaf/include
+MODULE_INTEG_OPT := $(CFLAGS)
+MODULE_INTEG_LINK := rpmaf rpma
+MODULE_INTEG_LIBS := -pthread
+MODULE_INTEG_TSAN_SRCS := $(WORKERS_SRCS)
+MODULE_INTEG_TSAN_CFLAGS := -Iworkers
+MODULE_INTEG_TSAN_LIBS := $(WORKERS_LIBS)
 include mk/module.mk
 
-# the integration test, on build/lib/librpmaf.so and librpma.so
-WORKERS_INTEG_SRC := tests/integration/workers/test_workers.c
-WORKERS_INTEG_DEPS := $(WORKERS_INTEG_SRC) tests/integration/common.c tests/integration/common.h
-WORKERS_INTEG_CFLAGS := $(CFLAGS_BASE) $(CFLAGS) -Irpmaf/include -Itests/integration
-WORKERS_INTEG := $(BUILD)/workers/integration/test_workers
 # seconds the integration test may run (it takes about 15 s alone; 40 s under TSan)
 WORKERS_INTEG_TIMEOUT ?= 150
 # round trips and wake-ups of the lost wake-up test in check-workers-integration-slow
 WORKERS_SLOW_RACE_ROUNDS ?= 20000
 
-$(WORKERS_INTEG): $(WORKERS_INTEG_DEPS) $(RPMAF_SO) $(LIB_SO)
-	@mkdir -p $(@D)
-	$(CC) $(WORKERS_INTEG_CFLAGS) -o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c \
-		$(LIB_LDFLAGS) -lrpmaf -lrpma -libverbs -lrdmacm -lcmocka -pthread
-
-# the same on ThreadSanitizer builds of librpma (tests/mt/mt.mk) and of workers/
-WORKERS_INTEG_TSAN := $(BUILD)/workers/integration-tsan/test_workers
-$(WORKERS_INTEG_TSAN): $(WORKERS_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS) $(MT_LIB)
-	@mkdir -p $(@D)
-	$(CLANG) $(CFLAGS_BASE) -O1 $(TSAN_FLAGS) -Irpmaf/include -Iworkers -Itests/integration \
-		-o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c $(WORKERS_SRCS) $(MT_LIB) \
-		-libverbs -lrdmacm -lcmocka $(WORKERS_LIBS)
-
 # the negative control: the workers without the poll after a re-arm (see the race proof)
 WORKERS_INTEG_NOREPOLL := $(BUILD)/workers/integration-norepoll/test_workers
-$(WORKERS_INTEG_NOREPOLL): $(WORKERS_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS) $(LIB_SO)
+$(WORKERS_INTEG_NOREPOLL): $(workers_INTEG_DEPS) $(WORKERS_SRCS) $(WORKERS_HDRS) $(LIB_SO)
 	@mkdir -p $(@D)
 	$(CC) $(CFLAGS_BASE) -O2 -DRPMAF_WORKERS_TEST_NO_REPOLL -Irpmaf/include -Iworkers \
-		-Itests/integration -o $@ $(WORKERS_INTEG_SRC) tests/integration/common.c \
+		-Itests/integration -o $@ $(workers_INTEG_TEST) \
 		$(WORKERS_SRCS) $(LIB_LDFLAGS) -lrpma -libverbs -lrdmacm -lcmocka $(WORKERS_LIBS)
 
 .PHONY: check-workers check-workers-integration check-workers-tsan \
 	check-workers-race-proof check-workers-integration-slow
 
-check-workers-integration: $(WORKERS_INTEG) softrdma
+check-workers-integration: $(workers_INTEG_BIN) softrdma
 	@TEST_TIMEOUT=$(WORKERS_INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
-		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh workers-integration $(WORKERS_INTEG)
+		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh workers-integration $(workers_INTEG_BIN)
 
 check-workers: check-workers-unit check-workers-integration
 
-check-workers-integration-slow: $(WORKERS_INTEG) softrdma
+check-workers-integration-slow: $(workers_INTEG_BIN) softrdma
 	@SOFTRDMA_TRANSPORT=tcp WORKERS_RACE_ROUNDS=$(WORKERS_SLOW_RACE_ROUNDS) \
 		TEST_TIMEOUT=$$(( $(WORKERS_INTEG_TIMEOUT) * 2 )) SOFTRDMA_CM_TIMEOUT_MS=4000 \
 		TEST_WRAPPER=tools/softrdma-run tools/run-tests.sh workers-integration-tcp \
-		$(WORKERS_INTEG)
+		$(workers_INTEG_BIN)
 
-check-workers-tsan: $(WORKERS_INTEG_TSAN) softrdma
+check-workers-tsan: $(workers_INTEG_TSAN_BIN) softrdma
 	@TSAN_OPTIONS="$(WORKERS_TSAN_OPTIONS) suppressions=$(MT_SUPP)" \
 		TEST_TIMEOUT=$(WORKERS_INTEG_TIMEOUT) SOFTRDMA_CM_TIMEOUT_MS=4000 \
 		TEST_WRAPPER=tools/softrdma-run \
-		tools/run-tests.sh workers-tsan $(WORKERS_INTEG_TSAN)
+		tools/run-tests.sh workers-tsan $(workers_INTEG_TSAN_BIN)
 
 # The negative control (WORKERS_INTEG_NOREPOLL) takes a CQ's event, which re-arms
 # the CQ, without making the CQ due: nothing then polls it before the worker sleeps

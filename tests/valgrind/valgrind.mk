@@ -54,8 +54,8 @@ VALGRIND_FRAMEWORK_TIMEOUT ?= 600
 
 .PHONY: check-framework-valgrind
 
-check-framework-valgrind: $$(POOL_TEST) $$(SERVER_TEST) softrdma
+check-framework-valgrind: $$(pool_INTEG_BIN) $$(server_INTEG_BIN) softrdma
 	@VALGRIND=$(VALGRIND_BIN) VALGRIND_TIMEOUT=$(VALGRIND_FRAMEWORK_TIMEOUT) \
-		tests/valgrind/run-framework-valgrind.sh $(POOL_TEST) $(SERVER_TEST)
+		tests/valgrind/run-framework-valgrind.sh $(pool_INTEG_BIN) $(server_INTEG_BIN)
 
 CHECK_SLOW_TARGETS += check-framework-valgrind
