@@ -55,10 +55,7 @@
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-. "$ROOT/tools/common/service-start.sh"
-. "$ROOT/tools/common/script-options.sh"
-RUN="$ROOT/tools/softrdma-run"
+. "$(dirname "$0")/../common/service-script.sh"
 SECS=2
 ROUNDS=3
 PORT=18960

@@ -32,10 +32,7 @@
 
 set -u
 
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-. "$ROOT/tools/common/service-start.sh"
-. "$ROOT/tools/common/script-options.sh"
-RUN=${SOFTRDMA_RUN:-"$ROOT/tools/softrdma-run"}
+. "$(dirname "$0")/../common/service-script.sh"
 CONFIG=$ROOT/config/examples/demo.yaml
 WORKLOAD=$ROOT/config/examples/workloads/demo.yaml
 BIN=$ROOT/build/tools
