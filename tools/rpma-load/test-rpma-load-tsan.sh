@@ -20,24 +20,13 @@ set -u
 TOOL=$1
 server=$2
 . "$(dirname "$0")/../tool-test.sh"
+. "$(dirname "$0")/test-workload.sh"
 port=${RPMA_LOAD_TEST_PORT:-17890}
 export TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1 suppressions=${TSAN_SUPP:?}"
 
 service_config "$tmp/c.yaml" "$port" "$tmp/data.pmem" workers=2 conns=3 size=4M connect_ms=5000 \
 	operation_ms=10000
-cat >"$tmp/w.yaml" <<YAML
-region: data
-mix:
-  - {kind: write, weight: 1}
-  - {kind: write_persist, weight: 3}
-  - {kind: read, weight: 2}
-  - {kind: atomic, weight: 1}
-  - {kind: call, weight: 1}
-sizes: {write: 512, write_persist: {uniform: [64, 4K]}, read: 4K, call: 256}
-threads: 3
-queue_depth: 8
-duration: 2s
-YAML
+workload_every_kind "$tmp/w.yaml" 3 8
 grep -v '^duration' "$tmp/w.yaml" >"$tmp/count.yaml"
 echo "count: 5000" >>"$tmp/count.yaml"
 

@@ -22,27 +22,12 @@ set -u
 TOOL=$1
 server=$2
 . "$(dirname "$0")/../tool-test.sh"
+. "$(dirname "$0")/test-workload.sh"
 port=${RPMA_LOAD_TEST_PORT:-$((17800 + RANDOM % 50))}
 silent_port=$((port + 50))
 
 service_config "$tmp/c.yaml" "$port" "$tmp/data.pmem" conns=2 connect_ms=2000 operation_ms=3000
-cat >"$tmp/w.yaml" <<YAML
-region: data
-mix:
-  - {kind: write, weight: 2}
-  - {kind: write_persist, weight: 3}
-  - {kind: read, weight: 3}
-  - {kind: atomic, weight: 1}
-  - {kind: call, weight: 1}
-sizes:
-  write: 1K
-  write_persist: {uniform: [512, 4K]}
-  read: {uniform: [64, 8K]}
-  call: 128
-threads: 2
-queue_depth: 4
-duration: 2s
-YAML
+workload_every_kind "$tmp/w.yaml" 2 4
 
 # bad inputs: each a FILE:LINE:COLUMN message and a non-zero exit
 sed 's/^threads: 2/threads: 2\nthreadz: 1/' "$tmp/w.yaml" >"$tmp/unknown.yaml"
