@@ -33,6 +33,16 @@ softrdma__cm_err(int err)
 	return -1;
 }
 
+/* Take softrdma__cm.lock for a call on @id; refused (-1/EIO) on an id inherited through fork. */
+int
+softrdma__cm_id_lock(struct softrdma_cm_id *id)
+{
+	if (id->inherited)
+		return softrdma__cm_err(EIO);
+	pthread_mutex_lock(&softrdma__cm.lock);
+	return 0;
+}
+
 /* Check a received CM message: magic, type and private data length. */
 int
 softrdma__cm_msg_check(struct softrdma_cm_msg *m)

@@ -229,9 +229,8 @@ rdma_resolve_route(struct rdma_cm_id *cid, int timeout_ms)
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 
 	(void)timeout_ms;
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	if (id->state != CM_ADDR) {
 		pthread_mutex_unlock(&softrdma__cm.lock);
 		return softrdma__cm_err(EINVAL);

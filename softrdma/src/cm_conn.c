@@ -32,9 +32,8 @@ rdma_listen(struct rdma_cm_id *cid, int backlog)
 	struct softrdma_cm_id *id = (struct softrdma_cm_id *)cid;
 	int err = 0;
 
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	if (id->state != CM_BOUND || id->fd < 0) {
 		err = EINVAL;
 		goto out;
@@ -189,9 +188,8 @@ rdma_connect(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	int saved = errno, err;
 	uint64_t now;
 
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	err = softrdma_cm_conn_msg(id, CM_ROUTE, &id->out_req, SOFTRDMA_CM_REQ, param,
 				   SOFTRDMA_CM_REQ_PDATA);
 	if (err)
@@ -231,9 +229,8 @@ rdma_establish(struct rdma_cm_id *cid)
 	struct softrdma_cm_msg m;
 	int err;
 
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	if (id->state != CM_RESPONSE) {
 		pthread_mutex_unlock(&softrdma__cm.lock);
 		return softrdma__cm_err(EINVAL);
@@ -258,9 +255,8 @@ rdma_accept(struct rdma_cm_id *cid, struct rdma_conn_param *param)
 	struct softrdma_cm_msg m;
 	int err;
 
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	err = softrdma_cm_conn_msg(id, CM_REQ_RCVD, &m, SOFTRDMA_CM_REP, param,
 				   SOFTRDMA_CM_REP_PDATA);
 	if (err)
@@ -346,9 +342,8 @@ rdma_disconnect(struct rdma_cm_id *cid)
 	struct softrdma_cm_msg m;
 	int err = 0;
 
-	if (id->inherited)
-		return softrdma__cm_err(EIO);
-	pthread_mutex_lock(&softrdma__cm.lock);
+	if (softrdma__cm_id_lock(id))
+		return -1;
 	if (cid->qp)
 		ibv_modify_qp(cid->qp, &a, IBV_QP_STATE);
 	switch (id->state) {

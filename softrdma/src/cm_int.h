@@ -160,6 +160,13 @@ extern char softrdma__cm_wake_tag;
 /* Set errno and return -1, the librdmacm error convention. */
 int softrdma__cm_err(int err);
 
+/*
+ * Take softrdma__cm.lock for a call on @id: 0, or -1 with errno EIO and the
+ * lock not taken when @id was inherited through fork (its connection is the
+ * parent's, which the child may not touch).
+ */
+int softrdma__cm_id_lock(struct softrdma_cm_id *id);
+
 /* Wake the CM thread so it recomputes its timers. */
 void softrdma__cm_kick(void);
 
